@@ -1,0 +1,175 @@
+import Synchronization
+
+/// Runs effects for one store: starts their tasks, tracks them, and owns the store's
+/// cancellation registry, so `.cancel(id:)` never reaches another store's effects.
+///
+/// `start` walks the effect tree synchronously: `.send` actions, cancellations and the
+/// registration of new tasks all happen before the reducer's caller goes on, so an action
+/// reduced after `.cancel(id:)` never sees output of the cancelled work.
+final class EffectRunner<Action>: Sendable {
+  typealias Sink = @Sendable (Emission<Action>) -> Void
+
+  private struct Registry: ~Copyable {
+    var nextKey = 0
+    var tasks: [Int: Entry] = [:]
+    var keysByID: [EffectID: Set<Int>] = [:]
+  }
+
+  private struct Entry {
+    let task: Task<Void, Never>
+    let ids: [EffectID]
+    let origin: String
+  }
+
+  private let registry = Mutex(Registry())
+  private let sink: Sink
+
+  init(sink: @escaping Sink) {
+    self.sink = sink
+  }
+
+  deinit {
+    self.cancelAll()
+  }
+
+  /// Starts `effect`; `origin` describes the action that returned it, for diagnostics.
+  func start(_ effect: Effect<Action>, origin: @autoclosure () -> String) {
+    if effect.isNone { return }
+    self.start(effect, ids: [], origin: origin)
+  }
+
+  private func start(_ effect: Effect<Action>, ids: [EffectID], origin: () -> String) {
+    switch effect.operation {
+    case .none:
+      return
+    case let .emit(emission):
+      self.sink(emission)
+    case let .run(priority, operation):
+      let send = Send(emit: self.sink)
+      self.spawn(priority: priority, ids: ids, origin: origin()) { await operation(send) }
+    case let .merge(effects):
+      for effect in effects { self.start(effect, ids: ids, origin: origin) }
+    case let .concatenate(effects):
+      self.spawn(priority: nil, ids: ids, origin: origin()) { [self] in
+        for effect in effects {
+          if Task.isCancelled { return }
+          await self.run(effect, ids: ids)
+        }
+      }
+    case let .cancellable(id, cancelInFlight, effect):
+      if cancelInFlight { self.cancel(id: id) }
+      self.start(effect, ids: ids + [id], origin: origin)
+    case let .cancel(id):
+      self.cancel(id: id)
+    }
+  }
+
+  /// Runs `effect` to its end inside the current task (a step of a concatenation).
+  private func run(_ effect: Effect<Action>, ids: [EffectID]) async {
+    switch effect.operation {
+    case .none:
+      return
+    case let .emit(emission):
+      if !Task.isCancelled { self.sink(emission) }
+    case let .run(_, operation):
+      await operation(Send(emit: self.sink))
+    case let .merge(effects):
+      await withTaskGroup(of: Void.self) { group in
+        for effect in effects {
+          group.addTask { await self.run(effect, ids: ids) }
+        }
+      }
+    case let .concatenate(effects):
+      for effect in effects {
+        if Task.isCancelled { return }
+        await self.run(effect, ids: ids)
+      }
+    case let .cancellable(id, cancelInFlight, effect):
+      if cancelInFlight { self.cancel(id: id) }
+      // The step gets a task of its own so that cancelling `id` ends this step only.
+      let task = self.spawn(priority: nil, ids: ids + [id], origin: "a concatenated effect") {
+        await self.run(effect, ids: ids + [id])
+      }
+      await withTaskCancellationHandler {
+        await task.value
+      } onCancel: {
+        task.cancel()
+      }
+    case let .cancel(id):
+      self.cancel(id: id)
+    }
+  }
+
+  @discardableResult
+  private func spawn(
+    priority: TaskPriority?,
+    ids: [EffectID],
+    origin: String,
+    _ body: @escaping @Sendable () async -> Void
+  ) -> Task<Void, Never> {
+    // The task is created under the lock, so it is registered before it can finish or be
+    // cancelled by id; creating a task only enqueues it, it never runs here.
+    self.registry.withLock { registry in
+      let key = registry.nextKey
+      registry.nextKey += 1
+      let task = Task(priority: priority) {
+        await body()
+        self.finished(key)
+      }
+      registry.tasks[key] = Entry(task: task, ids: ids, origin: origin)
+      for id in ids { registry.keysByID[id, default: []].insert(key) }
+      return task
+    }
+  }
+
+  private func finished(_ key: Int) {
+    self.registry.withLock { registry in
+      guard let entry = registry.tasks.removeValue(forKey: key) else { return }
+      for id in entry.ids {
+        registry.keysByID[id]?.remove(key)
+        if registry.keysByID[id]?.isEmpty == true { registry.keysByID[id] = nil }
+      }
+    }
+  }
+
+  /// Cancels every task registered under `id`.
+  func cancel(id: EffectID) {
+    let tasks = self.registry.withLock { registry -> [Task<Void, Never>] in
+      guard let keys = registry.keysByID[id] else { return [] }
+      return keys.compactMap { registry.tasks[$0]?.task }
+    }
+    for task in tasks { task.cancel() }
+  }
+
+  /// Cancels everything in flight.
+  func cancelAll() {
+    let tasks = self.registry.withLock { registry in
+      registry.tasks.values.map(\.task)
+    }
+    for task in tasks { task.cancel() }
+  }
+
+  /// How many effect tasks are running.
+  var inFlightCount: Int {
+    self.registry.withLock { $0.tasks.count }
+  }
+
+  /// Descriptions of the actions whose effects are still running.
+  var inFlightOrigins: [String] {
+    self.registry.withLock { registry in
+      registry.tasks.sorted { $0.key < $1.key }.map(\.value.origin)
+    }
+  }
+
+  /// Waits until no effect is running.
+  func waitUntilIdle() async {
+    while true {
+      let tasks = self.registry.withLock { registry in
+        registry.tasks.values.map(\.task)
+      }
+      if tasks.isEmpty && self.inFlightCount == 0 { return }
+      for task in tasks { await task.value }
+      await Task.yield()
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import ConcurrencyExtras
+
+/// How a scope operator turns a child's effects into its parent's.
+///
+/// Actions go back through the route's `embed`; on a read-only route, which has none, each
+/// action becomes a ``_Reduction`` that runs the child reducer on the child's state wherever the
+/// parent's state lives by then. Cancellation ids are put under `namespace`, and everything the
+/// child runs is tied to `lifetime`, so the operator can cancel it when the child's state goes.
+struct _EffectLifting<Parent, ParentAction, Child, ChildAction>: @unchecked Sendable {
+  // Unchecked: the closures hold reducers and key paths, which are immutable; reductions only
+  // ever run on the isolation of the store that runs the reducer.
+
+  /// Runs `body` on the child's state inside `parent`; does nothing when the child is gone.
+  let project: (inout Parent, (inout Child) -> Void) -> Void
+  let embed: ((ChildAction) -> ParentAction)?
+  let reduceChild: (inout Child, ChildAction) -> Effect<ChildAction>
+  let namespace: AnyHashableSendable?
+
+  func lift(_ effect: Effect<ChildAction>) -> Effect<ParentAction> {
+    if effect.isNone { return .none }
+    var effect = effect
+    if let namespace { effect = effect._namespaced(by: namespace) }
+    let lifted = effect._mapEmissions { self.lift($0) }
+    guard let lifetime else { return lifted }
+    return lifted._cancellable(id: lifetime, cancelInFlight: false)
+  }
+
+  /// The id every task of this child runs under, when the child can go away.
+  var lifetime: EffectID? {
+    self.namespace.map { EffectID(_ChildLifetime(), namespace: [$0]) }
+  }
+
+  private func lift(_ emission: Emission<ChildAction>) -> Emission<ParentAction> {
+    switch emission {
+    case let .action(action):
+      if let embed { return .action(embed(action)) }
+      return .reduction(self.reduction(of: action) { self.reduceChild(&$0, action) })
+    case let .reduction(reduction):
+      return .reduction(
+        self.reduction(of: reduction.action) { child in
+          reduction(&child) ?? .none
+        }
+      )
+    }
+  }
+
+  private func reduction(
+    of action: Any,
+    _ reduce: @escaping (inout Child) -> Effect<ChildAction>
+  ) -> _Reduction<ParentAction> {
+    _Reduction(stateType: Parent.self, action: action) { raw in
+      let parent = raw.assumingMemoryBound(to: Parent.self)
+      var effect = Effect<ChildAction>.none
+      self.project(&parent.pointee) { effect = reduce(&$0) }
+      return self.lift(effect)
+    }
+  }
+}
+
+/// A route in the form the scope operators use.
+struct _AnyRoute<Root, Value>: @unchecked Sendable {
+  let extract: (Root) -> Value?
+  let embed: ((Value) -> Root)?
+
+  init(_ route: some ActionRoute<Root, Value>) {
+    self.extract = route.extract(from:)
+    self.embed = route.embed
+  }
+}

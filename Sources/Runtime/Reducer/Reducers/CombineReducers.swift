@@ -1,0 +1,27 @@
+/// Runs several reducers of the same state and action in order and merges their effects.
+///
+/// Useful to group reducers before applying an operator to all of them:
+///
+/// ```swift
+/// CombineReducers {
+///   Counter()
+///   PrimeModal()
+/// }
+/// .onChange(of: \.count) { oldCount, newCount in … }
+/// ```
+public struct CombineReducers<State, Action, Reducers: Reducer<State, Action>>: Reducer {
+  @usableFromInline
+  let reducers: Reducers
+
+  @inlinable
+  public init(
+    @ReducerBuilder<State, Action> _ build: () -> Reducers
+  ) {
+    self.reducers = build()
+  }
+
+  @inlinable
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    self.reducers.reduce(into: &state, action: action)
+  }
+}

@@ -1,0 +1,120 @@
+import CasePaths
+import ConcurrencyExtras
+import IdentifiedCollections
+
+/// An action sent to one element of a collection feature, addressed by the element's id.
+///
+/// ```swift
+/// enum Action {
+///   case rows(IdentifiedActionOf<Row>)
+/// }
+/// store.send(.rows(.element(id: row.id, action: .toggled)))
+/// ```
+@CasePathable
+public enum IdentifiedAction<ID: Hashable & Sendable, Action>: CasePathable {
+  /// `action` for the element whose id is `id`.
+  case element(id: ID, action: Action)
+}
+
+extension IdentifiedAction: Equatable where Action: Equatable {}
+extension IdentifiedAction: Hashable where Action: Hashable {}
+extension IdentifiedAction: Sendable where Action: Sendable {}
+extension IdentifiedAction: Codable where ID: Codable, Action: Codable {}
+
+/// The element action of a feature whose state is `Identifiable`.
+public typealias IdentifiedActionOf<R: Reducer> = IdentifiedAction<R.State.ID, R.Action>
+where R.State: Identifiable, R.State.ID: Sendable
+
+extension Reducer {
+  /// Runs an element reducer on each element of an `IdentifiedArray`, for actions addressed to
+  /// the element's id.
+  ///
+  /// ```swift
+  /// Reduce { state, action in … }
+  ///   .forEach(\.rows, action: \.rows) {
+  ///     Row()
+  ///   }
+  /// ```
+  ///
+  /// The element runs before this reducer. When this reducer removes an element, every effect the
+  /// element started is cancelled; cancellation ids inside an element only reach that element's
+  /// effects. An action for an id that is not in the array is reported.
+  public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer<ElementState, ElementAction>>(
+    _ toElements: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
+    action toElementAction: CaseKeyPath<Action, IdentifiedAction<ID, ElementAction>>,
+    @ReducerBuilder<ElementState, ElementAction> element: () -> Element,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _ForEachReducer<Self, ID, Element> where Action: CasePathable {
+    _ForEachReducer(
+      parent: self, element: element(), toElements: toElements, toElementAction: CaseRoute(toElementAction),
+      location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
+public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element: Reducer>: Reducer
+where Parent.Action: CasePathable {
+  let parent: Parent
+  let element: Element
+  let toElements: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>
+  let toElementAction: CaseRoute<Parent.Action, IdentifiedAction<ID, Element.Action>>
+  let location: _SourceLocation
+
+  public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+    var elementEffect = Effect<Parent.Action>.none
+    if case let .element(id, elementAction)? = self.toElementAction.extract(from: action) {
+      if state[keyPath: self.toElements][id: id] != nil {
+        let effect = self.element.reduce(into: &state[keyPath: self.toElements][id: id]!, action: elementAction)
+        elementEffect = self.lifting(for: id).lift(effect)
+      } else {
+        self.location.report(
+          """
+          A "forEach" received an action for an element that does not exist:
+
+            ID: \(id)
+            Action: \(_describe(action))
+
+          This usually means:
+          • The element was removed before this action was sent. Send element actions only \
+          while the element is in the collection.
+          • An effect of the element kept sending after the element was removed. Such effects \
+          are cancelled on removal; an action already in the mailbox still arrives.
+          """
+        )
+      }
+    }
+    let idsBefore = state[keyPath: self.toElements].ids
+    let parentEffect = self.parent.reduce(into: &state, action: action)
+    let idsAfter = state[keyPath: self.toElements].ids
+    var teardown = Effect<Parent.Action>.none
+    // Equal id sets share storage unless the parent touched the array: a cheap check.
+    if idsBefore != idsAfter {
+      let removed = idsBefore.subtracting(idsAfter)
+      teardown = .merge(removed.compactMap { self.lifting(for: $0).lifetime }.map { Effect(operation: .cancel($0)) })
+    }
+    return elementEffect.merge(with: parentEffect).merge(with: teardown)
+  }
+
+  func lifting(for id: ID) -> _EffectLifting<Parent.State, Parent.Action, Element.State, Element.Action> {
+    let toElements = self.toElements
+    let embed = self.toElementAction.embed!
+    let element = self.element
+    return _EffectLifting(
+      project: { parent, body in
+        guard parent[keyPath: toElements][id: id] != nil else { return }
+        body(&parent[keyPath: toElements][id: id]!)
+      },
+      embed: { embed(.element(id: id, action: $0)) },
+      reduceChild: { element.reduce(into: &$0, action: $1) },
+      namespace: AnyHashableSendable(_ForEachID(path: toElements, id: AnyHashableSendable(id)))
+    )
+  }
+}
+
+struct _ForEachID: Hashable, @unchecked Sendable {
+  let path: AnyKeyPath
+  let id: AnyHashableSendable
+}

@@ -1,0 +1,99 @@
+import CasePaths
+import ConcurrencyExtras
+
+extension Reducer {
+  /// Runs a child reducer while the state, an enum, is in one case.
+  ///
+  /// ```swift
+  /// @CasePathable enum State { case loggedIn(LoggedIn.State), loggedOut(LoggedOut.State) }
+  ///
+  /// Reduce { state, action in … }
+  ///   .ifCaseLet(\.loggedIn, action: \.loggedIn) { LoggedIn() }
+  /// ```
+  ///
+  /// The child runs before this reducer. When the state leaves the case, the child's effects are
+  /// cancelled. A child action that arrives in another case is reported.
+  public func ifCaseLet<CaseState, CaseAction, Case: Reducer<CaseState, CaseAction>>(
+    _ toCaseState: CaseKeyPath<State, CaseState>,
+    action toCaseAction: CaseKeyPath<Action, CaseAction>,
+    @ReducerBuilder<CaseState, CaseAction> then case: () -> Case,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _IfCaseLetReducer<Self, Case> where State: CasePathable, Action: CasePathable {
+    _IfCaseLetReducer(
+      parent: self, child: `case`(), toCaseState: toCaseState, route: CaseRoute(toCaseAction),
+      location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
+public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where Parent.State: CasePathable {
+  let parent: Parent
+  let child: Child
+  let toCaseState: CaseRoute<Parent.State, Child.State>
+  let route: _AnyRoute<Parent.Action, Child.Action>
+  let lifting: _EffectLifting<Parent.State, Parent.Action, Child.State, Child.Action>
+  let location: _SourceLocation
+
+  init(
+    parent: Parent,
+    child: Child,
+    toCaseState: CaseKeyPath<Parent.State, Child.State>,
+    route: some ActionRoute<Parent.Action, Child.Action>,
+    location: _SourceLocation
+  ) {
+    let toCase = CaseRoute(toCaseState)
+    let embedState = toCase.embed!
+    self.parent = parent
+    self.child = child
+    self.toCaseState = toCase
+    self.route = _AnyRoute(route)
+    self.location = location
+    self.lifting = _EffectLifting(
+      project: { parent, body in
+        guard var caseState = toCase.extract(from: parent) else { return }
+        body(&caseState)
+        parent = embedState(caseState)
+      },
+      embed: route.embed,
+      reduceChild: { child.reduce(into: &$0, action: $1) },
+      namespace: AnyHashableSendable(_IfCaseLetID(path: toCaseState))
+    )
+  }
+
+  public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+    var childEffect = Effect<Parent.Action>.none
+    if let childAction = self.route.extract(action) {
+      if self.toCaseState.extract(from: state) != nil {
+        var effect = Effect<Child.Action>.none
+        self.lifting.project(&state) { effect = self.child.reduce(into: &$0, action: childAction) }
+        childEffect = self.lifting.lift(effect)
+      } else {
+        self.location.report(
+          """
+          An "ifCaseLet" received a child action when the state was in another case:
+
+            Action: \(_describe(action))
+            State: \(_describe(state))
+
+          This usually means the parent changed the state's case before this action was sent, \
+          or an effect of the child kept sending after the case changed.
+          """
+        )
+      }
+    }
+    let wasInCase = self.toCaseState.extract(from: state) != nil
+    let parentEffect = self.parent.reduce(into: &state, action: action)
+    var teardown = Effect<Parent.Action>.none
+    if wasInCase, self.toCaseState.extract(from: state) == nil, let lifetime = self.lifting.lifetime {
+      teardown = Effect(operation: .cancel(lifetime))
+    }
+    return childEffect.merge(with: parentEffect).merge(with: teardown)
+  }
+}
+
+struct _IfCaseLetID: Hashable, @unchecked Sendable {
+  let path: AnyKeyPath
+}

@@ -1,0 +1,122 @@
+import CasePaths
+import ConcurrencyExtras
+import IssueReporting
+
+extension Reducer {
+  /// Runs a child reducer on optional child state while it is present.
+  ///
+  /// ```swift
+  /// Reduce { state, action in … }
+  ///   .ifLet(\.alert, action: \.alert) {
+  ///     Alert()
+  ///   }
+  /// ```
+  ///
+  /// The child runs before this reducer, so this reducer sees the child's changes (and can set the
+  /// child's state to `nil` in response). When the child's state becomes `nil`, every effect the
+  /// child started is cancelled. A child action that arrives while the state is `nil` is a
+  /// programming error and is reported.
+  public func ifLet<ChildState, ChildAction, Child: Reducer<ChildState, ChildAction>>(
+    _ toChildState: WritableKeyPath<State, ChildState?>,
+    action toChildAction: CaseKeyPath<Action, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> then child: () -> Child,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _IfLetReducer<Self, Child> where Action: CasePathable {
+    _IfLetReducer(
+      parent: self, child: child(), toChildState: toChildState, route: CaseRoute(toChildAction),
+      location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
+public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
+  let parent: Parent
+  let child: Child
+  let toChildState: WritableKeyPath<Parent.State, Child.State?>
+  let route: _AnyRoute<Parent.Action, Child.Action>
+  let lifting: _EffectLifting<Parent.State, Parent.Action, Child.State, Child.Action>
+  let location: _SourceLocation
+
+  init(
+    parent: Parent,
+    child: Child,
+    toChildState: WritableKeyPath<Parent.State, Child.State?>,
+    route: some ActionRoute<Parent.Action, Child.Action>,
+    location: _SourceLocation
+  ) {
+    self.parent = parent
+    self.child = child
+    self.toChildState = toChildState
+    self.route = _AnyRoute(route)
+    self.location = location
+    self.lifting = _EffectLifting(
+      project: { parent, body in
+        guard parent[keyPath: toChildState] != nil else { return }
+        body(&parent[keyPath: toChildState]!)
+      },
+      embed: route.embed,
+      reduceChild: { child.reduce(into: &$0, action: $1) },
+      namespace: AnyHashableSendable(_IfLetID(path: toChildState))
+    )
+  }
+
+  public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+    var childEffect = Effect<Parent.Action>.none
+    if let childAction = self.route.extract(action) {
+      if state[keyPath: self.toChildState] != nil {
+        childEffect = self.lifting.lift(self.child.reduce(into: &state[keyPath: self.toChildState]!, action: childAction))
+      } else {
+        self.location.report(
+          """
+          An "ifLet" received a child action when child state was "nil":
+
+            Action: \(_describe(action))
+
+          This usually means:
+          • The parent set the child state to "nil" before this action was sent. Send child \
+          actions only while the child is present.
+          • An effect of the child kept sending after the child went away. Such effects are \
+          cancelled when the state becomes "nil"; an action already in the mailbox still arrives.
+          """
+        )
+      }
+    }
+    let wasPresent = state[keyPath: self.toChildState] != nil
+    let parentEffect = self.parent.reduce(into: &state, action: action)
+    var teardown = Effect<Parent.Action>.none
+    if wasPresent, state[keyPath: self.toChildState] == nil, let lifetime = self.lifting.lifetime {
+      teardown = Effect(operation: .cancel(lifetime))
+    }
+    return childEffect.merge(with: parentEffect).merge(with: teardown)
+  }
+}
+
+struct _IfLetID: Hashable, @unchecked Sendable {
+  let path: AnyKeyPath
+}
+
+/// Where an operator was applied, for the issues it reports.
+public struct _SourceLocation: Sendable {
+  let fileID: StaticString
+  let filePath: StaticString
+  let line: UInt
+  let column: UInt
+
+  func report(_ message: String) {
+    reportIssue(message, fileID: self.fileID, filePath: self.filePath, line: self.line, column: self.column)
+  }
+}
+
+/// A one-line description of an action or value for diagnostics.
+func _describe(_ value: Any) -> String {
+  var output = ""
+  dump(value, to: &output, maxDepth: 4)
+  return output
+    .split(separator: "\n")
+    .map { $0.trimmingPrefix { $0 == " " || $0 == "▿" || $0 == "-" } }
+    .prefix(6)
+    .joined(separator: " ")
+}

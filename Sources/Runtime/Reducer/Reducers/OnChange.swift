@@ -1,0 +1,36 @@
+extension Reducer {
+  /// Runs another reducer whenever a value derived from the state changes.
+  ///
+  /// ```swift
+  /// Counter()
+  ///   .onChange(of: \.count) { oldCount, newCount in
+  ///     Reduce { state, _ in
+  ///       state.isPrime = isPrime(newCount)
+  ///       return .none
+  ///     }
+  ///   }
+  /// ```
+  ///
+  /// The value is read before and after this reducer runs; when the two differ, the reducer built
+  /// by `reducer` runs on the same action, after this one.
+  public func onChange<Value: Equatable, R: Reducer<State, Action>>(
+    of toValue: @escaping (State) -> Value,
+    @ReducerBuilder<State, Action> _ reducer: @escaping (_ oldValue: Value, _ newValue: Value) -> R
+  ) -> _OnChangeReducer<Self, Value, R> {
+    _OnChangeReducer(base: self, toValue: toValue, reducer: reducer)
+  }
+}
+
+public struct _OnChangeReducer<Base: Reducer, Value: Equatable, R: Reducer<Base.State, Base.Action>>: Reducer {
+  let base: Base
+  let toValue: (Base.State) -> Value
+  let reducer: (Value, Value) -> R
+
+  public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    let oldValue = self.toValue(state)
+    let effect = self.base.reduce(into: &state, action: action)
+    let newValue = self.toValue(state)
+    guard oldValue != newValue else { return effect }
+    return effect.merge(with: self.reducer(oldValue, newValue).reduce(into: &state, action: action))
+  }
+}

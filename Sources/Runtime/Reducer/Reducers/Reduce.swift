@@ -1,0 +1,36 @@
+/// A reducer made of a closure: the simplest way to write a feature's own logic.
+///
+/// ```swift
+/// Reduce { state, action in
+///   switch action {
+///   case .incrTapped:
+///     state.count += 1
+///     return .none
+///   case .nthPrimeButtonTapped:
+///     return .run { [count = state.count] send in
+///       send(.nthPrimeResponse(await nthPrime(count)))
+///     }
+///   }
+/// }
+/// ```
+public struct Reduce<State, Action>: Reducer {
+  @usableFromInline
+  let reduce: (inout State, Action) -> Effect<Action>
+
+  /// A reducer that runs `reduce`.
+  @inlinable
+  public init(_ reduce: @escaping (_ state: inout State, _ action: Action) -> Effect<Action>) {
+    self.reduce = reduce
+  }
+
+  /// Erases the type of another reducer.
+  @inlinable
+  public init<R: Reducer<State, Action>>(_ reducer: R) {
+    self.reduce = { reducer.reduce(into: &$0, action: $1) }
+  }
+
+  @inlinable
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    self.reduce(&state, action)
+  }
+}

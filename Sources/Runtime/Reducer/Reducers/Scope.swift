@@ -1,0 +1,69 @@
+import CasePaths
+
+/// Runs a child reducer on a part of the parent's state, for the actions a route extracts.
+///
+/// This is the reference material's `pullback`: the child knows nothing of the parent, and the
+/// parent decides where the child's state lives and which actions reach it.
+///
+/// ```swift
+/// struct App: Reducer {
+///   struct State { var counter = Counter.State() }
+///   @CasePathable enum Action { case counter(Counter.Action) }
+///
+///   var body: some ReducerOf<Self> {
+///     Scope(state: \.counter, action: \.counter) {
+///       Counter()
+///     }
+///   }
+/// }
+/// ```
+///
+/// The state key path can be a computed property with a getter and a setter, which lets a child
+/// work on a value assembled from several fields of the parent. The action can be a full route
+/// (a case key path), whose child effects are embedded back into parent actions, or a read-only
+/// route such as ``ActionRoute/anyOf(_:)``, whose child effects come back to the child only.
+public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
+  let toChildState: WritableKeyPath<ParentState, Child.State>
+  let route: _AnyRoute<ParentAction, Child.Action>
+  let child: Child
+  let lifting: _EffectLifting<ParentState, ParentAction, Child.State, Child.Action>
+
+  /// Scopes `child` to the state at `toChildState` and the actions at `toChildAction`.
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ParentAction: CasePathable, ChildState == Child.State, ChildAction == Child.Action {
+    self.init(state: toChildState, route: CaseRoute(toChildAction), child: child())
+  }
+
+  /// Scopes `child` to the state at `toChildState` and the actions `route` extracts.
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action route: some ActionRoute<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ChildState == Child.State, ChildAction == Child.Action {
+    self.init(state: toChildState, route: route, child: child())
+  }
+
+  init(
+    state toChildState: WritableKeyPath<ParentState, Child.State>,
+    route: some ActionRoute<ParentAction, Child.Action>,
+    child: Child
+  ) {
+    self.toChildState = toChildState
+    self.route = _AnyRoute(route)
+    self.child = child
+    self.lifting = _EffectLifting(
+      project: { parent, body in body(&parent[keyPath: toChildState]) },
+      embed: route.embed,
+      reduceChild: { child.reduce(into: &$0, action: $1) },
+      namespace: nil
+    )
+  }
+
+  public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
+    guard let childAction = self.route.extract(action) else { return .none }
+    return self.lifting.lift(self.child.reduce(into: &state[keyPath: self.toChildState], action: childAction))
+  }
+}

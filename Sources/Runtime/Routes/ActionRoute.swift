@@ -1,0 +1,126 @@
+import CasePaths
+import ConcurrencyExtras
+
+/// A way from a global action to a local one: where a case key path can go, a route can too.
+///
+/// A *full* route (``CaseRoute``, made from a case key path) extracts and embeds. A *read-only*
+/// route (``ReadOnlyRoute``) only extracts, which lets one reducer listen to actions that come
+/// from several places:
+///
+/// ```swift
+/// Scope(state: \.activityFeed, action: .anyOf(\.primeModal, \.favoritePrimes.deleted)) {
+///   ActivityFeed()
+/// }
+/// ```
+public protocol ActionRoute<Root, Value>: Sendable {
+  /// The global action.
+  associatedtype Root
+  /// The local action.
+  associatedtype Value
+
+  /// The local action inside `root`, or `nil` when this route does not match it.
+  func extract(from root: Root) -> Value?
+
+  /// How to embed a local action back into a global one; `nil` for a read-only route.
+  var embed: ((Value) -> Root)? { get }
+}
+
+extension ActionRoute {
+  /// A full route along a case key path.
+  ///
+  /// ```swift
+  /// let route: some ActionRoute<AppAction, CounterAction> = .case(\.counter)
+  /// ```
+  public static func `case`<R: CasePathable, V>(_ path: CaseKeyPath<R, V>) -> Self
+  where Self == CaseRoute<R, V> {
+    CaseRoute(path)
+  }
+
+  /// A read-only route that matches any of several case key paths, tried in order.
+  ///
+  /// ```swift
+  /// .anyOf(\.screenA.navigate, \.screenB.navigate)
+  /// ```
+  public static func anyOf<R: CasePathable, V>(_ paths: CaseKeyPath<R, V>...) -> Self
+  where Self == ReadOnlyRoute<R, V> {
+    ReadOnlyRoute(anyOf: paths)
+  }
+
+  /// Whether the route can embed local actions, i.e. it is not read-only.
+  public var isReadOnly: Bool { self.embed == nil }
+}
+
+/// A full route along a case key path: extracts and embeds.
+public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Sendable {
+  // Case key paths are immutable values; they are not `Sendable` only because key paths in
+  // general can capture non-sendable subscript arguments, which case key paths never do.
+  @usableFromInline let path: CaseKeyPath<Root, Value>
+
+  /// A route along `path`.
+  public init(_ path: CaseKeyPath<Root, Value>) {
+    self.path = path
+  }
+
+  @inlinable
+  public func extract(from root: Root) -> Value? {
+    root[case: self.path]
+  }
+
+  public var embed: ((Value) -> Root)? {
+    self.path.callAsFunction
+  }
+}
+
+/// A route that only extracts: the "read-only case path" of the composable-architecture forum
+/// proposal.
+///
+/// A reducer scoped along a read-only route gets the actions its own effects send straight back,
+/// since there is no global action they could be embedded into:
+///
+/// ```swift
+/// enum AppAction { case screenA(ScreenAAction), screenB(ScreenBAction) }
+///
+/// Scope(state: \.navigation, action: .anyOf(\.screenA.navigate, \.screenB.navigate)) {
+///   Navigation()  // sees .navigate(…) from either screen
+/// }
+/// ```
+public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
+  // Unchecked: the extractors only hold case key paths and routes, which are immutable.
+  @usableFromInline let extractors: [(Root) -> Value?]
+
+  /// A route that extracts with `extract`.
+  public init(extract: @escaping (Root) -> Value?) {
+    self.extractors = [extract]
+  }
+
+  /// A route that matches any of `paths`, tried in order.
+  public init(anyOf paths: [CaseKeyPath<Root, Value>]) where Root: CasePathable {
+    self.extractors = paths.map { path in { $0[case: path] } }
+  }
+
+  /// A route that matches any of `routes`, tried in order.
+  public init(anyOf routes: [any ActionRoute<Root, Value>]) {
+    self.extractors = routes.map { route in { route.extract(from: $0) } }
+  }
+
+  @inlinable
+  public func extract(from root: Root) -> Value? {
+    for extract in self.extractors {
+      if let value = extract(root) { return value }
+    }
+    return nil
+  }
+
+  public var embed: ((Value) -> Root)? { nil }
+
+  /// This route, followed by a case key path into the local action.
+  ///
+  /// ```swift
+  /// ReadOnlyRoute.anyOf(\.screenA, \.screenB).appending(\.navigate)
+  /// ```
+  public func appending<V>(_ path: CaseKeyPath<Value, V>) -> ReadOnlyRoute<Root, V> where Value: CasePathable {
+    return ReadOnlyRoute<Root, V> { [self] root in
+      self.extract(from: root).flatMap { $0[case: path] }
+    }
+  }
+}

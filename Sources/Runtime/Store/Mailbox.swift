@@ -1,0 +1,49 @@
+import DequeModule
+import Synchronization
+
+/// The FIFO queue in front of a store.
+///
+/// Swift actors do not order calls made from different tasks, so a store takes its actions from
+/// this queue instead: the order of `push` calls, from any thread, is the order of reduction.
+final class Mailbox<Action: Sendable>: Sendable {
+  struct Envelope: Sendable {
+    let emission: Emission<Action>
+    let onReduced: (@Sendable (UInt64) -> Void)?
+  }
+
+  private struct Contents: ~Copyable {
+    var queue = Deque<Envelope>()
+    var isDrainScheduled = false
+  }
+
+  private let contents = Mutex(Contents())
+
+  /// Appends `envelope`; `true` when nobody is due to drain the queue yet and the caller must
+  /// schedule a drain.
+  func push(_ envelope: Envelope) -> Bool {
+    self.contents.withLock { contents in
+      contents.queue.append(envelope)
+      if contents.isDrainScheduled { return false }
+      contents.isDrainScheduled = true
+      return true
+    }
+  }
+
+  /// Takes everything queued; when the queue is empty, also clears the drain flag, so the next
+  /// `push` schedules a new drain.
+  func takeAll() -> Deque<Envelope> {
+    self.contents.withLock { contents in
+      if contents.queue.isEmpty {
+        contents.isDrainScheduled = false
+        return []
+      }
+      defer { contents.queue.removeAll(keepingCapacity: true) }
+      return contents.queue
+    }
+  }
+
+  /// Whether anything is queued.
+  var isEmpty: Bool {
+    self.contents.withLock { $0.queue.isEmpty }
+  }
+}

@@ -1,0 +1,258 @@
+import Dependencies
+import IssueReporting
+
+/// Runs a feature: owns its state, reduces actions one at a time in arrival order, runs the
+/// effects the reducer returns and feeds their actions back.
+///
+/// ```swift
+/// let store = Store(initialState: Counter.State()) { Counter() }
+/// await store.send(.incrTapped)
+/// await store.state.count  // 1
+/// ```
+///
+/// Actions reach the reducer through a FIFO mailbox (``enqueue(_:onReduced:)``), so the order
+/// in which callers enqueue — from any thread — is the order of reduction. Effects run as tasks
+/// tracked by the store; `.cancel(id:)` reaches only this store's effects, and every effect is
+/// cancelled when the store goes away.
+///
+/// When the state is `Encodable`, the store publishes every change as a ``StateChange`` — a JSON
+/// Patch and the store's new version — to any number of observers; see ``observe(_:)``.
+public actor Store<State: Sendable, Action: Sendable> {
+  /// The current state.
+  public private(set) var state: State
+
+  /// The store's version. It advances by one with every change published to observers; while
+  /// nobody observes, it advances with every reduced action, since unobserved changes are not
+  /// computed. Either way it never goes back, so `(seq, state)` pairs are ordered.
+  public private(set) var seq: UInt64 = 0
+
+  private let reducer: (inout State, Action) -> Effect<Action>
+  private let dependencies: DependencyValues?
+  private let encode: (@Sendable (State) throws -> JSONValue)?
+  private nonisolated let mailbox = Mailbox<Action>()
+  private nonisolated let effects: EffectRunner<Action>
+  private nonisolated let link: _StoreLink<State, Action>
+
+  private var observers: [Int: @Sendable (StateChange) -> Void] = [:]
+  private var nextObserverID = 0
+  private var publishedJSON: JSONValue?
+
+  /// A store running `reducer` from `initialState`.
+  ///
+  /// - Parameter prepareDependencies: Overrides dependencies for the reducer and its effects,
+  ///   for example a test clock.
+  public init<R: Reducer<State, Action>>(
+    initialState: State,
+    reducer: sending () -> R,
+    withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil
+  ) {
+    self.init(initialState: initialState, reducer: reducer(), encode: nil, prepareDependencies: prepareDependencies)
+  }
+
+  /// A store running `reducer` from `initialState`, publishing changes as JSON Patches.
+  public init<R: Reducer<State, Action>>(
+    initialState: State,
+    reducer: sending () -> R,
+    withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil
+  ) where State: Encodable {
+    let encoder = JSONValueEncoder()
+    self.init(
+      initialState: initialState,
+      reducer: reducer(),
+      encode: { try encoder.encode($0) },
+      prepareDependencies: prepareDependencies
+    )
+  }
+
+  private init<R: Reducer<State, Action>>(
+    initialState: State,
+    reducer: R,
+    encode: (@Sendable (State) throws -> JSONValue)?,
+    prepareDependencies: ((inout DependencyValues) -> Void)?
+  ) {
+    let link = _StoreLink<State, Action>()
+    self.state = initialState
+    self.reducer = { reducer.reduce(into: &$0, action: $1) }
+    self.encode = encode
+    self.dependencies = prepareDependencies.map { prepare in
+      withDependencies(prepare) { DependencyValues._current }
+    }
+    self.link = link
+    self.effects = EffectRunner { [link] emission in
+      link.store?.enqueue(emission, onReduced: nil)
+    }
+    link.store = self
+  }
+
+  deinit {
+    self.effects.cancelAll()
+  }
+
+  /// Reduces `action`, after everything already in the mailbox, then the actions that `.send`
+  /// effects queued behind it; returns the store's version afterwards.
+  @discardableResult
+  public func send(_ action: Action) -> UInt64 {
+    self.drain()
+    self.process(.action(action))
+    self.drain()
+    return self.seq
+  }
+
+  /// Queues `action` behind everything already queued, from any context, without waiting.
+  ///
+  /// - Parameter onReduced: Called with the store's version once the action is reduced.
+  public nonisolated func enqueue(_ action: Action, onReduced: (@Sendable (UInt64) -> Void)? = nil) {
+    self.enqueue(.action(action), onReduced: onReduced)
+  }
+
+  nonisolated func enqueue(_ emission: Emission<Action>, onReduced: (@Sendable (UInt64) -> Void)?) {
+    if self.mailbox.push(Mailbox.Envelope(emission: emission, onReduced: onReduced)) {
+      Task { await self.drain() }
+    }
+  }
+
+  /// How many effect tasks are running.
+  public var inFlightEffectCount: Int {
+    self.effects.inFlightCount
+  }
+
+  /// Cancels every running effect.
+  public func cancelEffects() {
+    self.effects.cancelAll()
+  }
+
+  /// Waits until no effect runs and the mailbox is empty.
+  public func settle() async {
+    repeat {
+      await self.effects.waitUntilIdle()
+      self.drain()
+    } while self.effects.inFlightCount > 0 || !self.mailbox.isEmpty
+  }
+
+  private func drain() {
+    while true {
+      let batch = self.mailbox.takeAll()
+      if batch.isEmpty { return }
+      for envelope in batch {
+        self.process(envelope.emission)
+        envelope.onReduced?(self.seq)
+      }
+    }
+  }
+
+  private func process(_ emission: Emission<Action>) {
+    if let dependencies {
+      DependencyValues.$_current.withValue(dependencies) { self.reduce(emission) }
+    } else {
+      self.reduce(emission)
+    }
+  }
+
+  private func reduce(_ emission: Emission<Action>) {
+    let effect: Effect<Action>
+    switch emission {
+    case let .action(action):
+      effect = self.reducer(&self.state, action)
+    case let .reduction(reduction):
+      guard let reductionEffect = reduction(&self.state) else {
+        reportIssue(
+          """
+          An effect sent a local action of a reducer on a read-only route to a store of another \
+          state type:
+
+            Action: \(_describe(reduction.action))
+            Expected state: \(reduction.stateType)
+            Store state: \(State.self)
+
+          This usually means the effect left its 'Scope' through 'Effect.map' instead of a \
+          scope operator. Return the child's effects from the 'Scope', 'ifLet', 'forEach' or \
+          'ifCaseLet' that runs the child.
+          """
+        )
+        return
+      }
+      effect = reductionEffect
+    }
+    self.publish()
+    self.effects.start(effect, origin: "an action of \(Self.self)")
+  }
+
+  private func publish() {
+    guard let encode, let previous = self.publishedJSON else {
+      self.seq &+= 1
+      return
+    }
+    let current: JSONValue
+    do {
+      current = try encode(self.state)
+    } catch {
+      reportIssue("The state of \(Self.self) could not be encoded to publish a change: \(error)")
+      return
+    }
+    let patch = JSONPatch(from: previous, to: current)
+    if patch.isEmpty { return }
+    self.seq &+= 1
+    self.publishedJSON = current
+    let change = StateChange(seq: self.seq, patch: patch)
+    for observer in self.observers.values { observer(change) }
+  }
+}
+
+extension Store where State: Encodable {
+  /// The current state and every later change, with nothing missed in between.
+  ///
+  /// `handler` runs on the store's isolation, right after each change: keep it short (hand the
+  /// change to a queue). The first change it gets has `snapshot.seq + 1`, and each one after
+  /// that the next number.
+  ///
+  /// ```swift
+  /// let (snapshot, observation) = await store.observe { change in
+  ///   queue.yield(change)
+  /// }
+  /// defer { observation.cancel() }
+  /// ```
+  public func observe(
+    _ handler: @escaping @Sendable (StateChange) -> Void
+  ) throws -> (snapshot: StateSnapshot<State>, observation: StoreObservation) {
+    let json = try self.publishedJSON ?? JSONValueEncoder().encode(self.state)
+    self.publishedJSON = json
+    let id = self.nextObserverID
+    self.nextObserverID += 1
+    self.observers[id] = handler
+    let observation = StoreObservation { [weak self] in
+      Task { await self?.removeObserver(id) }
+    }
+    return (StateSnapshot(seq: self.seq, state: self.state, json: json), observation)
+  }
+
+  /// The current state and an asynchronous sequence of every later change.
+  ///
+  /// ```swift
+  /// let (snapshot, changes) = try await store.changes()
+  /// var json = snapshot.json
+  /// for await change in changes {
+  ///   try change.patch.apply(to: &json)
+  /// }
+  /// ```
+  ///
+  /// The sequence ends the observation when its consumer stops iterating.
+  public func changes(
+    bufferingPolicy: AsyncStream<StateChange>.Continuation.BufferingPolicy = .unbounded
+  ) throws -> (snapshot: StateSnapshot<State>, changes: AsyncStream<StateChange>) {
+    let (stream, continuation) = AsyncStream.makeStream(of: StateChange.self, bufferingPolicy: bufferingPolicy)
+    let (snapshot, observation) = try self.observe { continuation.yield($0) }
+    continuation.onTermination = { _ in observation.cancel() }
+    return (snapshot, stream)
+  }
+
+  private func removeObserver(_ id: Int) {
+    self.observers[id] = nil
+    if self.observers.isEmpty { self.publishedJSON = nil }
+  }
+}
+
+/// Lets effects reach their store without keeping it alive.
+final class _StoreLink<State: Sendable, Action: Sendable>: @unchecked Sendable {
+  // Written once, in the store's initializer, before any effect can run.
+  weak var store: Store<State, Action>?
+}
