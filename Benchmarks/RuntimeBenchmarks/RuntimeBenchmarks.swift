@@ -1,4 +1,5 @@
 import Benchmark
+import Foundation
 import SwitchyardRuntime
 
 // Each comparison pairs a measurement with its reference, measured in the same run;
@@ -9,7 +10,7 @@ let benchmarks: @Sendable () -> Void = {
     metrics: [.wallClock, .throughput, .mallocCountTotal],
     warmupIterations: 10,
     scalingFactor: .kilo,
-    maxDuration: .seconds(2),
+    maxDuration: .seconds(Int(ProcessInfo.processInfo.environment["BENCHMARK_SECONDS"] ?? "2") ?? 2),
     maxIterations: 1_000_000
   )
   storeBenchmarks()

@@ -21,19 +21,19 @@ extension Reducer {
     on trigger: CaseKeyPath<Action, Trigger>,
     rule: @escaping (String) -> String?
   ) -> _ValidatingReducer<Self, Trigger> where Action: CasePathable {
-    _ValidatingReducer(base: self, input: input, output: output, trigger: CaseRoute(trigger), rule: rule)
+    _ValidatingReducer(base: self._resolve(), input: input, output: output, trigger: CaseRoute(trigger), rule: rule)
   }
 }
 
 public struct _ValidatingReducer<Base: Reducer, Trigger>: Reducer where Base.Action: CasePathable {
-  let base: Base
+  let base: (inout Base.State, Base.Action) -> Effect<Base.Action>
   let input: KeyPath<Base.State, String>
   let output: WritableKeyPath<Base.State, String?>
   let trigger: CaseRoute<Base.Action, Trigger>
   let rule: (String) -> String?
 
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
-    let effect = self.base.reduce(into: &state, action: action)
+    let effect = self.base(&state, action)
     if self.trigger.extract(from: action) != nil {
       state[keyPath: self.output] = self.rule(state[keyPath: self.input])
     }

@@ -162,6 +162,7 @@ extension Effect {
   }
 
   /// Whether this effect is ``none``: nothing to run.
+  @inlinable
   public var isNone: Bool {
     if case .none = self.operation { true } else { false }
   }

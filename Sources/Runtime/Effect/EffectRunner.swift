@@ -6,6 +6,7 @@ import Synchronization
 /// `start` walks the effect tree synchronously: `.send` actions, cancellations and the
 /// registration of new tasks all happen before the reducer's caller goes on, so an action
 /// reduced after `.cancel(id:)` never sees output of the cancelled work.
+@usableFromInline
 final class EffectRunner<Action>: Sendable {
   typealias Sink = @Sendable (Emission<Action>) -> Void
 
@@ -33,6 +34,7 @@ final class EffectRunner<Action>: Sendable {
   }
 
   /// Starts `effect`; `origin` describes the action that returned it, for diagnostics.
+  @usableFromInline
   func start(_ effect: Effect<Action>, origin: @autoclosure () -> String) {
     if effect.isNone { return }
     self.start(effect, ids: [], origin: origin)

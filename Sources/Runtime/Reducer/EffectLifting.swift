@@ -6,6 +6,7 @@ import ConcurrencyExtras
 /// action becomes a ``_Reduction`` that runs the child reducer on the child's state wherever the
 /// parent's state lives by then. Cancellation ids are put under `namespace`, and everything the
 /// child runs is tied to `lifetime`, so the operator can cancel it when the child's state goes.
+@usableFromInline
 struct _EffectLifting<Parent, ParentAction, Child, ChildAction>: @unchecked Sendable {
   // Unchecked: the closures hold reducers and key paths, which are immutable; reductions only
   // ever run on the isolation of the store that runs the reducer.
@@ -16,8 +17,14 @@ struct _EffectLifting<Parent, ParentAction, Child, ChildAction>: @unchecked Send
   let reduceChild: (inout Child, ChildAction) -> Effect<ChildAction>
   let namespace: AnyHashableSendable?
 
+  @inlinable
   func lift(_ effect: Effect<ChildAction>) -> Effect<ParentAction> {
     if effect.isNone { return .none }
+    return self.liftSome(effect)
+  }
+
+  @usableFromInline
+  func liftSome(_ effect: Effect<ChildAction>) -> Effect<ParentAction> {
     var effect = effect
     if let namespace { effect = effect._namespaced(by: namespace) }
     let lifted = effect._mapEmissions { self.lift($0) }
@@ -58,8 +65,9 @@ struct _EffectLifting<Parent, ParentAction, Child, ChildAction>: @unchecked Send
 }
 
 /// A route in the form the scope operators use.
+@usableFromInline
 struct _AnyRoute<Root, Value>: @unchecked Sendable {
-  let extract: (Root) -> Value?
+  @usableFromInline let extract: (Root) -> Value?
   let embed: ((Value) -> Root)?
 
   init(_ route: some ActionRoute<Root, Value>) {

@@ -41,12 +41,32 @@ public protocol Reducer<State, Action> {
   /// The reducer's logic as a composition of other reducers, run in order.
   @ReducerBuilder<State, Action>
   var body: Body { get }
+
+  /// This reducer as one function, with every ``body`` in it evaluated once.
+  ///
+  /// Stores and scope operators call it when they start, so that a composite reducer's `body` —
+  /// which builds its operators, key paths and case paths — is not rebuilt for every action. The
+  /// runtime implements it; a consequence is that `body` must not depend on anything but the
+  /// reducer's own properties.
+  func _resolve() -> (inout State, Action) -> Effect<Action>
 }
 
 /// The reducer type of a feature: `some ReducerOf<Self>` reads as "a reducer of this feature".
 public typealias ReducerOf<R: Reducer> = Reducer<R.State, R.Action>
 
+extension Reducer {
+  @inlinable
+  public func _resolve() -> (inout State, Action) -> Effect<Action> {
+    { self.reduce(into: &$0, action: $1) }
+  }
+}
+
 extension Reducer where Body == Never {
+  @inlinable
+  public func _resolve() -> (inout State, Action) -> Effect<Action> {
+    { self.reduce(into: &$0, action: $1) }
+  }
+
   /// A primitive reducer has no body; asking for it is a programming error.
   public var body: Body {
     fatalError(
@@ -63,5 +83,10 @@ extension Reducer where Body: Reducer, Body.State == State, Body.Action == Actio
   @inlinable
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     self.body.reduce(into: &state, action: action)
+  }
+
+  @inlinable
+  public func _resolve() -> (inout State, Action) -> Effect<Action> {
+    self.body._resolve()
   }
 }

@@ -67,19 +67,18 @@ public enum ReducerBuilder<State, Action> {
 
 /// Two reducers run one after the other on the same state, their effects merged.
 public struct _SequenceReducer<R0: Reducer, R1: Reducer<R0.State, R0.Action>>: Reducer {
-  @usableFromInline let r0: R0
-  @usableFromInline let r1: R1
+  @usableFromInline let r0: (inout R0.State, R0.Action) -> Effect<R0.Action>
+  @usableFromInline let r1: (inout R0.State, R0.Action) -> Effect<R0.Action>
 
-  @inlinable
+  @usableFromInline
   init(_ r0: R0, _ r1: R1) {
-    self.r0 = r0
-    self.r1 = r1
+    self.r0 = r0._resolve()
+    self.r1 = r1._resolve()
   }
 
   @inlinable
   public func reduce(into state: inout R0.State, action: R0.Action) -> Effect<R0.Action> {
-    self.r0.reduce(into: &state, action: action)
-      .merge(with: self.r1.reduce(into: &state, action: action))
+    self.r0(&state, action).merge(with: self.r1(&state, action))
   }
 }
 
@@ -95,6 +94,13 @@ public enum _ConditionalReducer<First: Reducer, Second: Reducer<First.State, Fir
     case let .second(second): second.reduce(into: &state, action: action)
     }
   }
+
+  public func _resolve() -> (inout First.State, First.Action) -> Effect<First.Action> {
+    switch self {
+    case let .first(first): first._resolve()
+    case let .second(second): second._resolve()
+    }
+  }
 }
 
 /// A reducer that is absent (`nil`) does nothing.
@@ -104,6 +110,13 @@ extension Optional: Reducer where Wrapped: Reducer {
     switch self {
     case let .some(wrapped): wrapped.reduce(into: &state, action: action)
     case .none: .none
+    }
+  }
+
+  public func _resolve() -> (inout Wrapped.State, Wrapped.Action) -> Effect<Wrapped.Action> {
+    switch self {
+    case let .some(wrapped): wrapped._resolve()
+    case .none: { _, _ in .none }
     }
   }
 }

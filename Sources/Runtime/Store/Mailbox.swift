@@ -5,6 +5,7 @@ import Synchronization
 ///
 /// Swift actors do not order calls made from different tasks, so a store takes its actions from
 /// this queue instead: the order of `push` calls, from any thread, is the order of reduction.
+@usableFromInline
 final class Mailbox<Action: Sendable>: Sendable {
   struct Envelope: Sendable {
     let emission: Emission<Action>
@@ -18,11 +19,24 @@ final class Mailbox<Action: Sendable>: Sendable {
 
   private let contents = Mutex(Contents())
 
+  /// How many envelopes are queued, readable without the lock: the store's fast path skips the
+  /// queue entirely while it is zero.
+  @usableFromInline let count = Atomic<Int>(0)
+
+  @usableFromInline init() {}
+
+  /// Whether anything is queued.
+  @inlinable
+  var hasPending: Bool {
+    self.count.load(ordering: .acquiring) > 0
+  }
+
   /// Appends `envelope`; `true` when nobody is due to drain the queue yet and the caller must
   /// schedule a drain.
   func push(_ envelope: Envelope) -> Bool {
     self.contents.withLock { contents in
       contents.queue.append(envelope)
+      self.count.add(1, ordering: .releasing)
       if contents.isDrainScheduled { return false }
       contents.isDrainScheduled = true
       return true
@@ -37,13 +51,9 @@ final class Mailbox<Action: Sendable>: Sendable {
         contents.isDrainScheduled = false
         return []
       }
+      self.count.store(0, ordering: .releasing)
       defer { contents.queue.removeAll(keepingCapacity: true) }
       return contents.queue
     }
-  }
-
-  /// Whether anything is queued.
-  var isEmpty: Bool {
-    self.contents.withLock { $0.queue.isEmpty }
   }
 }

@@ -19,18 +19,24 @@ import IssueReporting
 /// Patch and the store's new version — to any number of observers; see ``observe(_:)``.
 public actor Store<State: Sendable, Action: Sendable> {
   /// The current state.
-  public private(set) var state: State
+  public var state: State { self._state }
 
   /// The store's version. It advances by one with every change published to observers; while
   /// nobody observes, it advances with every reduced action, since unobserved changes are not
   /// computed. Either way it never goes back, so `(seq, state)` pairs are ordered.
-  public private(set) var seq: UInt64 = 0
+  public var seq: UInt64 { self._seq }
 
-  private let reducer: (inout State, Action) -> Effect<Action>
-  private let dependencies: DependencyValues?
+  // The hot path (`send` down to the reducer) is inlinable so that it is specialized for the
+  // feature's types where the store is used: unspecialized, looking up generic metadata cost
+  // more than the rest of a send.
+  @usableFromInline var _state: State
+  @usableFromInline var _seq: UInt64 = 0
+  @usableFromInline let reducer: (inout State, Action) -> Effect<Action>
+  @usableFromInline let dependencies: DependencyValues?
+  @usableFromInline nonisolated let mailbox = Mailbox<Action>()
+  @usableFromInline nonisolated let effects: EffectRunner<Action>
+  @usableFromInline var isObserved = false
   private let encode: (@Sendable (State) throws -> JSONValue)?
-  private nonisolated let mailbox = Mailbox<Action>()
-  private nonisolated let effects: EffectRunner<Action>
   private nonisolated let link: _StoreLink<State, Action>
 
   private var observers: [Int: @Sendable (StateChange) -> Void] = [:]
@@ -71,8 +77,8 @@ public actor Store<State: Sendable, Action: Sendable> {
     prepareDependencies: ((inout DependencyValues) -> Void)?
   ) {
     let link = _StoreLink<State, Action>()
-    self.state = initialState
-    self.reducer = { reducer.reduce(into: &$0, action: $1) }
+    self._state = initialState
+    self.reducer = reducer._resolve()
     self.encode = encode
     self.dependencies = prepareDependencies.map { prepare in
       withDependencies(prepare) { DependencyValues._current }
@@ -90,12 +96,25 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   /// Reduces `action`, after everything already in the mailbox, then the actions that `.send`
   /// effects queued behind it; returns the store's version afterwards.
+  @inlinable
   @discardableResult
   public func send(_ action: Action) -> UInt64 {
-    self.drain()
-    self.process(.action(action))
-    self.drain()
-    return self.seq
+    if self.mailbox.hasPending { self.drain() }
+    self.reduce(action)
+    if self.mailbox.hasPending { self.drain() }
+    return self._seq
+  }
+
+  @inlinable
+  func reduce(_ action: Action) {
+    let effect: Effect<Action>
+    if let dependencies {
+      effect = DependencyValues.$_current.withValue(dependencies) { self.reducer(&self._state, action) }
+    } else {
+      effect = self.reducer(&self._state, action)
+    }
+    if self.isObserved { self.publish() } else { self._seq &+= 1 }
+    if !effect.isNone { self.effects.start(effect, origin: "an action of \(Self.self)") }
   }
 
   /// Queues `action` behind everything already queued, from any context, without waiting.
@@ -126,72 +145,67 @@ public actor Store<State: Sendable, Action: Sendable> {
     repeat {
       await self.effects.waitUntilIdle()
       self.drain()
-    } while self.effects.inFlightCount > 0 || !self.mailbox.isEmpty
+    } while self.effects.inFlightCount > 0 || self.mailbox.hasPending
   }
 
-  private func drain() {
+  @usableFromInline
+  func drain() {
     while true {
       let batch = self.mailbox.takeAll()
       if batch.isEmpty { return }
       for envelope in batch {
-        self.process(envelope.emission)
-        envelope.onReduced?(self.seq)
+        switch envelope.emission {
+        case let .action(action): self.reduce(action)
+        case let .reduction(reduction): self.reduce(reduction)
+        }
+        envelope.onReduced?(self._seq)
       }
     }
   }
 
-  private func process(_ emission: Emission<Action>) {
+  private func reduce(_ reduction: _Reduction<Action>) {
     if let dependencies {
-      DependencyValues.$_current.withValue(dependencies) { self.reduce(emission) }
+      DependencyValues.$_current.withValue(dependencies) { self.applyReduction(reduction) }
     } else {
-      self.reduce(emission)
+      self.applyReduction(reduction)
     }
   }
 
-  private func reduce(_ emission: Emission<Action>) {
-    let effect: Effect<Action>
-    switch emission {
-    case let .action(action):
-      effect = self.reducer(&self.state, action)
-    case let .reduction(reduction):
-      guard let reductionEffect = reduction(&self.state) else {
-        reportIssue(
-          """
-          An effect sent a local action of a reducer on a read-only route to a store of another \
-          state type:
+  private func applyReduction(_ reduction: _Reduction<Action>) {
+    guard let effect = reduction(&self._state) else {
+      reportIssue(
+        """
+        An effect sent a local action of a reducer on a read-only route to a store of another \
+        state type:
 
-            Action: \(_describe(reduction.action))
-            Expected state: \(reduction.stateType)
-            Store state: \(State.self)
+          Action: \(_describe(reduction.action))
+          Expected state: \(reduction.stateType)
+          Store state: \(State.self)
 
-          This usually means the effect left its 'Scope' through 'Effect.map' instead of a \
-          scope operator. Return the child's effects from the 'Scope', 'ifLet', 'forEach' or \
-          'ifCaseLet' that runs the child.
-          """
-        )
-        return
-      }
-      effect = reductionEffect
+        This usually means the effect left its 'Scope' through 'Effect.map' instead of a \
+        scope operator. Return the child's effects from the 'Scope', 'ifLet', 'forEach' or \
+        'ifCaseLet' that runs the child.
+        """
+      )
+      return
     }
-    self.publish()
+    if self.isObserved { self.publish() } else { self._seq &+= 1 }
     self.effects.start(effect, origin: "an action of \(Self.self)")
   }
 
-  private func publish() {
-    guard let encode, let previous = self.publishedJSON else {
-      self.seq &+= 1
-      return
-    }
+  @usableFromInline
+  func publish() {
+    guard let encode, let previous = self.publishedJSON else { return }
     let current: JSONValue
     do {
-      current = try encode(self.state)
+      current = try encode(self._state)
     } catch {
       reportIssue("The state of \(Self.self) could not be encoded to publish a change: \(error)")
       return
     }
     let patch = JSONPatch(from: previous, to: current)
     if patch.isEmpty { return }
-    self.seq &+= 1
+    self._seq &+= 1
     self.publishedJSON = current
     let change = StateChange(seq: self.seq, patch: patch)
     for observer in self.observers.values { observer(change) }
@@ -214,15 +228,16 @@ extension Store where State: Encodable {
   public func observe(
     _ handler: @escaping @Sendable (StateChange) -> Void
   ) throws -> (snapshot: StateSnapshot<State>, observation: StoreObservation) {
-    let json = try self.publishedJSON ?? JSONValueEncoder().encode(self.state)
+    let json = try self.publishedJSON ?? JSONValueEncoder().encode(self._state)
     self.publishedJSON = json
+    self.isObserved = true
     let id = self.nextObserverID
     self.nextObserverID += 1
     self.observers[id] = handler
     let observation = StoreObservation { [weak self] in
       Task { await self?.removeObserver(id) }
     }
-    return (StateSnapshot(seq: self.seq, state: self.state, json: json), observation)
+    return (StateSnapshot(seq: self._seq, state: self._state, json: json), observation)
   }
 
   /// The current state and an asynchronous sequence of every later change.
@@ -247,7 +262,10 @@ extension Store where State: Encodable {
 
   private func removeObserver(_ id: Int) {
     self.observers[id] = nil
-    if self.observers.isEmpty { self.publishedJSON = nil }
+    if self.observers.isEmpty {
+      self.publishedJSON = nil
+      self.isObserved = false
+    }
   }
 }
 

@@ -74,7 +74,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     let reducer = reducer()
     self.state = initialState
     self.actualState = initialState
-    self.reducer = { reducer.reduce(into: &$0, action: $1) }
+    self.reducer = reducer._resolve()
     self.dependencies = withDependencies(prepareDependencies) { DependencyValues._current }
     self.effects = EffectRunner { [pending] emission in
       pending.withValue { $0.append(emission) }

@@ -120,7 +120,8 @@ struct JSONPropertyTests {
       let wire = try JSONValue(parsing: patch.jsonValue.serialized())
       #expect(try JSONPatch(jsonValue: wire) == patch)
       let viaFoundation = try JSONDecoder().decode(JSONPatch.self, from: JSONEncoder().encode(patch))
-      #expect(viaFoundation == patch)
+      // Foundation reads large integral doubles back as integers: numbers agree as Doubles.
+      #expect(jsonEqualAsDoubles(viaFoundation.jsonValue, patch.jsonValue))
     }
   }
 

@@ -11,17 +11,17 @@
 /// ```
 public struct CombineReducers<State, Action, Reducers: Reducer<State, Action>>: Reducer {
   @usableFromInline
-  let reducers: Reducers
+  let reducers: (inout State, Action) -> Effect<Action>
 
   @inlinable
   public init(
     @ReducerBuilder<State, Action> _ build: () -> Reducers
   ) {
-    self.reducers = build()
+    self.reducers = build()._resolve()
   }
 
   @inlinable
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
-    self.reducers.reduce(into: &state, action: action)
+    self.reducers(&state, action)
   }
 }

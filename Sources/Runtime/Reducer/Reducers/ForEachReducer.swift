@@ -49,7 +49,8 @@ extension Reducer {
     column: UInt = #column
   ) -> _ForEachReducer<Self, ID, Element> where Action: CasePathable {
     _ForEachReducer(
-      parent: self, element: element(), toElements: toElements, toElementAction: CaseRoute(toElementAction),
+      parent: self._resolve(), element: element()._resolve(), toElements: toElements,
+      toElementAction: CaseRoute(toElementAction),
       location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
@@ -57,8 +58,8 @@ extension Reducer {
 
 public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element: Reducer>: Reducer
 where Parent.Action: CasePathable {
-  let parent: Parent
-  let element: Element
+  let parent: (inout Parent.State, Parent.Action) -> Effect<Parent.Action>
+  let element: (inout Element.State, Element.Action) -> Effect<Element.Action>
   let toElements: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>
   let toElementAction: CaseRoute<Parent.Action, IdentifiedAction<ID, Element.Action>>
   let location: _SourceLocation
@@ -67,7 +68,7 @@ where Parent.Action: CasePathable {
     var elementEffect = Effect<Parent.Action>.none
     if case let .element(id, elementAction)? = self.toElementAction.extract(from: action) {
       if state[keyPath: self.toElements][id: id] != nil {
-        let effect = self.element.reduce(into: &state[keyPath: self.toElements][id: id]!, action: elementAction)
+        let effect = self.element(&state[keyPath: self.toElements][id: id]!, elementAction)
         elementEffect = self.lifting(for: id).lift(effect)
       } else {
         self.location.report(
@@ -87,7 +88,7 @@ where Parent.Action: CasePathable {
       }
     }
     let idsBefore = state[keyPath: self.toElements].ids
-    let parentEffect = self.parent.reduce(into: &state, action: action)
+    let parentEffect = self.parent(&state, action)
     let idsAfter = state[keyPath: self.toElements].ids
     var teardown = Effect<Parent.Action>.none
     // Equal id sets share storage unless the parent touched the array: a cheap check.
@@ -108,7 +109,7 @@ where Parent.Action: CasePathable {
         body(&parent[keyPath: toElements][id: id]!)
       },
       embed: { embed(.element(id: id, action: $0)) },
-      reduceChild: { element.reduce(into: &$0, action: $1) },
+      reduceChild: element,
       namespace: AnyHashableSendable(_ForEachID(path: toElements, id: AnyHashableSendable(id)))
     )
   }

@@ -30,8 +30,8 @@ extension Reducer {
 }
 
 public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where Parent.State: CasePathable {
-  let parent: Parent
-  let child: Child
+  let parent: (inout Parent.State, Parent.Action) -> Effect<Parent.Action>
+  let child: (inout Child.State, Child.Action) -> Effect<Child.Action>
   let toCaseState: CaseRoute<Parent.State, Child.State>
   let route: _AnyRoute<Parent.Action, Child.Action>
   let lifting: _EffectLifting<Parent.State, Parent.Action, Child.State, Child.Action>
@@ -46,8 +46,9 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
   ) {
     let toCase = CaseRoute(toCaseState)
     let embedState = toCase.embed!
-    self.parent = parent
-    self.child = child
+    let reduceChild = child._resolve()
+    self.parent = parent._resolve()
+    self.child = reduceChild
     self.toCaseState = toCase
     self.route = _AnyRoute(route)
     self.location = location
@@ -58,7 +59,7 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
         parent = embedState(caseState)
       },
       embed: route.embed,
-      reduceChild: { child.reduce(into: &$0, action: $1) },
+      reduceChild: reduceChild,
       namespace: AnyHashableSendable(_IfCaseLetID(path: toCaseState))
     )
   }
@@ -68,7 +69,7 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
     if let childAction = self.route.extract(action) {
       if self.toCaseState.extract(from: state) != nil {
         var effect = Effect<Child.Action>.none
-        self.lifting.project(&state) { effect = self.child.reduce(into: &$0, action: childAction) }
+        self.lifting.project(&state) { effect = self.child(&$0, childAction) }
         childEffect = self.lifting.lift(effect)
       } else {
         self.location.report(
@@ -85,7 +86,7 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
       }
     }
     let wasInCase = self.toCaseState.extract(from: state) != nil
-    let parentEffect = self.parent.reduce(into: &state, action: action)
+    let parentEffect = self.parent(&state, action)
     var teardown = Effect<Parent.Action>.none
     if wasInCase, self.toCaseState.extract(from: state) == nil, let lifetime = self.lifting.lifetime {
       teardown = Effect(operation: .cancel(lifetime))

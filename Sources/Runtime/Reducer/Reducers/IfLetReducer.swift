@@ -33,8 +33,8 @@ extension Reducer {
 }
 
 public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
-  let parent: Parent
-  let child: Child
+  let parent: (inout Parent.State, Parent.Action) -> Effect<Parent.Action>
+  let child: (inout Child.State, Child.Action) -> Effect<Child.Action>
   let toChildState: WritableKeyPath<Parent.State, Child.State?>
   let route: _AnyRoute<Parent.Action, Child.Action>
   let lifting: _EffectLifting<Parent.State, Parent.Action, Child.State, Child.Action>
@@ -47,8 +47,9 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     route: some ActionRoute<Parent.Action, Child.Action>,
     location: _SourceLocation
   ) {
-    self.parent = parent
-    self.child = child
+    let reduceChild = child._resolve()
+    self.parent = parent._resolve()
+    self.child = reduceChild
     self.toChildState = toChildState
     self.route = _AnyRoute(route)
     self.location = location
@@ -58,7 +59,7 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         body(&parent[keyPath: toChildState]!)
       },
       embed: route.embed,
-      reduceChild: { child.reduce(into: &$0, action: $1) },
+      reduceChild: reduceChild,
       namespace: AnyHashableSendable(_IfLetID(path: toChildState))
     )
   }
@@ -67,7 +68,7 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     var childEffect = Effect<Parent.Action>.none
     if let childAction = self.route.extract(action) {
       if state[keyPath: self.toChildState] != nil {
-        childEffect = self.lifting.lift(self.child.reduce(into: &state[keyPath: self.toChildState]!, action: childAction))
+        childEffect = self.lifting.lift(self.child(&state[keyPath: self.toChildState]!, childAction))
       } else {
         self.location.report(
           """
@@ -85,7 +86,7 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
       }
     }
     let wasPresent = state[keyPath: self.toChildState] != nil
-    let parentEffect = self.parent.reduce(into: &state, action: action)
+    let parentEffect = self.parent(&state, action)
     var teardown = Effect<Parent.Action>.none
     if wasPresent, state[keyPath: self.toChildState] == nil, let lifetime = self.lifting.lifetime {
       teardown = Effect(operation: .cancel(lifetime))

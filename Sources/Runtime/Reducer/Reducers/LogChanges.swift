@@ -20,21 +20,21 @@ extension Reducer {
   /// //   )
   /// ```
   public func logChanges(to logger: Logger, level: Logger.Level = .debug) -> _LogChangesReducer<Self> {
-    _LogChangesReducer(base: self, logger: logger, level: level)
+    _LogChangesReducer(base: self._resolve(), logger: logger, level: level)
   }
 }
 
 public struct _LogChangesReducer<Base: Reducer>: Reducer {
-  let base: Base
+  let base: (inout Base.State, Base.Action) -> Effect<Base.Action>
   let logger: Logger
   let level: Logger.Level
 
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
     guard self.logger.logLevel <= self.level else {
-      return self.base.reduce(into: &state, action: action)
+      return self.base(&state, action)
     }
     let oldState = state
-    let effect = self.base.reduce(into: &state, action: action)
+    let effect = self.base(&state, action)
     var action = String(customDumping: action)
     if action.contains("\n") { action = "\n" + action }
     let change = diff(oldState, state).map { "\n" + $0 } ?? " (no state change)"

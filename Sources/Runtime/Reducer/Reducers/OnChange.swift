@@ -17,18 +17,18 @@ extension Reducer {
     of toValue: @escaping (State) -> Value,
     @ReducerBuilder<State, Action> _ reducer: @escaping (_ oldValue: Value, _ newValue: Value) -> R
   ) -> _OnChangeReducer<Self, Value, R> {
-    _OnChangeReducer(base: self, toValue: toValue, reducer: reducer)
+    _OnChangeReducer(base: self._resolve(), toValue: toValue, reducer: reducer)
   }
 }
 
 public struct _OnChangeReducer<Base: Reducer, Value: Equatable, R: Reducer<Base.State, Base.Action>>: Reducer {
-  let base: Base
+  let base: (inout Base.State, Base.Action) -> Effect<Base.Action>
   let toValue: (Base.State) -> Value
   let reducer: (Value, Value) -> R
 
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
     let oldValue = self.toValue(state)
-    let effect = self.base.reduce(into: &state, action: action)
+    let effect = self.base(&state, action)
     let newValue = self.toValue(state)
     guard oldValue != newValue else { return effect }
     return effect.merge(with: self.reducer(oldValue, newValue).reduce(into: &state, action: action))

@@ -9,10 +9,11 @@ import CasePaths
 /// let appReducer = combine(counterReducer, primeModalReducer, favoritePrimesReducer)
 /// ```
 public func combine<State, Action>(_ reducers: any Reducer<State, Action>...) -> Reduce<State, Action> {
-  Reduce { state, action in
+  let reducers = reducers.map { $0._resolve() }
+  return Reduce { state, action in
     var effect = Effect<Action>.none
-    for reducer in reducers {
-      effect = effect.merge(with: reducer.reduce(into: &state, action: action))
+    for reduce in reducers {
+      effect = effect.merge(with: reduce(&state, action))
     }
     return effect
   }

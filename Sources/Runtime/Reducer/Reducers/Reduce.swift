@@ -26,7 +26,7 @@ public struct Reduce<State, Action>: Reducer {
   /// Erases the type of another reducer.
   @inlinable
   public init<R: Reducer<State, Action>>(_ reducer: R) {
-    self.reduce = { reducer.reduce(into: &$0, action: $1) }
+    self.reduce = reducer._resolve()
   }
 
   @inlinable

@@ -23,10 +23,10 @@ import CasePaths
 /// (a case key path), whose child effects are embedded back into parent actions, or a read-only
 /// route such as ``ActionRoute/anyOf(_:)``, whose child effects come back to the child only.
 public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
-  let toChildState: WritableKeyPath<ParentState, Child.State>
-  let route: _AnyRoute<ParentAction, Child.Action>
-  let child: Child
-  let lifting: _EffectLifting<ParentState, ParentAction, Child.State, Child.Action>
+  @usableFromInline let toChildState: WritableKeyPath<ParentState, Child.State>
+  @usableFromInline let route: _AnyRoute<ParentAction, Child.Action>
+  @usableFromInline let child: (inout Child.State, Child.Action) -> Effect<Child.Action>
+  @usableFromInline let lifting: _EffectLifting<ParentState, ParentAction, Child.State, Child.Action>
 
   /// Scopes `child` to the state at `toChildState` and the actions at `toChildAction`.
   public init<ChildState, ChildAction>(
@@ -51,19 +51,21 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     route: some ActionRoute<ParentAction, Child.Action>,
     child: Child
   ) {
+    let reduceChild = child._resolve()
     self.toChildState = toChildState
     self.route = _AnyRoute(route)
-    self.child = child
+    self.child = reduceChild
     self.lifting = _EffectLifting(
       project: { parent, body in body(&parent[keyPath: toChildState]) },
       embed: route.embed,
-      reduceChild: { child.reduce(into: &$0, action: $1) },
+      reduceChild: reduceChild,
       namespace: nil
     )
   }
 
+  @inlinable
   public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = self.route.extract(action) else { return .none }
-    return self.lifting.lift(self.child.reduce(into: &state[keyPath: self.toChildState], action: childAction))
+    return self.lifting.lift(self.child(&state[keyPath: self.toChildState], childAction))
   }
 }
