@@ -40,6 +40,38 @@ extension Effect {
   ///
   /// - Parameter cancelInFlight: Cancel effects already running with the same `id` first, so at
   ///   most one runs at a time (the basis of debouncing).
+  ///
+  /// Debounce and throttle are recipes on top of this and a clock dependency, rather than
+  /// operators, so tests control time with a `TestClock`:
+  ///
+  /// ```swift
+  /// @Dependency(\.continuousClock) var clock
+  ///
+  /// // Debounce: only the last query of a burst is searched, 300 ms after the burst ends.
+  /// case let .queryChanged(query):
+  ///   state.query = query
+  ///   return .run { send in
+  ///     try await clock.sleep(for: .milliseconds(300))
+  ///     send(.search(query))
+  ///   }
+  ///   .cancellable(id: CancelID.search, cancelInFlight: true)
+  ///
+  /// // Throttle: the first tap saves at once; taps in the next second are ignored.
+  /// case .saveTapped:
+  ///   guard !state.isThrottled else { return .none }
+  ///   state.isThrottled = true
+  ///   return .merge(
+  ///     .send(.save),
+  ///     .run { send in
+  ///       try await clock.sleep(for: .seconds(1))
+  ///       send(.throttleEnded)
+  ///     }
+  ///     .cancellable(id: CancelID.throttle)
+  ///   )
+  /// case .throttleEnded:
+  ///   state.isThrottled = false
+  ///   return .none
+  /// ```
   public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Self {
     self._cancellable(id: EffectID(id), cancelInFlight: cancelInFlight)
   }

@@ -208,6 +208,55 @@ import Testing
     }
   }
 
+  struct Saver: Reducer {
+    struct State: Equatable { var isThrottled = false; var saves = 0 }
+    @CasePathable enum Action: Equatable { case saveTapped, save, throttleEnded }
+    @Dependency(\.continuousClock) var clock
+    enum CancelID { case throttle }
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case .saveTapped:
+        guard !state.isThrottled else { return .none }
+        state.isThrottled = true
+        return .merge(
+          .send(.save),
+          .run { [clock] send in
+            try await clock.sleep(for: .seconds(1))
+            send(.throttleEnded)
+          }
+          .cancellable(id: CancelID.throttle)
+        )
+      case .save:
+        state.saves += 1
+        return .none
+      case .throttleEnded:
+        state.isThrottled = false
+        return .none
+      }
+    }
+  }
+
+  /// The throttle recipe from the documentation.
+  @Test func throttleRecipe() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Saver.State()) {
+      Saver()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.saveTapped) { $0.isThrottled = true }
+    await store.receive(.save) { $0.saves = 1 }
+    await clock.advance(by: .milliseconds(500))
+    await store.send(.saveTapped)
+    await clock.advance(by: .milliseconds(500))
+    await store.receive(.throttleEnded) { $0.isThrottled = false }
+    await store.send(.saveTapped) { $0.isThrottled = true }
+    await store.receive(.save) { $0.saves = 2 }
+    await clock.advance(by: .seconds(1))
+    await store.receive(.throttleEnded) { $0.isThrottled = false }
+  }
+
   /// The debounce recipe from the documentation: cancel the previous run, then sleep on the
   /// injected clock.
   @Test func debounceRecipe() async {

@@ -29,6 +29,25 @@ extension Reducer {
   }
 }
 
+extension Reducer where State: CasePathable {
+  /// Runs a child reducer while the state is in one case, for the actions any route extracts —
+  /// a read-only one included, whose child effects then come back to the child only.
+  public func ifCaseLet<CaseState, CaseAction, Case: Reducer<CaseState, CaseAction>>(
+    _ toCaseState: CaseKeyPath<State, CaseState>,
+    action route: some ActionRoute<Action, CaseAction>,
+    @ReducerBuilder<CaseState, CaseAction> then case: () -> Case,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _IfCaseLetReducer<Self, Case> {
+    _IfCaseLetReducer(
+      parent: self, child: `case`(), toCaseState: toCaseState, route: route,
+      location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
 public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where Parent.State: CasePathable {
   let parent: (inout Parent.State, Parent.Action) -> Effect<Parent.Action>
   let child: (inout Child.State, Child.Action) -> Effect<Child.Action>

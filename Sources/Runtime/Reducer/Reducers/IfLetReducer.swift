@@ -32,6 +32,25 @@ extension Reducer {
   }
 }
 
+extension Reducer {
+  /// Runs a child reducer on optional child state, for the actions any route extracts — a
+  /// read-only one included, whose child effects then come back to the child only.
+  public func ifLet<ChildState, ChildAction, Child: Reducer<ChildState, ChildAction>>(
+    _ toChildState: WritableKeyPath<State, ChildState?>,
+    action route: some ActionRoute<Action, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> then child: () -> Child,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _IfLetReducer<Self, Child> {
+    _IfLetReducer(
+      parent: self, child: child(), toChildState: toChildState, route: route,
+      location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
 public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let parent: (inout Parent.State, Parent.Action) -> Effect<Parent.Action>
   let child: (inout Child.State, Child.Action) -> Effect<Child.Action>
