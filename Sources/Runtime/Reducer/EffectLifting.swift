@@ -64,6 +64,38 @@ struct _EffectLifting<Parent, ParentAction, Child, ChildAction>: @unchecked Send
   }
 }
 
+extension _EffectLifting {
+  /// The shape shared by the operators on optional children (`ifLet`, `ifCaseLet`): the child runs
+  /// first when it is present — an action for an absent child is reported — then the parent; when
+  /// the parent made the child go away, every effect the child started is cancelled.
+  func reduce(
+    _ state: inout Parent,
+    action: ParentAction,
+    childAction: ChildAction?,
+    isPresent: (Parent) -> Bool,
+    parent: (inout Parent, ParentAction) -> Effect<ParentAction>,
+    reportAbsentChild: (Parent) -> Void
+  ) -> Effect<ParentAction> {
+    var childEffect = Effect<ParentAction>.none
+    if let childAction {
+      if isPresent(state) {
+        var effect = Effect<ChildAction>.none
+        self.project(&state) { effect = self.reduceChild(&$0, childAction) }
+        childEffect = self.lift(effect)
+      } else {
+        reportAbsentChild(state)
+      }
+    }
+    let wasPresent = isPresent(state)
+    let parentEffect = parent(&state, action)
+    var teardown = Effect<ParentAction>.none
+    if wasPresent, !isPresent(state), let lifetime = self.lifetime {
+      teardown = Effect(operation: .cancel(lifetime))
+    }
+    return childEffect.merge(with: parentEffect).merge(with: teardown)
+  }
+}
+
 /// A route in the form the scope operators use.
 @usableFromInline
 struct _AnyRoute<Root, Value>: @unchecked Sendable {

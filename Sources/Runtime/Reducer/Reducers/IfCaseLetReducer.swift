@@ -50,7 +50,6 @@ extension Reducer where State: CasePathable {
 
 public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where Parent.State: CasePathable {
   let parent: (inout Parent.State, Parent.Action) -> Effect<Parent.Action>
-  let child: (inout Child.State, Child.Action) -> Effect<Child.Action>
   let toCaseState: CaseRoute<Parent.State, Child.State>
   let route: _AnyRoute<Parent.Action, Child.Action>
   let lifting: _EffectLifting<Parent.State, Parent.Action, Child.State, Child.Action>
@@ -67,7 +66,6 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
     let embedState = toCase.embed!
     let reduceChild = child._resolve()
     self.parent = parent._resolve()
-    self.child = reduceChild
     self.toCaseState = toCase
     self.route = _AnyRoute(route)
     self.location = location
@@ -84,33 +82,26 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
   }
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
-    var childEffect = Effect<Parent.Action>.none
-    if let childAction = self.route.extract(action) {
-      if self.toCaseState.extract(from: state) != nil {
-        var effect = Effect<Child.Action>.none
-        self.lifting.project(&state) { effect = self.child(&$0, childAction) }
-        childEffect = self.lifting.lift(effect)
-      } else {
-        self.location.report(
-          """
-          An "ifCaseLet" received a child action when the state was in another case:
+    let toCaseState = self.toCaseState
+    return self.lifting.reduce(
+      &state,
+      action: action,
+      childAction: self.route.extract(action),
+      isPresent: { toCaseState.extract(from: $0) != nil },
+      parent: self.parent
+    ) { state in
+      self.location.report(
+        """
+        An "ifCaseLet" received a child action when the state was in another case:
 
-            Action: \(_describe(action))
-            State: \(_describe(state))
+          Action: \(_describe(action))
+          State: \(_describe(state))
 
-          This usually means the parent changed the state's case before this action was sent, \
-          or an effect of the child kept sending after the case changed.
-          """
-        )
-      }
+        This usually means the parent changed the state's case before this action was sent, \
+        or an effect of the child kept sending after the case changed.
+        """
+      )
     }
-    let wasInCase = self.toCaseState.extract(from: state) != nil
-    let parentEffect = self.parent(&state, action)
-    var teardown = Effect<Parent.Action>.none
-    if wasInCase, self.toCaseState.extract(from: state) == nil, let lifetime = self.lifting.lifetime {
-      teardown = Effect(operation: .cancel(lifetime))
-    }
-    return childEffect.merge(with: parentEffect).merge(with: teardown)
   }
 }
 

@@ -53,7 +53,6 @@ extension Reducer {
 
 public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let parent: (inout Parent.State, Parent.Action) -> Effect<Parent.Action>
-  let child: (inout Child.State, Child.Action) -> Effect<Child.Action>
   let toChildState: WritableKeyPath<Parent.State, Child.State?>
   let route: _AnyRoute<Parent.Action, Child.Action>
   let lifting: _EffectLifting<Parent.State, Parent.Action, Child.State, Child.Action>
@@ -68,7 +67,6 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   ) {
     let reduceChild = child._resolve()
     self.parent = parent._resolve()
-    self.child = reduceChild
     self.toChildState = toChildState
     self.route = _AnyRoute(route)
     self.location = location
@@ -84,33 +82,28 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   }
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
-    var childEffect = Effect<Parent.Action>.none
-    if let childAction = self.route.extract(action) {
-      if state[keyPath: self.toChildState] != nil {
-        childEffect = self.lifting.lift(self.child(&state[keyPath: self.toChildState]!, childAction))
-      } else {
-        self.location.report(
-          """
-          An "ifLet" received a child action when child state was "nil":
+    let toChildState = self.toChildState
+    return self.lifting.reduce(
+      &state,
+      action: action,
+      childAction: self.route.extract(action),
+      isPresent: { $0[keyPath: toChildState] != nil },
+      parent: self.parent
+    ) { _ in
+      self.location.report(
+        """
+        An "ifLet" received a child action when child state was "nil":
 
-            Action: \(_describe(action))
+          Action: \(_describe(action))
 
-          This usually means:
-          • The parent set the child state to "nil" before this action was sent. Send child \
-          actions only while the child is present.
-          • An effect of the child kept sending after the child went away. Such effects are \
-          cancelled when the state becomes "nil"; an action already in the mailbox still arrives.
-          """
-        )
-      }
+        This usually means:
+        • The parent set the child state to "nil" before this action was sent. Send child \
+        actions only while the child is present.
+        • An effect of the child kept sending after the child went away. Such effects are \
+        cancelled when the state becomes "nil"; an action already in the mailbox still arrives.
+        """
+      )
     }
-    let wasPresent = state[keyPath: self.toChildState] != nil
-    let parentEffect = self.parent(&state, action)
-    var teardown = Effect<Parent.Action>.none
-    if wasPresent, state[keyPath: self.toChildState] == nil, let lifetime = self.lifting.lifetime {
-      teardown = Effect(operation: .cancel(lifetime))
-    }
-    return childEffect.merge(with: parentEffect).merge(with: teardown)
   }
 }
 
