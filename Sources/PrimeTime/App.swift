@@ -2,40 +2,34 @@ import CasePaths
 import Foundation
 import SwitchyardRuntime
 
-/// PrimeTime, the demo application of the reference material, composed from its features.
+/// The counter, the prime modal and the favorites screen: the features that share the count and
+/// the favorite primes.
 ///
-/// The counter and the prime modal are pulled back along computed properties that assemble their
-/// state from the app's fields; the activity feed listens, through a read-only `anyOf` route, to
-/// the `favoritesChanged` actions that both the modal and the favorites screen send.
-public struct App: Reducer {
+/// They are pulled back along computed properties that assemble each screen's state from these
+/// fields, the way the reference material does.
+public struct Primes: Reducer {
   public struct State: Equatable, Codable, Sendable {
     public var count: Int
     public var favoritePrimes: [Int]
     public var alertNthPrime: PrimeAlert?
     public var isNthPrimeRequestInFlight: Bool
     public var storage: StorageStatus
-    public var activityFeed: [Activity]
-    public var signUp: SignUp.State
 
     public init(
       count: Int = 0,
       favoritePrimes: [Int] = [],
       alertNthPrime: PrimeAlert? = nil,
       isNthPrimeRequestInFlight: Bool = false,
-      storage: StorageStatus = StorageStatus(),
-      activityFeed: [Activity] = [],
-      signUp: SignUp.State = SignUp.State()
+      storage: StorageStatus = StorageStatus()
     ) {
       self.count = count
       self.favoritePrimes = favoritePrimes
       self.alertNthPrime = alertNthPrime
       self.isNthPrimeRequestInFlight = isNthPrimeRequestInFlight
       self.storage = storage
-      self.activityFeed = activityFeed
-      self.signUp = signUp
     }
 
-    /// The counter's view of the app.
+    /// The counter's view: the count and the nth-prime request.
     public var counter: Counter.State {
       get {
         Counter.State(
@@ -74,7 +68,6 @@ public struct App: Reducer {
     case counter(Counter.Action)
     case primeModal(PrimeModal.Action)
     case favoritePrimes(FavoritePrimes.Action)
-    case signUp(SignUp.Action)
   }
 
   public init() {}
@@ -89,11 +82,80 @@ public struct App: Reducer {
     Scope(state: \.favoritePrimesState, action: \.favoritePrimes) {
       FavoritePrimes()
     }
-    Scope(state: \.activityFeed, action: .anyOf(\.primeModal.favoritesChanged, \.favoritePrimes.favoritesChanged)) {
+  }
+}
+
+/// PrimeTime, the demo application of the reference material, composed from its features.
+///
+/// The activity feed listens, through a read-only `anyOf` route, to the `favoritesChanged`
+/// actions that both the modal and the favorites screen send. Each part of the state belongs to
+/// one feature, so the daemon can host each in an actor of its own.
+public struct App: Reducer {
+  public struct State: Equatable, Codable, Sendable {
+    public var primes: Primes.State
+    public var activityFeed: [Activity]
+    public var signUp: SignUp.State
+
+    public init(
+      primes: Primes.State = Primes.State(),
+      activityFeed: [Activity] = [],
+      signUp: SignUp.State = SignUp.State()
+    ) {
+      self.primes = primes
+      self.activityFeed = activityFeed
+      self.signUp = signUp
+    }
+  }
+
+  /// The screens' actions, flat: `{"counter":{"incrTapped":{}}}` on the wire.
+  @CasePathable
+  public enum Action: Equatable, Codable, Sendable {
+    case counter(Counter.Action)
+    case primeModal(PrimeModal.Action)
+    case favoritePrimes(FavoritePrimes.Action)
+    case signUp(SignUp.Action)
+  }
+
+  public init() {}
+
+  /// The actions of the three screens that share `primes`, as one route.
+  public static let primesRoute = PrimesRoute()
+
+  /// The actions the activity feed listens to.
+  public static let activityFeedRoute: ReadOnlyRoute<Action, FavoritesChange> =
+    .anyOf(\.primeModal.favoritesChanged, \.favoritePrimes.favoritesChanged)
+
+  public var body: some ReducerOf<Self> {
+    Scope(state: \.primes, action: Self.primesRoute) {
+      Primes()
+    }
+    Scope(state: \.activityFeed, action: Self.activityFeedRoute) {
       ActivityFeed()
     }
     Scope(state: \.signUp, action: \.signUp) {
       SignUp()
+    }
+  }
+}
+
+/// A full route between the app's flat actions and the actions of ``Primes``.
+public struct PrimesRoute: ActionRoute {
+  public func extract(from root: App.Action) -> Primes.Action? {
+    switch root {
+    case let .counter(action): .counter(action)
+    case let .primeModal(action): .primeModal(action)
+    case let .favoritePrimes(action): .favoritePrimes(action)
+    case .signUp: nil
+    }
+  }
+
+  public var embed: ((Primes.Action) -> App.Action)? {
+    { action in
+      switch action {
+      case let .counter(action): .counter(action)
+      case let .primeModal(action): .primeModal(action)
+      case let .favoritePrimes(action): .favoritePrimes(action)
+      }
     }
   }
 }

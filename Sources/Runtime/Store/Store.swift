@@ -47,26 +47,37 @@ public actor Store<State: Sendable, Action: Sendable> {
   ///
   /// - Parameter prepareDependencies: Overrides dependencies for the reducer and its effects,
   ///   for example a test clock.
+  ///
+  /// - Parameter effectActions: Where the actions that effects send go. By default they join this
+  ///   store's mailbox; a host that routes actions between stores (the daemon's router) takes
+  ///   them instead, and sends them back through ``enqueue(_:onReduced:)`` when they are meant
+  ///   for this store.
   public init<R: Reducer<State, Action>>(
     initialState: State,
     reducer: sending () -> R,
-    withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil
+    withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil,
+    effectActions: (@Sendable (Action) -> Void)? = nil
   ) {
-    self.init(initialState: initialState, reducer: reducer(), encode: nil, prepareDependencies: prepareDependencies)
+    self.init(
+      initialState: initialState, reducer: reducer(), encode: nil,
+      prepareDependencies: prepareDependencies, effectActions: effectActions
+    )
   }
 
   /// A store running `reducer` from `initialState`, publishing changes as JSON Patches.
   public init<R: Reducer<State, Action>>(
     initialState: State,
     reducer: sending () -> R,
-    withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil
+    withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil,
+    effectActions: (@Sendable (Action) -> Void)? = nil
   ) where State: Encodable {
     let encoder = JSONValueEncoder()
     self.init(
       initialState: initialState,
       reducer: reducer(),
       encode: { try encoder.encode($0) },
-      prepareDependencies: prepareDependencies
+      prepareDependencies: prepareDependencies,
+      effectActions: effectActions
     )
   }
 
@@ -74,7 +85,8 @@ public actor Store<State: Sendable, Action: Sendable> {
     initialState: State,
     reducer: R,
     encode: (@Sendable (State) throws -> JSONValue)?,
-    prepareDependencies: ((inout DependencyValues) -> Void)?
+    prepareDependencies: ((inout DependencyValues) -> Void)?,
+    effectActions: (@Sendable (Action) -> Void)?
   ) {
     let link = _StoreLink<State, Action>()
     self._state = initialState
@@ -85,7 +97,11 @@ public actor Store<State: Sendable, Action: Sendable> {
     }
     self.link = link
     self.effects = EffectRunner { [link] emission in
-      link.store?.enqueue(emission, onReduced: nil)
+      if let effectActions, case let .action(action) = emission {
+        effectActions(action)
+      } else {
+        link.store?.enqueue(emission, onReduced: nil)
+      }
     }
     link.store = self
   }

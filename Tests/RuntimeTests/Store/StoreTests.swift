@@ -126,4 +126,23 @@ import Testing
     #expect(await store.seq == snapshot.seq)
     observation.cancel()
   }
+
+  @Test func aHostCanTakeTheActionsOfEffects() async {
+    struct Echo: Reducer {
+      func reduce(into state: inout Log.State, action: Log.Action) -> Effect<Log.Action> {
+        if case let .append(n) = action { return .run { send in send(.echo(n)) } }
+        return .none
+      }
+    }
+    let routed = AsyncStream.makeStream(of: Log.Action.self)
+    let store = Store(initialState: Log.State()) {
+      Echo()
+    } effectActions: { action in
+      routed.continuation.yield(action)
+    }
+    await store.send(.append(3))
+    var iterator = routed.stream.makeAsyncIterator()
+    #expect(await iterator.next() == .echo(3))
+    #expect(await store.state == Log.State())
+  }
 }
