@@ -20,7 +20,9 @@ import Foundation
 /// ```
 ///
 /// Integers decode from integral numbers (`.int`, or `.double` when exactly integral and in
-/// range); floating-point types decode from any number.
+/// range); floating-point types decode from any number. An enum case with a single unlabeled
+/// associated value decodes from that value alone (`{"loaded":[2,3]}`), as ``JSONValueEncoder``
+/// writes it, or from Swift's own `{"loaded":{"_0":[2,3]}}`.
 public struct JSONValueDecoder: Sendable {
   /// Contextual information handed to the values being decoded, like `JSONDecoder.userInfo`.
   ///
@@ -81,6 +83,8 @@ public func jsonPathDescription(_ codingPath: [any CodingKey]) -> String {
       continue
     }
     let name = key.stringValue
+    // Unlabeled payloads are written unwrapped, so their key is not part of the wire's path.
+    if name == _unlabeledPayloadKey { continue }
     if _isIdentifier(name) {
       if !result.isEmpty { result += "." }
       result += name
@@ -427,6 +431,8 @@ struct _JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
   @inline(__always)
   private func value(forKey key: Key) throws -> JSONValue {
     guard let value = object[key.stringValue] else {
+      // An unlabeled payload written unwrapped: this container's object is the payload itself.
+      if key.stringValue == _unlabeledPayloadKey { return .object(object) }
       throw DecodingError.keyNotFound(
         key,
         DecodingError.Context(
@@ -499,7 +505,18 @@ struct _JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
   func nestedContainer<NestedKey: CodingKey>(
     keyedBy type: NestedKey.Type, forKey key: Key
   ) throws -> KeyedDecodingContainer<NestedKey> {
-    try decoder.child(value(forKey: key), .key(key)).container(keyedBy: NestedKey.self)
+    let value = try value(forKey: key)
+    switch value {
+    case .object:
+      return try decoder.child(value, .key(key)).container(keyedBy: NestedKey.self)
+    default:
+      // An enum case's unlabeled payload written unwrapped (`{"loaded":[2,3]}`): present it as
+      // Swift's synthesized decoding expects it, under "_0".
+      guard NestedKey(stringValue: _unlabeledPayloadKey) != nil else {
+        return try decoder.child(value, .key(key)).container(keyedBy: NestedKey.self)
+      }
+      return try decoder.child(.object([_unlabeledPayloadKey: value]), .key(key)).container(keyedBy: NestedKey.self)
+    }
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {

@@ -17,6 +17,11 @@ import OrderedCollections
 /// value.serialized()  // {"count":2,"last":{"incrTapped":{"by":1}}}
 /// ```
 ///
+/// One thing differs from Foundation, so that actions read naturally on the wire: an enum case
+/// with a single unlabeled associated value is written as that value, not wrapped in `"_0"` —
+/// `.counter(.incrTapped)` is `{"counter":{"incrTapped":{}}}` and `.loaded([2, 3])` is
+/// `{"loaded":[2,3]}`. ``JSONValueDecoder`` reads both forms.
+///
 /// Non-finite floating-point values cannot be represented in JSON; encoding one throws
 /// `EncodingError.invalidValue` whose coding path points at the offending value.
 public struct JSONValueEncoder: Sendable {
@@ -125,9 +130,16 @@ final class _JSONObjectBuilder {
         members[key] = value.finish()
       }
     }
+    // The payload container of an enum case with one unlabeled associated value: the value alone.
+    if members.count == 1, let payload = members[_unlabeledPayloadKey] {
+      return payload
+    }
     return .object(members)
   }
 }
+
+/// The key Swift's synthesized `Codable` gives the single unlabeled associated value of an enum case.
+let _unlabeledPayloadKey = "_0"
 
 /// An array under construction; see ``_JSONObjectBuilder``.
 final class _JSONArrayBuilder {

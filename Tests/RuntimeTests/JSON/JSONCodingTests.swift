@@ -176,14 +176,27 @@ struct JSONValueEncoderTests {
     #expect(try JSONValueDecoder().decode(JSONCodingAppState.self, from: value) == state)
   }
 
-  @Test("enums with and without associated values use the synthesized shape")
+  @Test("enums use the synthesized shape, with single unlabeled payloads unwrapped")
   func enums() throws {
     #expect(try encoder.encode(JSONCodingCounterAction.incrTapped(x: 3)) == ["incrTapped": ["x": 3]])
     #expect(try encoder.encode(JSONCodingCounterAction.decrTapped) == ["decrTapped": [:]])
     #expect(try encoder.encode(JSONCodingCounterAction.set(7, animated: true)) == ["set": ["_0": 7, "animated": true]])
-    #expect(try encoder.encode(JSONCodingSynthesizedAction.counter(.decrTapped)) == ["counter": ["_0": ["decrTapped": [:]]]])
+    #expect(try encoder.encode(JSONCodingSynthesizedAction.counter(.decrTapped)) == ["counter": ["decrTapped": [:]]])
     #expect(try encoder.encode(JSONCodingAppAction.counter(.incrTapped(x: 1))) == ["counter": ["incrTapped": ["x": 1]]])
     #expect(try encoder.encode(JSONTestColor.green) == "green")
+  }
+
+  @Test("single unlabeled payloads decode unwrapped and in Swift's own _0 form")
+  func unlabeledPayloads() throws {
+    let unwrapped: JSONValue = ["counter": ["decrTapped": [:]]]
+    let synthesized: JSONValue = ["counter": ["_0": ["decrTapped": [:]]]]
+    #expect(try JSONValueDecoder().decode(JSONCodingSynthesizedAction.self, from: unwrapped) == .counter(.decrTapped))
+    #expect(try JSONValueDecoder().decode(JSONCodingSynthesizedAction.self, from: synthesized) == .counter(.decrTapped))
+    enum Loaded: Codable, Equatable { case loaded([Int]), renamed(String) }
+    #expect(try encoder.encode(Loaded.loaded([2, 3])) == ["loaded": [2, 3]])
+    #expect(try JSONValueDecoder().decode(Loaded.self, from: ["loaded": [2, 3]]) == .loaded([2, 3]))
+    #expect(try JSONValueDecoder().decode(Loaded.self, from: ["renamed": "x"]) == .renamed("x"))
+    #expect(try JSONValueDecoder().decode(Loaded.self, from: ["loaded": ["_0": [5]]]) == .loaded([5]))
   }
 
   @Test("encodeNil writes null; nil optionals in arrays are null")
@@ -348,7 +361,8 @@ struct JSONValueDecoderTests {
     let synthesizedError = #expect(throws: DecodingError.self) {
       try decoder.decode(JSONCodingSynthesizedAction.self, from: synthesized)
     }
-    #expect(synthesizedError.flatMap(jsonErrorPath(of:)) == "counter._0.incrTapped.x")
+    // The unlabeled payload's "_0" is not on the wire, so it is not in the path either.
+    #expect(synthesizedError.flatMap(jsonErrorPath(of:)) == "counter.incrTapped.x")
   }
 
   @Test(

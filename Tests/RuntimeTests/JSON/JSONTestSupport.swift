@@ -302,3 +302,17 @@ extension JSONGen {
     JSONTestModel.random(using: &rng)
   }
 }
+
+/// `value` with every object whose only key is "_0" replaced by that key's value: Foundation's
+/// encoding of single unlabeled enum payloads, as ``JSONValueEncoder`` writes them.
+func jsonUnwrappingUnlabeledPayloads(_ value: JSONValue) -> JSONValue {
+  switch value {
+  case let .object(object):
+    if object.count == 1, let payload = object["_0"] { return jsonUnwrappingUnlabeledPayloads(payload) }
+    return .object(object.mapValues(jsonUnwrappingUnlabeledPayloads))
+  case let .array(array):
+    return .array(array.map(jsonUnwrappingUnlabeledPayloads))
+  default:
+    return value
+  }
+}
