@@ -1,5 +1,6 @@
 # Switchyard — the two commands of the quick start, and a few more.
 #
+#   make run     build and start switchyardd in the foreground, serving PrimeTime
 #   make test    build everything and run every test
 #   make bench   run the benchmarks and print their ratios to the references
 
@@ -9,7 +10,7 @@ BENCH_DIR    ?= .build-bench
 BENCH_OUT    ?= $(BENCH_DIR)/results
 SWIFT_FLAGS  ?=
 
-.PHONY: all build test bench deps clean
+.PHONY: all build run test bench deps clean
 
 all: build
 
@@ -23,6 +24,10 @@ build: deps
 
 test: build
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+# Serves PrimeTime on run/switchyard.sock in the foreground; prints how to talk to it.
+run: deps
+	./scripts/run.sh
 
 # Release build of Benchmarks/, in a folder of its own so it never invalidates the debug build.
 bench: deps

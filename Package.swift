@@ -9,6 +9,8 @@ let package = Package(
   products: [
     .library(name: "SwitchyardRuntime", targets: ["SwitchyardRuntime"]),
     .library(name: "PrimeTime", targets: ["PrimeTime"]),
+    .library(name: "SwitchyardDaemon", targets: ["SwitchyardDaemon"]),
+    .executable(name: "switchyardd", targets: ["switchyardd"]),
   ],
   dependencies: [
     .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
@@ -20,6 +22,10 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
   ],
@@ -50,6 +56,40 @@ let package = Package(
         .product(name: "DependenciesMacros", package: "swift-dependencies"),
       ],
       path: "Sources/PrimeTime"
+    ),
+    .target(
+      name: "SwitchyardDaemon",
+      dependencies: [
+        "SwitchyardRuntime",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Configuration", package: "swift-configuration"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "DequeModule", package: "swift-collections"),
+        .product(name: "OrderedCollections", package: "swift-collections"),
+      ],
+      path: "Sources/Daemon"
+    ),
+    .executableTarget(
+      name: "switchyardd",
+      dependencies: [
+        "SwitchyardDaemon",
+        "PrimeTime",
+        "SwitchyardRuntime",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "DaemonTests",
+      dependencies: [
+        "SwitchyardDaemon",
+        "SwitchyardRuntime",
+        "PrimeTime",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
     ),
     .testTarget(
       name: "RuntimeTests",

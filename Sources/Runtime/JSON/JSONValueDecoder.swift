@@ -286,6 +286,16 @@ final class _JSONTreeDecoder: Decoder {
       return unsafeBitCast(try unboxFloat(value, component), to: T.self)
     } else if T.self == URL.self {
       return unsafeBitCast(try unboxURL(value, component), to: T.self)
+    } else if T.self == IndexSet.self, case let .array(elements) = value {
+      // The array of indexes the encoder writes; Foundation's own form decodes as usual.
+      var indexes = IndexSet()
+      let decoder = child(value, component)
+      for (offset, element) in elements.enumerated() {
+        let index = try decoder.unboxInteger(element, as: Int.self, .index(offset))
+        guard index >= 0 else { throw decoder.dataCorrupted(.index(offset), "An index cannot be negative.") }
+        indexes.insert(index)
+      }
+      return indexes as? T
     } else if T.self == Decimal.self {
       return unsafeBitCast(try unboxDecimal(value, component), to: T.self)
     }

@@ -5,7 +5,8 @@ import OrderedCollections
 ///
 /// The output matches what `Foundation.JSONEncoder` would write (with default strategies), but as a
 /// tree: structs and `[String: V]`/`[Int: V]` dictionaries become objects, arrays and other
-/// sequences (including `IdentifiedArray`) become arrays, `nil` optionals are omitted, `URL`s
+/// sequences (including `IdentifiedArray`) become arrays, an `IndexSet` is the array of its
+/// indexes (`[0,2]`, readable on the wire), `nil` optionals are omitted, `URL`s
 /// become their `absoluteString`, `Decimal`s become numbers, and everything else (`Date`, `Data`,
 /// …) uses its own `Codable` conformance.
 ///
@@ -311,6 +312,8 @@ final class _JSONTreeEncoder: Encoder {
       return try boxFloat(unsafeBitCast(value, to: Float.self), component)
     } else if T.self == URL.self {
       return .string(unsafeBitCast(value, to: URL.self).absoluteString)
+    } else if T.self == IndexSet.self, let indexes = value as? IndexSet {
+      return .array(indexes.map { .int(Int64($0)) })
     } else if T.self == Decimal.self {
       return try boxDecimal(unsafeBitCast(value, to: Decimal.self), component)
     }

@@ -497,3 +497,16 @@ struct JSONTestKey: CodingKey {
 
   static let userInfoKey = CodingUserInfoKey(rawValue: "jsonTest")!
 }
+
+@Suite("IndexSet on the wire")
+struct JSONIndexSetTests {
+  @Test("an IndexSet is the array of its indexes, and Foundation's own form still decodes")
+  func indexSets() throws {
+    let indexes: IndexSet = [0, 2, 3]
+    #expect(try JSONValueEncoder().encode(indexes) == [0, 2, 3])
+    #expect(try JSONValueDecoder().decode(IndexSet.self, from: [3, 0, 2]) == indexes)
+    let foundation = try JSONValue(parsing: JSONEncoder().encode(indexes))
+    #expect(try JSONValueDecoder().decode(IndexSet.self, from: foundation) == indexes)
+    #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(IndexSet.self, from: [1, -1]) }
+  }
+}

@@ -1,0 +1,101 @@
+import ConcurrencyExtras
+import SwitchyardRuntime
+
+/// A part of an application that the daemon hosts in an actor of its own: a reducer, the part of
+/// the root state it owns, and the route by which global actions reach it.
+///
+/// ```swift
+/// let features: [Feature<App.State, App.Action>] = [
+///   .actor("primes", state: \.primes, action: App.primesRoute) { Primes() },
+///   .actor("activityFeed", state: \.activityFeed, action: App.activityFeedRoute) { ActivityFeed() },
+/// ]
+/// ```
+///
+/// The name is also where the part lives in the state's JSON (`/primes`); the daemon checks at
+/// start that the key path and the name agree, and that no two features own overlapping parts.
+public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Sendable {
+  /// The feature's name, and its key in the root state's JSON.
+  public let name: String
+  /// Where the feature's state is in the root state's JSON.
+  public let pointer: JSONPointer
+  /// Whether the route only extracts: the feature's effect actions then stay with it.
+  public let isReadOnly: Bool
+
+  let encodeLocalState: @Sendable (RootState) throws -> JSONValue
+  let start: @Sendable (RootState, _ router: Router<RootAction>, _ index: Int) async throws -> FeatureHost<RootAction>
+}
+
+extension Feature {
+  /// A feature hosted in an actor: a ``Store`` of its own with a FIFO mailbox.
+  ///
+  /// - Parameters:
+  ///   - name: The feature's name and its key in the root state's JSON.
+  ///   - toLocalState: The part of the root state the feature owns.
+  ///   - route: How global actions reach the feature: a case key path's ``CaseRoute``, or a
+  ///     read-only route such as ``ActionRoute/anyOf(_:)``.
+  ///   - reducer: Makes the feature's reducer.
+  public static func actor<
+    LocalState: Codable & Sendable, LocalAction: Sendable, R: Reducer<LocalState, LocalAction> & SendableMetatype
+  >(
+    _ name: String,
+    state toLocalState: WritableKeyPath<RootState, LocalState>,
+    action route: some ActionRoute<RootAction, LocalAction>,
+    reducer: @escaping @Sendable () -> R
+  ) -> Self {
+    let toLocalState = UncheckedSendable(toLocalState)
+    let embed = route.embed.map { UncheckedSendable($0) }
+    let encoder = JSONValueEncoder()
+    return Feature(
+      name: name,
+      pointer: JSONPointer(tokens: [name]),
+      isReadOnly: route.isReadOnly,
+      encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
+      start: { root, router, index in
+        let store = Store(initialState: root[keyPath: toLocalState.value]) {
+          reducer()
+        } effectActions: { action in
+          // A full route embeds the effect's action and routes it again, so that listeners on
+          // read-only routes see it; a read-only route keeps it here.
+          if let embed { router.routeEffectAction(embed.value(action)) }
+        }
+        let (_, observation) = try await store.observe { change in
+          router.publish(change, from: index)
+        }
+        return FeatureHost(
+          name: name,
+          isReadOnly: route.isReadOnly,
+          offer: { action, onReduced in
+            guard let local = route.extract(from: action) else { return false }
+            store.enqueue(local, onReduced: onReduced)
+            return true
+          },
+          stop: {
+            observation.cancel()
+            await store.cancelEffects()
+          }
+        )
+      }
+    )
+  }
+}
+
+/// A running feature, as the router sees it.
+final class FeatureHost<RootAction: Sendable>: Sendable {
+  let name: String
+  let isReadOnly: Bool
+  /// Queues the feature's local action for `action` when its route extracts one.
+  let offer: @Sendable (RootAction, _ onReduced: @escaping @Sendable (UInt64) -> Void) -> Bool
+  let stop: @Sendable () async -> Void
+
+  init(
+    name: String,
+    isReadOnly: Bool,
+    offer: @escaping @Sendable (RootAction, @escaping @Sendable (UInt64) -> Void) -> Bool,
+    stop: @escaping @Sendable () async -> Void
+  ) {
+    self.name = name
+    self.isReadOnly = isReadOnly
+    self.offer = offer
+    self.stop = stop
+  }
+}

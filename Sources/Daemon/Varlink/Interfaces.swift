@@ -1,0 +1,108 @@
+/// The interface every Varlink service implements, as the Varlink specification defines it.
+enum ServiceInterface {
+  static let name = "org.varlink.service"
+
+  static let description = """
+    # The Varlink Service Interface is provided by every varlink service. It
+    # describes the service and the interfaces it implements.
+    interface org.varlink.service
+
+    # Get a list of all the interfaces a service provides and information
+    # about the implementation.
+    method GetInfo() -> (
+      vendor: string,
+      product: string,
+      version: string,
+      url: string,
+      interfaces: []string
+    )
+
+    # Get the description of an interface that is implemented by this service.
+    method GetInterfaceDescription(interface: string) -> (description: string)
+
+    # The requested interface was not found.
+    error InterfaceNotFound (interface: string)
+
+    # The requested method was not found
+    error MethodNotFound (method: string)
+
+    # The interface defines the requested method, but the service does not
+    # implement it.
+    error MethodNotImplemented (method: string)
+
+    # One of the passed parameters is invalid.
+    error InvalidParameter (parameter: string)
+
+    # Client is denied access
+    error PermissionDenied ()
+
+    # Method is expected to be called with 'more' set to true, but wasn't
+    error ExpectedMore ()
+
+    """
+}
+
+/// Switchyard's own interface.
+public enum StoreInterface {
+  public static let name = "io.switchyard.Store"
+
+  public static let description = """
+    # Switchyard: send actions to the features of an application, read its state and follow
+    # every change to it. Actions and state are the JSON of the application's Codable types.
+    interface io.switchyard.Store
+
+    # A feature the daemon hosts: its name, the JSON Pointer of the part of the state it owns,
+    # whether its route only listens (read-only), and where it runs.
+    type Feature (
+      name: string,
+      state: string,
+      readOnly: bool,
+      isolation: string
+    )
+
+    # Routes an action to every feature that takes it; replies once they have applied it,
+    # with the sequence number of the state that includes it.
+    method Send(action: object) -> (seq: int)
+
+    # Routes several actions in order; one reply once all are applied.
+    method SendBatch(actions: []object) -> (seq: int)
+
+    # The state, or the part at a JSON Pointer, and the sequence number it is at.
+    method Get(path: ?string) -> (seq: int, state: object)
+
+    # With "more": first the state at the path ("state"), then every change to it as a JSON
+    # Patch relative to the path ("patch"), each with its sequence number. With "since", the
+    # changes after that number are replayed when the daemon still holds them; otherwise a
+    # snapshot comes first. A subscriber that falls behind gets a fresh snapshot.
+    method Subscribe(path: ?string, since: ?int) -> (seq: int, state: ?object, patch: ?[]object)
+
+    # The features the daemon hosts.
+    method Describe() -> (features: []Feature)
+
+    # How the daemon is doing.
+    method Status() -> (
+      uptime: float,
+      features: int,
+      connections: int,
+      subscribers: int,
+      actions: int,
+      seq: int
+    )
+
+    # The call is not a well-formed Varlink call.
+    error InvalidRequest (reason: string)
+
+    # The action is not one the application knows: "path" says where in it.
+    error InvalidAction (reason: string, path: string)
+
+    # No feature takes the action (at "index" of a batch).
+    error ActionNotRouted (index: int)
+
+    # The state has nothing at the path.
+    error PathNotFound (path: string)
+
+    # The daemon is shutting down.
+    error ShuttingDown ()
+
+    """
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Logging
+import Synchronization
+import SwitchyardRuntime
+
+/// Answers Varlink calls: `org.varlink.service` and `io.switchyard.Store`.
+final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
+  let router: Router<Action>
+  let features: [Feature<State, Action>]
+  let logger: Logger
+  let queueLimit: Int
+  let started = ContinuousClock.now
+  let actionCount = Atomic<Int>(0)
+  let connectionCount = Atomic<Int>(0)
+
+  init(router: Router<Action>, features: [Feature<State, Action>], queueLimit: Int, logger: Logger) {
+    self.router = router
+    self.features = features
+    self.queueLimit = queueLimit
+    self.logger = logger
+  }
+
+  /// Answers `call` through `reply`; throws the error reply.
+  ///
+  /// - Parameter whenClosed: Registers work to do when the connection closes, so a
+  ///   subscription notices a subscriber that hung up even while nothing changes.
+  func handle(
+    _ call: VarlinkCall,
+    whenClosed: @Sendable (@escaping @Sendable () -> Void) -> Void,
+    reply: (VarlinkReply) async throws -> Void
+  ) async throws {
+    switch call.interface {
+    case ServiceInterface.name:
+      try await reply(VarlinkReply(parameters: try self.service(call)))
+    case StoreInterface.name:
+      if call.name == "Subscribe" {
+        try await self.subscribe(call, whenClosed: whenClosed, reply: reply)
+      } else {
+        try await reply(VarlinkReply(parameters: try await self.store(call)))
+      }
+    default:
+      throw VarlinkError.interfaceNotFound(call.interface)
+    }
+  }
+
+  private func service(_ call: VarlinkCall) throws(VarlinkError) -> JSONObject {
+    switch call.name {
+    case "GetInfo":
+      return [
+        "vendor": "Switchyard",
+        "product": "switchyardd",
+        "version": .string(switchyardVersion),
+        "url": "https://github.com/switchyard/switchyard",
+        "interfaces": [.string(ServiceInterface.name), .string(StoreInterface.name)],
+      ]
+    case "GetInterfaceDescription":
+      guard case let .string(interface)? = call.parameters["interface"] else {
+        throw .invalidParameter("interface")
+      }
+      switch interface {
+      case ServiceInterface.name: return ["description": .string(ServiceInterface.description)]
+      case StoreInterface.name: return ["description": .string(StoreInterface.description)]
+      default: throw .interfaceNotFound(interface)
+      }
+    default:
+      throw .methodNotFound(call.method)
+    }
+  }
+
+  private func store(_ call: VarlinkCall) async throws(VarlinkError) -> JSONObject {
+    switch call.name {
+    case "Send":
+      guard let action = call.parameters["action"] else { throw .invalidParameter("action") }
+      return ["seq": .int(Int64(try await self.send([try self.decode(action)])))]
+    case "SendBatch":
+      guard case let .array(actions)? = call.parameters["actions"] else { throw .invalidParameter("actions") }
+      return ["seq": .int(Int64(try await self.send(try actions.map(self.decode))))]
+    case "Get":
+      let pointer = try self.pointer(call)
+      guard let (seq, value) = self.router.get(pointer) else {
+        throw VarlinkError("\(StoreInterface.name).PathNotFound", ["path": .string(pointer.description)])
+      }
+      return ["seq": .int(Int64(seq)), "state": value]
+    case "Describe":
+      return [
+        "features": .array(
+          self.features.map { feature in
+            [
+              "name": .string(feature.name),
+              "state": .string(feature.pointer.description),
+              "readOnly": .bool(feature.isReadOnly),
+              "isolation": "actor",
+            ]
+          }
+        )
+      ]
+    case "Status":
+      return [
+        "uptime": .double(Double((ContinuousClock.now - self.started).components.seconds)),
+        "features": .int(Int64(self.features.count)),
+        "connections": .int(Int64(self.connectionCount.load(ordering: .relaxed))),
+        "subscribers": .int(Int64(self.router.subscriberCount)),
+        "actions": .int(Int64(self.actionCount.load(ordering: .relaxed))),
+        "seq": .int(Int64(self.router.currentSeq)),
+      ]
+    default:
+      throw .methodNotFound(call.method)
+    }
+  }
+
+  private func subscribe(
+    _ call: VarlinkCall,
+    whenClosed: @Sendable (@escaping @Sendable () -> Void) -> Void,
+    reply: (VarlinkReply) async throws -> Void
+  ) async throws {
+    guard call.more else { throw VarlinkError.expectedMore() }
+    let pointer = try self.pointer(call)
+    var since: UInt64?
+    switch call.parameters["since"] {
+    case nil, .null: since = nil
+    case let .int(value)? where value >= 0: since = UInt64(value)
+    default: throw VarlinkError.invalidParameter("since")
+    }
+    let subscriber: Subscriber
+    do {
+      subscriber = try self.router.subscribe(to: pointer, since: since, queueLimit: self.queueLimit)
+    } catch {
+      throw self.varlinkError(error)
+    }
+    let router = self.router
+    whenClosed { router.unsubscribe(subscriber) }
+    defer { router.unsubscribe(subscriber) }
+    while true {
+      var item = await subscriber.next()
+      if case .overflow = item { item = router.resnapshot(subscriber) }
+      switch item {
+      case let .snapshot(seq, value):
+        try await reply(VarlinkReply(parameters: ["seq": .int(Int64(seq)), "state": value], continues: true))
+      case let .patch(seq, patch):
+        try await reply(VarlinkReply(parameters: ["seq": .int(Int64(seq)), "patch": patch.jsonValue], continues: true))
+      case .end(.cancelled):
+        return
+      case .end(.shuttingDown):
+        throw VarlinkError("\(StoreInterface.name).ShuttingDown")
+      case .end(.pathRemoved):
+        throw VarlinkError("\(StoreInterface.name).PathNotFound", ["path": .string(pointer.description)])
+      case .overflow:
+        continue
+      }
+    }
+  }
+
+  private func send(_ actions: [Action]) async throws(VarlinkError) -> UInt64 {
+    do {
+      let seq = try await self.router.send(actions)
+      self.actionCount.add(actions.count, ordering: .relaxed)
+      return seq
+    } catch {
+      throw self.varlinkError(error)
+    }
+  }
+
+  private func decode(_ action: JSONValue) throws(VarlinkError) -> Action {
+    do {
+      let decoded = try JSONValueDecoder().decode(Action.self, from: action)
+      // Decoding ignores keys the action does not have; a client that sends one has a typo or
+      // the wrong version of the action, which it should hear about.
+      if let unknown = Self.unknownKey(in: action, comparedTo: try JSONValueEncoder().encode(decoded), at: []) {
+        throw VarlinkError(
+          "\(StoreInterface.name).InvalidAction",
+          ["reason": .string("unknown key \"\(unknown.last ?? "")\""), "path": .string(unknown.joined(separator: "."))]
+        )
+      }
+      return decoded
+    } catch let error as VarlinkError {
+      throw error
+    } catch let error as DecodingError {
+      let (reason, path) = Self.describe(error)
+      throw VarlinkError("\(StoreInterface.name).InvalidAction", ["reason": .string(reason), "path": .string(path)])
+    } catch {
+      throw VarlinkError("\(StoreInterface.name).InvalidAction", ["reason": .string("\(error)"), "path": ""])
+    }
+  }
+
+  private func pointer(_ call: VarlinkCall) throws(VarlinkError) -> JSONPointer {
+    switch call.parameters["path"] {
+    case nil, .null:
+      return .root
+    case let .string(path)?:
+      do { return try JSONPointer(parsing: path) } catch { throw .invalidParameter("path") }
+    default:
+      throw .invalidParameter("path")
+    }
+  }
+
+  private func varlinkError(_ error: RouterError) -> VarlinkError {
+    switch error {
+    case let .actionNotRouted(index):
+      VarlinkError("\(StoreInterface.name).ActionNotRouted", ["index": .int(Int64(index))])
+    case let .pathNotFound(pointer):
+      VarlinkError("\(StoreInterface.name).PathNotFound", ["path": .string(pointer.description)])
+    case .shuttingDown:
+      VarlinkError("\(StoreInterface.name).ShuttingDown")
+    }
+  }
+
+  /// The path of the first object key in `sent` that the action's own encoding lacks.
+  private static func unknownKey(in sent: JSONValue, comparedTo encoded: JSONValue, at path: [String]) -> [String]? {
+    switch (sent, encoded) {
+    case let (.object(sent), _) where sent.count == 1 && sent["_0"] != nil && encoded.isObjectWithout("_0"):
+      return self.unknownKey(in: sent["_0"]!, comparedTo: encoded, at: path)
+    case let (.object(sent), .object(encoded)):
+      for (key, value) in sent {
+        guard let counterpart = encoded[key] else {
+          if value.isNull { continue }
+          return path + [key]
+        }
+        if let unknown = self.unknownKey(in: value, comparedTo: counterpart, at: path + [key]) { return unknown }
+      }
+      return nil
+    case let (.array(sent), .array(encoded)) where sent.count == encoded.count:
+      for (index, (value, counterpart)) in zip(sent, encoded).enumerated() {
+        if let unknown = self.unknownKey(in: value, comparedTo: counterpart, at: path + ["\(index)"]) { return unknown }
+      }
+      return nil
+    default:
+      return nil
+    }
+  }
+
+  private static func describe(_ error: DecodingError) -> (reason: String, path: String) {
+    switch error {
+    case let .typeMismatch(type, context):
+      ("expected \(type): \(context.debugDescription)", jsonPathDescription(context.codingPath))
+    case let .valueNotFound(type, context):
+      ("missing \(type): \(context.debugDescription)", jsonPathDescription(context.codingPath))
+    case let .keyNotFound(key, context):
+      ("missing key \"\(key.stringValue)\"", jsonPathDescription(context.codingPath + [key]))
+    case let .dataCorrupted(context):
+      (context.debugDescription, jsonPathDescription(context.codingPath))
+    @unknown default:
+      ("\(error)", "")
+    }
+  }
+}
+
+/// The version the daemon reports.
+public let switchyardVersion = "0.1.0"
+
+extension JSONValue {
+  fileprivate func isObjectWithout(_ key: String) -> Bool {
+    if case let .object(object) = self { object[key] == nil } else { true }
+  }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PrimeTime
+import SwitchyardDaemon
+import SwitchyardRuntime
+
+/// `switchyardd`: the Switchyard daemon, serving the PrimeTime demo application.
+@main
+struct Switchyardd: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "switchyardd",
+    abstract: "Hosts PrimeTime's features in actors and serves them over Varlink (io.switchyard.Store).",
+    version: switchyardVersion
+  )
+
+  @Option(name: .long, help: "The configuration file (JSON). Environment variables such as SWITCHYARD_SOCKET_PATH override it.")
+  var config: String?
+
+  @Option(name: .long, help: "The socket path; overrides the configuration.")
+  var socket: String?
+
+  func run() async throws {
+    var configuration: DaemonConfiguration
+    do {
+      configuration = try await DaemonConfiguration.load(file: self.config)
+    } catch {
+      throw ValidationError("invalid configuration: \(error)")
+    }
+    if let socket { configuration.socketPath = socket }
+    let level = configuration.logLevel
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    let logger = Logger(label: "switchyardd")
+    let daemon = Daemon(application: primeTime, configuration: configuration, logger: logger)
+    try await daemon.run()
+  }
+}
+
+/// PrimeTime, hosted: each part of its state in an actor of its own.
+let primeTime = Application(
+  initialState: App.State(),
+  features: [
+    .actor("primes", state: \.primes, action: App.primesRoute) { Primes() },
+    .actor("activityFeed", state: \.activityFeed, action: App.activityFeedRoute) { ActivityFeed() },
+    .actor("signUp", state: \.signUp, action: .case(\App.Action.Cases.signUp)) { SignUp() },
+  ]
+)
