@@ -11,6 +11,8 @@ let package = Package(
     .library(name: "PrimeTime", targets: ["PrimeTime"]),
     .library(name: "SwitchyardDaemon", targets: ["SwitchyardDaemon"]),
     .executable(name: "switchyardd", targets: ["switchyardd"]),
+    .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
+    .executable(name: "switchyard", targets: ["switchyard"]),
   ],
   dependencies: [
     .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
@@ -68,6 +70,8 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ],
       path: "Sources/Daemon"
     ),
@@ -79,6 +83,33 @@ let package = Package(
         "SwitchyardRuntime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .target(
+      name: "SwitchyardClient",
+      dependencies: [
+        "SwitchyardRuntime",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Sources/Client"
+    ),
+    .executableTarget(
+      name: "switchyard",
+      dependencies: [
+        "SwitchyardClient",
+        "SwitchyardRuntime",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(
+      name: "ClientTests",
+      dependencies: [
+        "SwitchyardClient",
+        "SwitchyardRuntime",
+        "PrimeTime",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
     .testTarget(

@@ -202,6 +202,20 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  @Test func aSubscriberThatHangsUpIsReleasedPromptly() async throws {
+    let daemon = try await DaemonProcess()
+    let client = try daemon.connect()
+    do {
+      let subscriber = try daemon.connect()
+      try subscriber.send("io.switchyard.Store.Subscribe", [:], more: true)
+      _ = try subscriber.read()
+      #expect(try client.call("io.switchyard.Store.Status")["subscribers"] == 1)
+    }
+    // Nothing changes meanwhile: the daemon notices the hang-up itself, not on a failed write.
+    try await eventually { try client.call("io.switchyard.Store.Status")["subscribers"] == 0 }
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func sigtermEndsSubscriptionsAndExitsCleanly() async throws {
     let daemon = try await DaemonProcess()
     let subscriber = try daemon.connect()

@@ -1,4 +1,5 @@
 import ConcurrencyExtras
+import Dependencies
 import SwitchyardRuntime
 
 /// A part of an application that the daemon hosts in an actor of its own: a reducer, the part of
@@ -33,6 +34,7 @@ extension Feature {
   ///   - toLocalState: The part of the root state the feature owns.
   ///   - route: How global actions reach the feature: a case key path's ``CaseRoute``, or a
   ///     read-only route such as ``ActionRoute/anyOf(_:)``.
+  ///   - prepareDependencies: Overrides the dependencies of the feature's reducer and effects.
   ///   - reducer: Makes the feature's reducer.
   public static func actor<
     LocalState: Codable & Sendable, LocalAction: Sendable, R: Reducer<LocalState, LocalAction> & SendableMetatype
@@ -40,10 +42,10 @@ extension Feature {
     _ name: String,
     state toLocalState: WritableKeyPath<RootState, LocalState>,
     action route: some ActionRoute<RootAction, LocalAction>,
+    withDependencies prepareDependencies: (@Sendable (inout DependencyValues) -> Void)? = nil,
     reducer: @escaping @Sendable () -> R
   ) -> Self {
     let toLocalState = UncheckedSendable(toLocalState)
-    let embed = route.embed.map { UncheckedSendable($0) }
     let encoder = JSONValueEncoder()
     return Feature(
       name: name,
@@ -51,32 +53,63 @@ extension Feature {
       isReadOnly: route.isReadOnly,
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
       start: { root, router, index in
-        let store = Store(initialState: root[keyPath: toLocalState.value]) {
-          reducer()
-        } effectActions: { action in
-          // A full route embeds the effect's action and routes it again, so that listeners on
-          // read-only routes see it; a read-only route keeps it here.
-          if let embed { router.routeEffectAction(embed.value(action)) }
-        }
-        let (_, observation) = try await store.observe { change in
-          router.publish(change, from: index)
-        }
-        return FeatureHost(
+        try await startActor(
           name: name,
-          isReadOnly: route.isReadOnly,
-          offer: { action, onReduced in
-            guard let local = route.extract(from: action) else { return false }
-            store.enqueue(local, onReduced: onReduced)
-            return true
-          },
-          stop: {
-            observation.cancel()
-            await store.cancelEffects()
-          }
+          initialState: root[keyPath: toLocalState.value],
+          route: route,
+          prepareDependencies: prepareDependencies,
+          reducer: reducer,
+          router: router,
+          index: index
         )
       }
     )
   }
+}
+
+/// Starts a feature's store, observes it for the router, and hands back its host.
+private func startActor<RootAction: Sendable, LocalState: Codable & Sendable, LocalAction: Sendable, R>(
+  name: String,
+  initialState: LocalState,
+  route: some ActionRoute<RootAction, LocalAction>,
+  prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
+  reducer: @escaping @Sendable () -> R,
+  router: Router<RootAction>,
+  index: Int
+) async throws -> FeatureHost<RootAction> where R: Reducer<LocalState, LocalAction> & SendableMetatype {
+  // A full route embeds the effect's action and routes it again, so that listeners on
+  // read-only routes see it; a read-only route keeps it here.
+  var effectActions: (@Sendable (LocalAction) -> Void)?
+  if let embed = route.embed.map({ UncheckedSendable($0) }) {
+    effectActions = { router.routeEffectAction(embed.value($0)) }
+  }
+  let store: Store<LocalState, LocalAction>
+  if let prepareDependencies {
+    store = Store(
+      initialState: initialState,
+      reducer: { reducer() },
+      withDependencies: { prepareDependencies(&$0) },
+      effectActions: effectActions
+    )
+  } else {
+    store = Store(initialState: initialState, reducer: { reducer() }, effectActions: effectActions)
+  }
+  let (_, observation) = try await store.observe { change in
+    router.publish(change, from: index)
+  }
+  return FeatureHost(
+    name: name,
+    isReadOnly: route.isReadOnly,
+    offer: { action, onReduced in
+      guard let local = route.extract(from: action) else { return false }
+      store.enqueue(local, onReduced: onReduced)
+      return true
+    },
+    stop: {
+      observation.cancel()
+      await store.cancelEffects()
+    }
+  )
 }
 
 /// A running feature, as the router sees it.

@@ -175,7 +175,7 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
     } catch let error as VarlinkError {
       throw error
     } catch let error as DecodingError {
-      let (reason, path) = Self.describe(error)
+      let (reason, path) = Self.describe(error, in: action)
       throw VarlinkError("\(StoreInterface.name).InvalidAction", ["reason": .string(reason), "path": .string(path)])
     } catch {
       throw VarlinkError("\(StoreInterface.name).InvalidAction", ["reason": .string("\(error)"), "path": ""])
@@ -225,6 +225,24 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
       return nil
     default:
       return nil
+    }
+  }
+
+  private static func describe(_ error: DecodingError, in action: JSONValue) -> (reason: String, path: String) {
+    switch error {
+    case let .typeMismatch(_, context):
+      // An enum met an object whose one key is none of its cases: name that key.
+      let tokens = context.codingPath.compactMap { key -> String? in
+        key.stringValue == "_0" ? nil : key.intValue.map(String.init) ?? key.stringValue
+      }
+      if case let .object(object)? = action.value(at: JSONPointer(tokens: tokens)), object.count == 1,
+        let name = object.keys.first
+      {
+        return ("unknown case \"\(name)\"", jsonPathDescription(context.codingPath) + (tokens.isEmpty ? name : ".\(name)"))
+      }
+      fallthrough
+    default:
+      return self.describe(error)
     }
   }
 

@@ -1,0 +1,345 @@
+// The end-to-end load tool, and the reference echo server it is compared with.
+//
+//   loadgen echo-server PATH                 serves a NUL-framed echo on the Unix socket PATH
+//   loadgen pingpong PROTO PATH N            N round trips, one at a time
+//   loadgen pipeline PROTO PATH N DEPTH      N requests with DEPTH of them in flight
+//   loadgen fanout PROTO PATH SUBSCRIBERS N  N changes, each delivered to every subscriber
+//
+// PROTO is `switchyard` (io.switchyard.Store.Send of {"counter":{"incrTapped":{}}}), `echo`
+// (the same bytes, reflected) or `redis` (PING; PUBLISH/SUBSCRIBE for fanout). Each run prints
+// one line of key=value figures. Written in C so that the load generator costs the same for
+// every server it measures.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char SEND[] =
+    "{\"method\":\"io.switchyard.Store.Send\",\"parameters\":{\"action\":{\"counter\":{\"incrTapped\":{}}}}}";
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static void die(const char *what) {
+  perror(what);
+  exit(2);
+}
+
+static int connect_to(const char *path) {
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0) die("socket");
+  struct sockaddr_un address = {.sun_family = AF_UNIX};
+  strncpy(address.sun_path, path, sizeof address.sun_path - 1);
+  if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) die("connect");
+  return fd;
+}
+
+static void write_all(int fd, const char *bytes, size_t count) {
+  while (count > 0) {
+    ssize_t written = write(fd, bytes, count);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      die("write");
+    }
+    bytes += written;
+    count -= (size_t)written;
+  }
+}
+
+// The request of a protocol, with its terminator.
+static size_t request(const char *proto, char *buffer, size_t size) {
+  if (strcmp(proto, "redis") == 0) return (size_t)snprintf(buffer, size, "PING\r\n");
+  size_t length = strlen(SEND);
+  memcpy(buffer, SEND, length);
+  buffer[length] = 0;
+  return length + 1;
+}
+
+// How many replies `bytes` ends: NUL-ended messages, or lines for Redis.
+static int terminators(const char *proto, const char *bytes, ssize_t count) {
+  char end = strcmp(proto, "redis") == 0 ? '\n' : 0;
+  int found = 0;
+  for (ssize_t i = 0; i < count; i++) found += bytes[i] == end;
+  return found;
+}
+
+static int compare(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double percentile(double *values, long count, double p) {
+  if (count == 0) return 0;
+  long index = (long)(p * (count - 1));
+  return values[index];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+static void echo_server(const char *path) {
+  unlink(path);
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un address = {.sun_family = AF_UNIX};
+  strncpy(address.sun_path, path, sizeof address.sun_path - 1);
+  if (bind(listener, (struct sockaddr *)&address, sizeof address) != 0) die("bind");
+  if (listen(listener, 256) != 0) die("listen");
+  int epoll = epoll_create1(0);
+  struct epoll_event event = {.events = EPOLLIN, .data.fd = listener};
+  epoll_ctl(epoll, EPOLL_CTL_ADD, listener, &event);
+  char buffer[65536];
+  for (;;) {
+    struct epoll_event events[64];
+    int ready = epoll_wait(epoll, events, 64, -1);
+    for (int i = 0; i < ready; i++) {
+      int fd = events[i].data.fd;
+      if (fd == listener) {
+        int client = accept(listener, NULL, NULL);
+        struct epoll_event added = {.events = EPOLLIN, .data.fd = client};
+        epoll_ctl(epoll, EPOLL_CTL_ADD, client, &added);
+        continue;
+      }
+      ssize_t count = read(fd, buffer, sizeof buffer);
+      if (count <= 0) {
+        close(fd);
+        continue;
+      }
+      // Framed echo: what arrives is whole or partial messages; reflecting the bytes as they
+      // come keeps the framing, as a framed server would.
+      write_all(fd, buffer, (size_t)count);
+    }
+  }
+}
+
+static void pingpong(const char *proto, const char *path, long n) {
+  int fd = connect_to(path);
+  char message[256], buffer[65536];
+  size_t length = request(proto, message, sizeof message);
+  double *latencies = malloc(sizeof(double) * (size_t)n);
+  double start = now_us();
+  for (long i = 0; i < n; i++) {
+    double sent = now_us();
+    write_all(fd, message, length);
+    int replies = 0;
+    while (replies == 0) {
+      ssize_t count = read(fd, buffer, sizeof buffer);
+      if (count <= 0) die("read");
+      replies += terminators(proto, buffer, count);
+    }
+    latencies[i] = now_us() - sent;
+  }
+  double elapsed = now_us() - start;
+  qsort(latencies, (size_t)n, sizeof(double), compare);
+  printf("rate=%.0f p50_us=%.1f p99_us=%.1f\n", n / (elapsed / 1e6), percentile(latencies, n, 0.5),
+         percentile(latencies, n, 0.99));
+  close(fd);
+}
+
+static void pipeline(const char *proto, const char *path, long n, int depth) {
+  int fd = connect_to(path);
+  char message[256], buffer[65536];
+  size_t length = request(proto, message, sizeof message);
+  char *batch = malloc(length * (size_t)depth);
+  for (int i = 0; i < depth; i++) memcpy(batch + length * (size_t)i, message, length);
+  long sent = 0, received = 0;
+  double start = now_us();
+  long first = n < depth ? n : depth;
+  write_all(fd, batch, length * (size_t)first);
+  sent = first;
+  while (received < n) {
+    ssize_t count = read(fd, buffer, sizeof buffer);
+    if (count <= 0) die("read");
+    int replies = terminators(proto, buffer, count);
+    received += replies;
+    long more = replies;
+    if (sent + more > n) more = n - sent;
+    if (more > 0) {
+      write_all(fd, batch, length * (size_t)more);
+      sent += more;
+    }
+  }
+  double elapsed = now_us() - start;
+  printf("rate=%.0f\n", n / (elapsed / 1e6));
+  close(fd);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fan-out: one publisher, SUBSCRIBERS subscribers; every change is numbered, and each
+// subscriber's receipt of number k is timed against when change k was sent.
+
+typedef struct {
+  const char *proto;
+  int *fds;
+  int subscribers;
+  long n;
+  long base;
+  double *sent_at;  // by change number, written by the publisher
+  double *latencies;
+  long deliveries;
+  double finished;
+} FanOut;
+
+// The change number in one subscriber message, or -1.
+static long number_in(const char *proto, const char *message, long base) {
+  if (strcmp(proto, "redis") == 0) {
+    // *3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$<len>\r\n<k>\r\n
+    const char *last = strrchr(message, '$');
+    if (!last || strstr(message, "message") == NULL) return -1;
+    const char *digits = strstr(last, "\r\n");
+    return digits ? atol(digits + 2) : -1;
+  }
+  const char *value = strstr(message, "\"value\":");
+  if (value) return atol(value + 8) - base;
+  value = strstr(message, "\"state\":");
+  if (value) return atol(value + 8) - base;
+  return -1;
+}
+
+static void *receive(void *context) {
+  FanOut *f = context;
+  int epoll = epoll_create1(0);
+  typedef struct {
+    char bytes[8192];
+    size_t used;
+    long last;
+  } Pending;
+  Pending *pending = calloc((size_t)f->subscribers, sizeof(Pending));
+  for (int i = 0; i < f->subscribers; i++) {
+    struct epoll_event event = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+    epoll_ctl(epoll, EPOLL_CTL_ADD, f->fds[i], &event);
+    pending[i].last = 0;
+  }
+  int done = 0;
+  long capacity = f->n * f->subscribers;
+  int redis = strcmp(f->proto, "redis") == 0;
+  while (done < f->subscribers) {
+    struct epoll_event events[128];
+    int ready = epoll_wait(epoll, events, 128, 10000);
+    if (ready == 0) {
+      fprintf(stderr, "fanout: no delivery for 10 s (%d of %d subscribers done)\n", done, f->subscribers);
+      exit(3);
+    }
+    double now = now_us();
+    for (int e = 0; e < ready; e++) {
+      int i = (int)events[e].data.u32;
+      Pending *p = &pending[i];
+      ssize_t count = read(f->fds[i], p->bytes + p->used, sizeof p->bytes - p->used - 1);
+      if (count <= 0) die("subscriber read");
+      p->used += (size_t)count;
+      p->bytes[p->used] = 0;
+      // Split off whole messages: NUL-ended, or for Redis a pub/sub message of 7 lines.
+      for (;;) {
+        size_t length = 0;
+        if (redis) {
+          int lines = 0;
+          for (size_t k = 0; k < p->used; k++)
+            if (p->bytes[k] == '\n' && ++lines == 7) { length = k + 1; break; }
+        } else {
+          char *end = memchr(p->bytes, 0, p->used);
+          if (end) length = (size_t)(end - p->bytes) + 1;
+        }
+        if (length == 0) break;
+        char saved = p->bytes[length - 1];
+        p->bytes[length - 1] = 0;
+        long k = number_in(f->proto, p->bytes, f->base);
+        p->bytes[length - 1] = saved;
+        memmove(p->bytes, p->bytes + length, p->used - length);
+        p->used -= length;
+        p->bytes[p->used] = 0;
+        if (k >= 1 && k <= f->n) {
+          if (f->deliveries < capacity) f->latencies[f->deliveries++] = now - f->sent_at[k];
+          if (k > p->last) p->last = k;
+          if (k == f->n) done++;
+        }
+      }
+    }
+  }
+  f->finished = now_us();
+  return NULL;
+}
+
+static long read_number_after(int fd, const char *key) {
+  char buffer[8192];
+  size_t used = 0;
+  for (;;) {
+    ssize_t count = read(fd, buffer + used, sizeof buffer - used - 1);
+    if (count <= 0) die("read");
+    used += (size_t)count;
+    buffer[used] = 0;
+    if (memchr(buffer, 0, used)) {
+      const char *value = strstr(buffer, key);
+      return value ? atol(value + strlen(key)) : 0;
+    }
+  }
+}
+
+static void fanout(const char *proto, const char *path, int subscribers, long n) {
+  FanOut f = {.proto = proto, .subscribers = subscribers, .n = n};
+  f.fds = malloc(sizeof(int) * (size_t)subscribers);
+  f.sent_at = calloc((size_t)n + 1, sizeof(double));
+  f.latencies = malloc(sizeof(double) * (size_t)(n * subscribers));
+  int redis = strcmp(proto, "redis") == 0;
+  for (int i = 0; i < subscribers; i++) {
+    f.fds[i] = connect_to(path);
+    if (redis) {
+      write_all(f.fds[i], "SUBSCRIBE ch\r\n", 14);
+      char buffer[256];
+      int lines = 0;
+      while (lines < 6) {
+        ssize_t count = read(f.fds[i], buffer, sizeof buffer);
+        if (count <= 0) die("subscribe");
+        lines += terminators("redis", buffer, count);
+      }
+    } else {
+      const char *call = "{\"method\":\"io.switchyard.Store.Subscribe\",\"parameters\":{\"path\":\"/primes/count\"},\"more\":true}";
+      write_all(f.fds[i], call, strlen(call) + 1);
+      f.base = read_number_after(f.fds[i], "\"state\":");
+    }
+  }
+  int publisher = connect_to(path);
+  pthread_t receiver;
+  pthread_create(&receiver, NULL, receive, &f);
+  char message[256], buffer[65536];
+  int depth = 16;
+  long sent = 0, acknowledged = 0;
+  double start = now_us();
+  while (acknowledged < n) {
+    while (sent < n && sent - acknowledged < depth) {
+      sent++;
+      size_t length = redis ? (size_t)snprintf(message, sizeof message, "PUBLISH ch %ld\r\n", sent)
+                            : request("switchyard", message, sizeof message);
+      f.sent_at[sent] = now_us();
+      write_all(publisher, message, length);
+    }
+    ssize_t count = read(publisher, buffer, sizeof buffer);
+    if (count <= 0) die("publisher read");
+    acknowledged += terminators(redis ? "redis" : "switchyard", buffer, count);
+  }
+  pthread_join(receiver, NULL);
+  double elapsed = f.finished - start;
+  qsort(f.latencies, (size_t)f.deliveries, sizeof(double), compare);
+  printf("deliveries=%ld rate=%.0f p50_us=%.1f p99_us=%.1f\n", f.deliveries, f.deliveries / (elapsed / 1e6),
+         percentile(f.latencies, f.deliveries, 0.5), percentile(f.latencies, f.deliveries, 0.99));
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 3 && strcmp(argv[1], "echo-server") == 0) echo_server(argv[2]);
+  if (argc == 5 && strcmp(argv[1], "pingpong") == 0) pingpong(argv[2], argv[3], atol(argv[4]));
+  else if (argc == 6 && strcmp(argv[1], "pipeline") == 0) pipeline(argv[2], argv[3], atol(argv[4]), atoi(argv[5]));
+  else if (argc == 6 && strcmp(argv[1], "fanout") == 0) fanout(argv[2], argv[3], atoi(argv[4]), atol(argv[5]));
+  else {
+    fprintf(stderr, "usage: see the comment at the top of loadgen.c\n");
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,199 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+import SwitchyardRuntime
+
+/// One Varlink connection: calls are written in order, pipelined, and their replies matched to
+/// them first in, first out — Varlink answers calls in the order they were made.
+///
+/// A `more` call occupies the connection until its last reply; the replies of calls made behind
+/// it wait until then, so subscriptions get connections of their own.
+final class VarlinkConnection: Sendable {
+  private enum Pending {
+    case single(CheckedContinuation<JSONValue, any Error>)
+    case stream(AsyncThrowingStream<JSONValue, any Error>.Continuation)
+
+    func fail(_ error: any Error) {
+      switch self {
+      case let .single(continuation): continuation.resume(throwing: error)
+      case let .stream(continuation): continuation.finish(throwing: error)
+      }
+    }
+  }
+
+  private struct State {
+    var pending: [Pending] = []
+    var closed: (any Error)?
+  }
+
+  let path: String
+  private let channel: any Channel
+  private let outgoing: AsyncStream<ByteBuffer>.Continuation
+  private let state = Mutex(State())
+
+  private init(path: String, channel: any Channel, outgoing: AsyncStream<ByteBuffer>.Continuation) {
+    self.path = path
+    self.channel = channel
+    self.outgoing = outgoing
+  }
+
+  /// Connects to the Unix socket at `path`.
+  static func connect(path: String, maximumMessageBytes: Int) async throws -> VarlinkConnection {
+    let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    do {
+      asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(unixDomainSocketPath: path) { channel in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(
+              ByteToMessageHandler(NULFrameDecoder(maximumLength: maximumMessageBytes))
+            )
+            return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+          }
+        }
+    } catch let error as IOError {
+      throw SwitchyardConnectionError.cannotConnect(path: path, reason: describeErrno(error.errnoCode))
+    } catch {
+      throw SwitchyardConnectionError.cannotConnect(path: path, reason: "\(error)")
+    }
+    let (frames, outgoing) = AsyncStream<ByteBuffer>.makeStream()
+    let connection = VarlinkConnection(path: path, channel: asyncChannel.channel, outgoing: outgoing)
+    Task {
+      do {
+        try await asyncChannel.executeThenClose { inbound, outbound in
+          try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+              for await frame in frames { try await outbound.write(frame) }
+            }
+            for try await frame in inbound {
+              connection.receive(frame)
+            }
+            group.cancelAll()
+          }
+        }
+        connection.terminate(SwitchyardConnectionError.connectionClosed)
+      } catch let error as SwitchyardConnectionError {
+        connection.terminate(error)
+      } catch {
+        connection.terminate(SwitchyardConnectionError.connectionClosed)
+      }
+    }
+    return connection
+  }
+
+  /// Whether the connection has closed; calls on it fail.
+  var isClosed: Bool {
+    self.state.withLock { $0.closed != nil }
+  }
+
+  /// Calls `method` and returns the parameters of its reply, or throws its error as a
+  /// ``SwitchyardError``.
+  func call(_ method: String, parameters: JSONObject) async throws -> JSONValue {
+    let buffer = self.frame(method, parameters, more: false)
+    return try await withCheckedThrowingContinuation { continuation in
+      let closed: (any Error)? = self.state.withLock { state in
+        if let closed = state.closed { return closed }
+        state.pending.append(.single(continuation))
+        self.outgoing.yield(buffer)
+        return nil
+      }
+      if let closed { continuation.resume(throwing: closed) }
+    }
+  }
+
+  /// Calls `method` with `more` and returns the parameters of every reply until the last one.
+  ///
+  /// Ending the iteration early closes the connection: that is the only way Varlink has to end a
+  /// `more` call.
+  func callMore(_ method: String, parameters: JSONObject) -> AsyncThrowingStream<JSONValue, any Error> {
+    let (stream, continuation) = AsyncThrowingStream<JSONValue, any Error>.makeStream()
+    let buffer = self.frame(method, parameters, more: true)
+    let closed: (any Error)? = self.state.withLock { state in
+      if let closed = state.closed { return closed }
+      state.pending.append(.stream(continuation))
+      self.outgoing.yield(buffer)
+      return nil
+    }
+    if let closed {
+      continuation.finish(throwing: closed)
+    } else {
+      continuation.onTermination = { [weak self] termination in
+        if case .cancelled = termination { self?.close() }
+      }
+    }
+    return stream
+  }
+
+  /// Closes the connection; calls still waiting fail with ``SwitchyardConnectionError/connectionClosed``.
+  func close() {
+    self.channel.close(promise: nil)
+  }
+
+  private func frame(_ method: String, _ parameters: JSONObject, more: Bool) -> ByteBuffer {
+    var call: JSONObject = ["method": .string(method), "parameters": .object(parameters)]
+    if more { call["more"] = true }
+    var bytes = JSONValue.object(call).serializedBytes()
+    bytes.append(0)
+    return self.channel.allocator.buffer(bytes: bytes)
+  }
+
+  private func receive(_ frame: ByteBuffer) {
+    let reply: JSONValue
+    do {
+      reply = try frame.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
+    } catch {
+      self.terminate(SwitchyardConnectionError.malformedReply("\(error)"))
+      return
+    }
+    guard case .object = reply else {
+      self.terminate(SwitchyardConnectionError.malformedReply("a reply must be a JSON object"))
+      return
+    }
+    let continues = reply["continues"] == true
+    var failure: SwitchyardError?
+    if case let .string(name)? = reply["error"] {
+      failure = SwitchyardError(name: name, parameters: reply["parameters"] ?? [:])
+    }
+    let parameters = reply["parameters"] ?? [:]
+    let head: Pending? = self.state.withLock { state in
+      guard let head = state.pending.first else { return nil }
+      if failure != nil || !continues { state.pending.removeFirst() }
+      return head
+    }
+    guard let head else {
+      self.terminate(SwitchyardConnectionError.malformedReply("a reply to no call"))
+      return
+    }
+    switch head {
+    case let .single(continuation):
+      if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: parameters) }
+    case let .stream(continuation):
+      if let failure {
+        continuation.finish(throwing: failure)
+      } else {
+        continuation.yield(parameters)
+        if !continues { continuation.finish() }
+      }
+    }
+  }
+
+  /// Fails every call still waiting and every later one with `error`, and closes the channel.
+  private func terminate(_ error: any Error) {
+    let pending = self.state.withLock { state in
+      if state.closed == nil { state.closed = error }
+      defer { state.pending.removeAll() }
+      return state.pending
+    }
+    self.outgoing.finish()
+    self.channel.close(promise: nil)
+    for call in pending { call.fail(error) }
+  }
+}
+
+private func describeErrno(_ code: Int32) -> String {
+  switch code {
+  case 2: "no such socket (ENOENT)"
+  case 111: "connection refused (ECONNREFUSED)"
+  case 13: "permission denied (EACCES)"
+  default: "errno \(code)"
+  }
+}

@@ -1,0 +1,425 @@
+import Logging
+import Synchronization
+import SwitchyardRuntime
+
+/// A client of `switchyardd`: sends actions to the application's features, reads its state and
+/// follows every change to it, over Varlink (`io.switchyard.Store`) on a Unix socket.
+///
+/// The client is generic over the application's actions and state, which travel as the JSON of
+/// their `Codable` encoding:
+///
+/// ```swift
+/// import PrimeTime
+/// import SwitchyardClient
+///
+/// let client = SwitchyardClient<App.Action, App.State>(socketPath: "run/switchyard.sock")
+/// let seq = try await client.send(.counter(.incrTapped))
+/// let (_, state) = try await client.get()
+/// print(seq, state.primes.count)
+///
+/// for try await (seq, state) in client.subscribe() {
+///   print(seq, state.primes.favoritePrimes)
+/// }
+/// ```
+///
+/// Calls share one connection and are pipelined: each is written at once and the replies come
+/// back in call order. Each subscription has a connection of its own, so sends are never queued
+/// behind a stream, and resumes by itself when its connection drops.
+///
+/// To talk to a daemon without the application's types, use `JSONValue` for both:
+/// `SwitchyardClient<JSONValue, JSONValue>`.
+public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodable & Sendable>: Sendable {
+  /// How a client connects and reconnects.
+  public struct Configuration: Sendable {
+    /// The largest reply the client accepts, in bytes; a larger one closes its connection.
+    public var maximumMessageBytes: Int = 64 << 20
+    /// How long a subscription waits before its first attempt to reconnect; each failed attempt
+    /// doubles the wait, up to ``maximumReconnectDelay``.
+    public var reconnectDelay: Duration = .milliseconds(50)
+    /// The longest wait between two attempts to reconnect a subscription.
+    public var maximumReconnectDelay: Duration = .seconds(2)
+    /// Where the client logs reconnections.
+    public var logger = Logger(label: "switchyard.client")
+
+    public init() {}
+  }
+
+  /// The socket the client connects to.
+  public let socketPath: String
+  /// How the client connects and reconnects.
+  public let configuration: Configuration
+
+  private let connection = Mutex<VarlinkConnection?>(nil)
+  private let subscriptions = SubscriptionRegistry()
+
+  /// A client of the daemon listening at `socketPath`.
+  ///
+  /// Creating a client does not connect: the first call does, or ``connect()``.
+  public init(socketPath: String, configuration: Configuration = Configuration()) {
+    self.socketPath = socketPath
+    self.configuration = configuration
+  }
+
+  deinit {
+    // Subscriptions hold what they need and go on until their iteration ends.
+    self.connection.withLock { $0 }?.close()
+  }
+
+  /// Connects now, rather than on the first call, so that a missing daemon shows at once.
+  ///
+  /// ```swift
+  /// do {
+  ///   try await client.connect()
+  /// } catch let error as SwitchyardConnectionError {
+  ///   print(error)  // cannot connect to run/switchyard.sock: no such socket (ENOENT)
+  /// }
+  /// ```
+  public func connect() async throws {
+    _ = try await self.callConnection()
+  }
+
+  /// Closes every connection: calls still waiting fail with
+  /// ``SwitchyardConnectionError/connectionClosed`` and subscriptions end.
+  ///
+  /// A later call connects again.
+  public func close() {
+    self.connection.withLock { $0 }?.close()
+    self.subscriptions.closeAll(ending: true)
+  }
+
+  // MARK: - Calls
+
+  /// Calls any Varlink method and returns the parameters of its reply.
+  ///
+  /// ```swift
+  /// let info = try await client.call(method: "org.varlink.service.GetInfo")
+  /// info["interfaces"]  // ["org.varlink.service","io.switchyard.Store"]
+  /// ```
+  ///
+  /// - Throws: ``SwitchyardError`` when the daemon answers with an error,
+  ///   ``SwitchyardConnectionError`` when it cannot be reached.
+  @discardableResult
+  public func call(method: String, parameters: JSONObject) async throws -> JSONValue {
+    try await self.callConnection().call(method, parameters: parameters)
+  }
+
+  /// Calls a Varlink method without parameters; see ``call(method:parameters:)``.
+  @discardableResult
+  public func call(method: String) async throws -> JSONValue {
+    try await self.call(method: method, parameters: JSONObject())
+  }
+
+  /// Routes an action to every feature that takes it, and returns the sequence number of the
+  /// state that includes it once they have applied it.
+  ///
+  /// ```swift
+  /// let seq = try await client.send(.favoritePrimes(.deleteFavoritePrimes([0])))
+  /// ```
+  ///
+  /// - Throws: ``SwitchyardError/actionNotRouted(index:)`` when no feature takes it,
+  ///   ``SwitchyardError/invalidAction(reason:path:)`` when the daemon does not know it.
+  @discardableResult
+  public func send(_ action: Action) async throws -> UInt64 {
+    try Self.seq(of: await self.call(method: "io.switchyard.Store.Send", parameters: ["action": self.encode(action)]))
+  }
+
+  /// Routes several actions in order, with one reply once all are applied.
+  ///
+  /// ```swift
+  /// try await client.send(batch: [.counter(.incrTapped), .counter(.incrTapped)])
+  /// ```
+  @discardableResult
+  public func send(batch actions: [Action]) async throws -> UInt64 {
+    let encoded = try actions.map(self.encode)
+    return try Self.seq(of: await self.call(method: "io.switchyard.Store.SendBatch", parameters: ["actions": .array(encoded)]))
+  }
+
+  /// The whole state, and the sequence number it is at.
+  ///
+  /// ```swift
+  /// let (seq, state) = try await client.get()
+  /// ```
+  public func get() async throws -> (seq: UInt64, state: State) {
+    let (seq, value) = try await self.get(.root)
+    return (seq, try JSONValueDecoder().decode(State.self, from: value))
+  }
+
+  /// The part of the state at a JSON Pointer, as JSON, and the sequence number it is at.
+  ///
+  /// ```swift
+  /// let (_, count) = try await client.get("/primes/count")  // 2
+  /// ```
+  ///
+  /// - Throws: ``SwitchyardError/pathNotFound(path:)`` when the state has nothing there.
+  public func get(_ pointer: JSONPointer) async throws -> (seq: UInt64, state: JSONValue) {
+    var parameters: JSONObject = [:]
+    if !pointer.isRoot { parameters["path"] = .string(pointer.description) }
+    let reply = try await self.call(method: "io.switchyard.Store.Get", parameters: parameters)
+    guard let state = reply["state"] else {
+      throw SwitchyardConnectionError.malformedReply("Get replied without \"state\": \(reply.serialized())")
+    }
+    return (try Self.seq(of: reply), state)
+  }
+
+  /// The part of the state at a JSON Pointer, decoded.
+  ///
+  /// ```swift
+  /// let (_, favorites) = try await client.get("/primes/favoritePrimes", as: [Int].self)
+  /// ```
+  public func get<Value: Decodable>(_ pointer: JSONPointer, as type: Value.Type) async throws -> (seq: UInt64, state: Value) {
+    let (seq, value) = try await self.get(pointer)
+    return (seq, try JSONValueDecoder().decode(Value.self, from: value))
+  }
+
+  /// The features the daemon hosts.
+  public func describe() async throws -> [FeatureDescription] {
+    let reply = try await self.call(method: "io.switchyard.Store.Describe")
+    return try JSONValueDecoder().decode([FeatureDescription].self, from: reply["features"] ?? [])
+  }
+
+  /// How the daemon is doing.
+  public func status() async throws -> DaemonStatus {
+    try JSONValueDecoder().decode(DaemonStatus.self, from: await self.call(method: "io.switchyard.Store.Status"))
+  }
+
+  // MARK: - Subscriptions
+
+  /// Every change to the state at `pointer`: a snapshot, then each change as a patch.
+  ///
+  /// ```swift
+  /// for try await event in client.changes(at: "/primes/count") {
+  ///   print(event.jsonValue)  // {"seq":3,"patch":[{"op":"replace","path":"","value":3}]}
+  /// }
+  /// ```
+  ///
+  /// The subscription starts at once on a connection of its own. When that connection drops —
+  /// the daemon restarts, a network namespace hiccups — it reconnects, waiting longer after each
+  /// failed attempt (see ``Configuration``), and resumes with `since` the last change it
+  /// delivered: the daemon replays what was missed, or sends a fresh snapshot. Events never go
+  /// back: one at or before a delivered sequence number is skipped, and a daemon that numbers
+  /// from below it (it restarted without its history) ends the sequence with
+  /// ``SwitchyardConnectionError/sequenceWentBackwards(delivered:received:)``.
+  ///
+  /// The sequence ends with an error when the first connection fails, or when the daemon refuses
+  /// the subscription (``SwitchyardError/pathNotFound(path:)``, for instance); it ends when the
+  /// task iterating it is cancelled, which closes the connection.
+  public func changes(at pointer: JSONPointer = .root) -> AsyncThrowingStream<SubscriptionEvent, any Error> {
+    let (stream, continuation) = AsyncThrowingStream<SubscriptionEvent, any Error>.makeStream()
+    let path = self.socketPath
+    let configuration = self.configuration
+    let registry = self.subscriptions
+    let task = Task {
+      await Self.follow(
+        pointer, path: path, configuration: configuration, registry: registry, into: continuation
+      )
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  /// The state, after every change to it, with its sequence number.
+  ///
+  /// ```swift
+  /// for try await (seq, state) in client.subscribe() {
+  ///   print(seq, state.primes.count)
+  /// }
+  /// ```
+  ///
+  /// It keeps a ``Replica`` that applies the daemon's patches and decodes the state after each;
+  /// see ``changes(at:)`` for how it reconnects.
+  public func subscribe() -> Subscription<State> {
+    Subscription(events: self.changes(at: .root))
+  }
+
+  /// The part of the state at `pointer`, decoded as `Value`, after every change to it.
+  ///
+  /// ```swift
+  /// for try await (_, count) in client.subscribe(path: "/primes/count", as: Int.self) {
+  ///   print(count)
+  /// }
+  /// ```
+  public func subscribe<Value: Decodable & Sendable>(path pointer: JSONPointer, as type: Value.Type = Value.self) -> Subscription<Value> {
+    Subscription(events: self.changes(at: pointer))
+  }
+
+  /// Closes the connections of live subscriptions, as a dropped connection would; they
+  /// reconnect and resume by themselves. For tests.
+  @_spi(Testing)
+  public func dropSubscriptionConnections() {
+    self.subscriptions.closeAll(ending: false)
+  }
+
+  /// How many subscription connections are open. For tests.
+  @_spi(Testing)
+  public var subscriptionConnectionCount: Int {
+    self.subscriptions.count
+  }
+
+  /// How many subscription connections the client has opened in all. For tests.
+  @_spi(Testing)
+  public var subscriptionConnectionsOpened: Int {
+    self.subscriptions.opened
+  }
+
+  // MARK: - Internals
+
+  private func callConnection() async throws -> VarlinkConnection {
+    if let current = self.connection.withLock({ $0 }), !current.isClosed { return current }
+    let fresh = try await VarlinkConnection.connect(
+      path: self.socketPath, maximumMessageBytes: self.configuration.maximumMessageBytes
+    )
+    let (chosen, spare) = self.connection.withLock { current -> (VarlinkConnection, VarlinkConnection?) in
+      if let current, !current.isClosed { return (current, fresh) }
+      current = fresh
+      return (fresh, nil)
+    }
+    spare?.close()
+    return chosen
+  }
+
+  private func encode(_ action: Action) throws -> JSONValue {
+    try JSONValueEncoder().encode(action)
+  }
+
+  private static func seq(of reply: JSONValue) throws -> UInt64 {
+    guard case let .int(seq)? = reply["seq"], seq >= 0 else {
+      throw SwitchyardConnectionError.malformedReply("expected \"seq\" in \(reply.serialized())")
+    }
+    return UInt64(seq)
+  }
+
+  private static func follow(
+    _ pointer: JSONPointer,
+    path: String,
+    configuration: Configuration,
+    registry: SubscriptionRegistry,
+    into continuation: AsyncThrowingStream<SubscriptionEvent, any Error>.Continuation
+  ) async {
+    var delivered: UInt64?
+    var failures = 0
+    var connectedOnce = false
+    while !Task.isCancelled && !registry.isEnded {
+      do {
+        let connection = try await VarlinkConnection.connect(
+          path: path, maximumMessageBytes: configuration.maximumMessageBytes
+        )
+        connectedOnce = true
+        let id = registry.add(connection)
+        defer {
+          registry.remove(id)
+          connection.close()
+        }
+        var parameters: JSONObject = [:]
+        if !pointer.isRoot { parameters["path"] = .string(pointer.description) }
+        if let delivered { parameters["since"] = .int(Int64(delivered)) }
+        for try await reply in connection.callMore("io.switchyard.Store.Subscribe", parameters: parameters) {
+          let event = try SubscriptionEvent(parameters: reply)
+          failures = 0
+          if let delivered, event.seq <= delivered {
+            if case .snapshot = event, event.seq < delivered {
+              throw SwitchyardConnectionError.sequenceWentBackwards(delivered: delivered, received: event.seq)
+            }
+            continue
+          }
+          continuation.yield(event)
+          delivered = event.seq
+        }
+        // The daemon ended the call without an error: follow on a new connection.
+      } catch SwitchyardError.shuttingDown {
+        // The daemon is going away; another may take its place.
+      } catch let error as SwitchyardConnectionError {
+        switch error {
+        case .cannotConnect where !connectedOnce, .sequenceWentBackwards, .malformedReply:
+          continuation.finish(throwing: error)
+          return
+        default:
+          break
+        }
+      } catch {
+        continuation.finish(throwing: error)
+        return
+      }
+      if Task.isCancelled || registry.isEnded { break }
+      failures += 1
+      let delay = min(configuration.reconnectDelay * (1 << min(failures - 1, 16)), configuration.maximumReconnectDelay)
+      configuration.logger.debug(
+        "subscription connection dropped; reconnecting",
+        metadata: ["socket": "\(path)", "since": "\(delivered.map(String.init) ?? "-")", "delay": "\(delay)"]
+      )
+      try? await Task.sleep(for: delay)
+    }
+    continuation.finish()
+  }
+}
+
+/// The connections of a client's live subscriptions.
+final class SubscriptionRegistry: Sendable {
+  private let connections = Mutex<(next: Int, open: [Int: VarlinkConnection], ended: Bool)>((0, [:], false))
+
+  /// Whether the client was closed: subscriptions end rather than reconnect.
+  var isEnded: Bool {
+    self.connections.withLock { $0.ended }
+  }
+
+  func add(_ connection: VarlinkConnection) -> Int {
+    let (id, ended) = self.connections.withLock { state in
+      let id = state.next
+      state.next += 1
+      state.open[id] = connection
+      return (id, state.ended)
+    }
+    if ended { connection.close() }
+    return id
+  }
+
+  func remove(_ id: Int) {
+    _ = self.connections.withLock { $0.open.removeValue(forKey: id) }
+  }
+
+  var count: Int {
+    self.connections.withLock { $0.open.count }
+  }
+
+  var opened: Int {
+    self.connections.withLock { $0.next }
+  }
+
+  func closeAll(ending: Bool) {
+    let open = self.connections.withLock { state in
+      if ending { state.ended = true }
+      return Array(state.open.values)
+    }
+    for connection in open { connection.close() }
+  }
+}
+
+/// The state at a subscribed path after every change, as `(seq, state)`.
+///
+/// ```swift
+/// for try await (seq, state) in client.subscribe() {
+///   print(seq, state)
+/// }
+/// ```
+///
+/// Iterate it once: it is backed by one subscription.
+public struct Subscription<Value: Decodable & Sendable>: AsyncSequence, Sendable {
+  public typealias Element = (seq: UInt64, state: Value)
+
+  let events: AsyncThrowingStream<SubscriptionEvent, any Error>
+
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(events: self.events.makeAsyncIterator())
+  }
+
+  public struct Iterator: AsyncIteratorProtocol {
+    var events: AsyncThrowingStream<SubscriptionEvent, any Error>.AsyncIterator
+    /// The replica the iterator keeps.
+    public private(set) var replica = Replica<Value>()
+
+    public mutating func next() async throws -> Element? {
+      guard let event = try await self.events.next() else { return nil }
+      try self.replica.apply(event)
+      return (self.replica.seq, try self.replica.state)
+    }
+  }
+}

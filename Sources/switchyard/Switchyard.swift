@@ -1,0 +1,301 @@
+import ArgumentParser
+import Foundation
+import SwitchyardClient
+import SwitchyardRuntime
+
+/// `switchyard`: talks to `switchyardd` from a shell.
+///
+/// Exit codes: 0 success; 1 the daemon answered with an error (its name and parameters go to
+/// stderr); 2 a usage error; 3 the daemon cannot be reached.
+@main
+struct Switchyard: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "switchyard",
+    abstract: "Send actions to switchyardd, read its state and watch it change.",
+    discussion: """
+      Exit codes: 0 success, 1 the daemon answered with an error, 2 usage error, \
+      3 cannot connect to the daemon.
+      """,
+    version: "0.1.0",
+    subcommands: [Send.self, Get.self, Watch.self, Status.self, Describe.self, Call.self]
+  )
+
+  /// Runs the command, with usage errors exiting 2 rather than argument-parser's `EX_USAGE` (64).
+  static func main() async {
+    do {
+      var command = try Self.parseAsRoot()
+      if var command = command as? any AsyncParsableCommand {
+        try await command.run()
+      } else {
+        try command.run()
+      }
+    } catch {
+      let code = Self.exitCode(for: error)
+      if code == .validationFailure {
+        FileHandle.standardError.write(Data((Self.fullMessage(for: error) + "\n").utf8))
+        Foundation.exit(ExitStatus.usage)
+      }
+      Self.exit(withError: error)
+    }
+  }
+}
+
+enum ExitStatus {
+  static let daemonError: Int32 = 1
+  static let usage: Int32 = 2
+  static let cannotConnect: Int32 = 3
+}
+
+/// Options every subcommand takes.
+struct GlobalOptions: ParsableArguments {
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "The daemon's socket.",
+      discussion: "Defaults to $SWITCHYARD_SOCKET, or run/switchyard.sock.",
+      valueName: "path"
+    ),
+    completion: .file()
+  )
+  var socket: String?
+
+  var socketPath: String {
+    self.socket ?? ProcessInfo.processInfo.environment["SWITCHYARD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? "run/switchyard.sock"
+  }
+
+  /// A client of the daemon, and the error handling every subcommand shares: daemon errors exit
+  /// 1, connection errors 3.
+  func withClient(_ body: (SwitchyardClient<JSONValue, JSONValue>) async throws -> Void) async throws {
+    let client = SwitchyardClient<JSONValue, JSONValue>(socketPath: self.socketPath)
+    defer { client.close() }
+    do {
+      try await body(client)
+    } catch let error as SwitchyardError {
+      printError("\(error.name) \(error.parameters.serialized())")
+      throw ExitCode(ExitStatus.daemonError)
+    } catch let error as SwitchyardConnectionError {
+      printError("switchyard: \(error)")
+      if case .cannotConnect = error { throw ExitCode(ExitStatus.cannotConnect) }
+      throw ExitCode(ExitStatus.daemonError)
+    }
+  }
+}
+
+struct Send: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Send an action; prints the sequence number of the state that includes it.",
+    discussion: """
+      ACTION is JSON, or a short form: a dotted path of case names, then optionally the \
+      payload as JSON, in the same argument after a space or as the next argument:
+
+        switchyard send counter.incrTapped
+        switchyard send favoritePrimes.deleteFavoritePrimes '[0]'
+        switchyard send 'signUp.emailChanged "a@b.c"'
+        switchyard send '{"counter":{"incrTapped":{}}}'
+      """
+  )
+
+  @OptionGroup var global: GlobalOptions
+
+  @Argument(help: "The action: JSON, or a short form such as counter.incrTapped.")
+  var action: String
+
+  @Argument(help: "The payload of a short-form action, as JSON (default: {}).")
+  var payload: String?
+
+  func validate() throws {
+    _ = try ShortForm.action(self.action, payload: self.payload)
+  }
+
+  func run() async throws {
+    let action = try ShortForm.action(self.action, payload: self.payload)
+    try await self.global.withClient { client in
+      print(try await client.send(action))
+    }
+  }
+}
+
+struct Get: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Print the state, or the part at a JSON Pointer, as pretty JSON.")
+
+  @OptionGroup var global: GlobalOptions
+
+  @Argument(help: "A JSON Pointer such as /primes/count (default: the whole state).")
+  var pointer: String?
+
+  func validate() throws {
+    _ = try parsePointer(self.pointer)
+  }
+
+  func run() async throws {
+    let pointer = try parsePointer(self.pointer)
+    try await self.global.withClient { client in
+      print(try await client.get(pointer).state.prettyPrinted())
+    }
+  }
+}
+
+struct Watch: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Follow the state live: a snapshot, then each change's sequence number and patch operations.",
+    discussion: "Reconnects by itself when the connection drops. Stop it with Ctrl-C."
+  )
+
+  @OptionGroup var global: GlobalOptions
+
+  @Argument(help: "A JSON Pointer such as /primes (default: the whole state).")
+  var pointer: String?
+
+  @Flag(help: "One JSON object per line, {\"seq\":…,\"state\":…} or {\"seq\":…,\"patch\":[…]}, without colours.")
+  var json = false
+
+  func validate() throws {
+    _ = try parsePointer(self.pointer)
+  }
+
+  func run() async throws {
+    let pointer = try parsePointer(self.pointer)
+    let style = Style(enabled: !self.json && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    try await self.global.withClient { client in
+      for try await event in client.changes(at: pointer) {
+        if self.json {
+          writeLine(event.jsonValue.serialized())
+          continue
+        }
+        switch event {
+        case let .snapshot(seq, state):
+          writeLine("\(style.bold("seq \(seq)")) \(style.dim("snapshot"))\n\(state.prettyPrinted())")
+        case let .patch(seq, patch):
+          var lines = [style.bold("seq \(seq)")]
+          for operation in patch.operations {
+            lines.append("  " + describe(operation, style: style))
+          }
+          writeLine(lines.joined(separator: "\n"))
+        }
+      }
+    }
+  }
+}
+
+struct Status: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Print how the daemon is doing, as pretty JSON.")
+
+  @OptionGroup var global: GlobalOptions
+
+  func run() async throws {
+    try await self.global.withClient { client in
+      print(try await client.call(method: "io.switchyard.Store.Status").prettyPrinted())
+    }
+  }
+}
+
+struct Describe: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Print the features the daemon hosts, as pretty JSON.")
+
+  @OptionGroup var global: GlobalOptions
+
+  func run() async throws {
+    try await self.global.withClient { client in
+      print(try await client.call(method: "io.switchyard.Store.Describe").prettyPrinted())
+    }
+  }
+}
+
+struct Call: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Make a raw Varlink call and print the parameters of its reply.",
+    discussion: """
+        switchyard call org.varlink.service.GetInfo
+        switchyard call io.switchyard.Store.Get '{"path": "/primes/count"}'
+      """
+  )
+
+  @OptionGroup var global: GlobalOptions
+
+  @Argument(help: "The qualified method, such as io.switchyard.Store.Status.")
+  var method: String
+
+  @Argument(help: "The parameters, a JSON object (default: {}).")
+  var parameters: String?
+
+  func validate() throws {
+    _ = try self.parsedParameters()
+  }
+
+  func run() async throws {
+    let parameters = try self.parsedParameters()
+    try await self.global.withClient { client in
+      print(try await client.call(method: self.method, parameters: parameters).prettyPrinted())
+    }
+  }
+
+  private func parsedParameters() throws -> JSONObject {
+    guard let parameters = self.parameters else { return [:] }
+    guard case let .object(object) = try parseJSON(parameters, what: "parameters") else {
+      throw ValidationError("the parameters must be a JSON object")
+    }
+    return object
+  }
+}
+
+// MARK: - Helpers
+
+func printError(_ message: String) {
+  FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Writes a line to stdout and flushes it, so a pipe sees each change as it happens.
+func writeLine(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func parsePointer(_ text: String?) throws -> JSONPointer {
+  guard let text, !text.isEmpty else { return .root }
+  do {
+    return try JSONPointer(parsing: text)
+  } catch {
+    throw ValidationError("invalid JSON Pointer \(text): \(error)")
+  }
+}
+
+func parseJSON(_ text: String, what: String) throws -> JSONValue {
+  do {
+    return try JSONValue(parsing: text)
+  } catch {
+    throw ValidationError("the \(what) is not valid JSON: \(error)")
+  }
+}
+
+func describe(_ operation: JSONPatch.Operation, style: Style) -> String {
+  let name = style.colour(operation.name, for: operation)
+  switch operation {
+  case let .add(path, value), let .replace(path, value), let .test(path, value):
+    return "\(name) \(path.description.isEmpty ? "/" : path.description) \(value.serialized())"
+  case let .remove(path):
+    return "\(name) \(path.description.isEmpty ? "/" : path.description)"
+  case let .move(from, path), let .copy(from, path):
+    return "\(name) \(from) → \(path)"
+  }
+}
+
+/// ANSI styling, when stdout is a terminal.
+struct Style {
+  let enabled: Bool
+
+  func wrap(_ text: String, _ code: String) -> String {
+    self.enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+
+  func bold(_ text: String) -> String { self.wrap(text, "1") }
+  func dim(_ text: String) -> String { self.wrap(text, "2") }
+
+  func colour(_ text: String, for operation: JSONPatch.Operation) -> String {
+    switch operation {
+    case .add, .copy: self.wrap(text, "32")
+    case .remove: self.wrap(text, "31")
+    case .replace, .move: self.wrap(text, "33")
+    case .test: self.wrap(text, "36")
+    }
+  }
+}

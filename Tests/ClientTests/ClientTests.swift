@@ -1,0 +1,181 @@
+import Foundation
+import PrimeTime
+@_spi(Testing) import SwitchyardClient
+import SwitchyardRuntime
+import Testing
+
+/// `SwitchyardClient` against the real `switchyardd`, serving PrimeTime on a temporary socket.
+@Suite(.serialized) struct ClientTests {
+  typealias Client = SwitchyardClient<App.Action, App.State>
+
+  @Test func countToAPrimeSaveItSeeTheFeedAndDeleteIt() async throws {
+    let daemon = try await DaemonProcess()
+    let client = Client(socketPath: daemon.socketPath)
+    let recorder = Recorder(client.subscribe())
+    try await eventually("the first snapshot") { !recorder.recorded.seqs.isEmpty }
+
+    /// Waits until the subscriber has caught up with `get()`, then compares the two.
+    func expectReplicaEqualsGet(_ comment: Comment) async throws -> App.State {
+      let (seq, state) = try await client.get()
+      let (_, json) = try await client.get(.root)
+      try await eventually(comment) { recorder.seq >= seq }
+      let recorded = recorder.recorded
+      #expect(recorded.seqs.last == seq, comment)
+      #expect(recorded.latest == state, comment)
+      #expect(recorded.json == json, comment)
+      #expect(recorded.error == nil, comment)
+      return state
+    }
+
+    #expect(try await client.send(.counter(.incrTapped)) == 1)
+    #expect(try await client.send(.counter(.incrTapped)) == 2)
+    var state = try await expectReplicaEqualsGet("after counting to 2")
+    #expect(state.primes.count == 2)
+
+    try await client.send(.primeModal(.saveFavoritePrimeTapped))
+    // The activity feed hears of it through the modal's effect, routed again: wait for it.
+    try await eventually("the feed shows the saved prime") {
+      try await !client.get().state.activityFeed.isEmpty
+    }
+    state = try await expectReplicaEqualsGet("after saving 2")
+    #expect(state.primes.favoritePrimes == [2])
+    #expect(state.activityFeed.map(\.kind) == [.addedFavoritePrime(2)])
+
+    try await client.send(.favoritePrimes(.deleteFavoritePrimes([0])))
+    try await eventually("the feed shows the removal") {
+      try await client.get().state.activityFeed.count == 2
+    }
+    state = try await expectReplicaEqualsGet("after deleting it")
+    #expect(state.primes.favoritePrimes == [])
+    #expect(state.activityFeed.map(\.kind) == [.addedFavoritePrime(2), .removedFavoritePrime(2)])
+
+    let seqs = recorder.recorded.seqs
+    #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "the subscription only went forward")
+    #expect(recorder.recorded.snapshots == 1, "one snapshot, then patches")
+
+    // The typed reads of the other methods.
+    let features = try await client.describe()
+    #expect(features.map(\.name) == ["primes", "activityFeed", "signUp"])
+    #expect(features.first { $0.name == "activityFeed" }?.readOnly == true)
+    let status = try await client.status()
+    #expect(status.seq == (try await client.get()).seq)
+    #expect(status.subscribers == 1)
+    #expect(status.actions == 4)
+    #expect(try await client.send(batch: [.counter(.incrTapped), .counter(.decrTapped)]) > status.seq)
+    #expect(try await client.get("/primes/count", as: Int.self).state == 2)
+    recorder.cancel()
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func pipelinedCallsAreAnsweredInOrder() async throws {
+    let daemon = try await DaemonProcess()
+    let client = Client(socketPath: daemon.socketPath)
+    try await client.connect()
+    let seqs = try await withThrowingTaskGroup(of: UInt64.self) { group in
+      for _ in 0..<50 { group.addTask { try await client.send(.counter(.incrTapped)) } }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(Set(seqs) == Set(1...50))
+    let (seq, count) = try await client.get("/primes/count")
+    #expect(seq == 50)
+    #expect(count == 50)
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func errorsAreTyped() async throws {
+    let daemon = try await DaemonProcess()
+    let client = Client(socketPath: daemon.socketPath)
+    await #expect(throws: SwitchyardError.pathNotFound(path: "/nope")) {
+      try await client.get("/nope")
+    }
+    await #expect(throws: SwitchyardError.invalidAction(reason: "", path: "favoritePrimes.deleteFavoritePrimes[0]")) {
+      do {
+        try await client.call(
+          method: "io.switchyard.Store.Send",
+          parameters: ["action": ["favoritePrimes": ["deleteFavoritePrimes": ["x"]]]]
+        )
+      } catch let SwitchyardError.invalidAction(reason, path) {
+        #expect(!reason.isEmpty)
+        throw SwitchyardError.invalidAction(reason: "", path: path)
+      }
+    }
+    await #expect(throws: SwitchyardError.methodNotFound(method: "io.switchyard.Store.Explode")) {
+      try await client.call(method: "io.switchyard.Store.Explode")
+    }
+    await #expect(throws: SwitchyardError.interfaceNotFound(interface: "com.example.Nope")) {
+      try await client.call(method: "com.example.Nope.Get")
+    }
+    await #expect(throws: SwitchyardError.invalidParameter(parameter: "action")) {
+      try await client.call(method: "io.switchyard.Store.Send")
+    }
+    await #expect(throws: SwitchyardError.expectedMore) {
+      try await client.call(method: "io.switchyard.Store.Subscribe")
+    }
+    // A subscription the daemon refuses ends with its error.
+    await #expect(throws: SwitchyardError.pathNotFound(path: "/nope")) {
+      for try await _ in client.subscribe(path: "/nope", as: JSONValue.self) {}
+    }
+    // Errors leave the connection and the state alone.
+    #expect(try await client.send(.counter(.incrTapped)) == 1)
+    #expect(await daemon.terminate() == 0)
+
+    // Nobody listens any more.
+    await #expect {
+      try await client.get(.root)
+    } throws: { error in
+      guard case let SwitchyardConnectionError.cannotConnect(path, _) = error else { return false }
+      return path == daemon.socketPath
+    }
+    await #expect(throws: SwitchyardConnectionError.self) {
+      for try await _ in client.subscribe() {}
+    }
+  }
+
+  @Test func aSubscriptionResumesAfterItsConnectionDrops() async throws {
+    let daemon = try await DaemonProcess()
+    var configuration = Client.Configuration()
+    // Long enough that the sends below surely happen while the subscription is disconnected.
+    configuration.reconnectDelay = .milliseconds(500)
+    let client = Client(socketPath: daemon.socketPath, configuration: configuration)
+    let recorder = Recorder(client.subscribe(path: "/primes", as: Primes.State.self))
+    try await eventually("the first snapshot") { !recorder.recorded.seqs.isEmpty }
+    for _ in 0..<3 { try await client.send(.counter(.incrTapped)) }
+    try await eventually("the subscriber saw 3") { recorder.seq == 3 }
+    #expect(client.subscriptionConnectionsOpened == 1)
+
+    // Drop the subscription's connection: the daemon sees its subscriber hang up.
+    client.dropSubscriptionConnections()
+    for _ in 0..<2 { try await client.send(.counter(.incrTapped)) }
+    try await eventually("the subscriber resumed and saw 5") { recorder.seq == 5 }
+    let recorded = recorder.recorded
+    #expect(client.subscriptionConnectionsOpened >= 2, "it reconnected")
+    #expect(recorded.seqs == [0, 1, 2, 3, 4, 5], "every change once, in order")
+    #expect(recorded.snapshots == 1, "resumed with since: the daemon replayed 4 and 5 instead of a snapshot")
+    #expect(recorded.latest == (try await client.get("/primes", as: Primes.State.self)).state)
+    #expect(recorded.latest?.count == 5)
+    #expect(recorded.error == nil)
+    try await eventually("one subscriber on the daemon") { try await client.status().subscribers == 1 }
+    recorder.cancel()
+    try await eventually("the subscription's connection closed") { try await client.status().subscribers == 0 }
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func aDaemonRestartedWithoutItsHistoryEndsTheSubscriptionInsteadOfGoingBack() async throws {
+    let daemon = try await DaemonProcess()
+    let client = Client(socketPath: daemon.socketPath)
+    let recorder = Recorder(client.subscribe())
+    try await eventually("the first snapshot") { !recorder.recorded.seqs.isEmpty }
+    for _ in 0..<2 { try await client.send(.counter(.incrTapped)) }
+    try await eventually("the subscriber saw 2") { recorder.seq == 2 }
+    #expect(await daemon.terminate() == 0)
+
+    let restarted = try await DaemonProcess(socketPath: daemon.socketPath)
+    try await eventually("the subscription ended") { recorder.recorded.finished }
+    let recorded = recorder.recorded
+    #expect(recorded.seqs == [0, 1, 2], "nothing older than seq 2 was yielded")
+    #expect(recorded.error as? SwitchyardConnectionError == .sequenceWentBackwards(delivered: 2, received: 0))
+    // Calls reconnect by themselves.
+    #expect(try await client.send(.counter(.incrTapped)) == 1)
+    #expect(await restarted.terminate() == 0)
+  }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A real `switchyardd`, started for one test on a socket of its own and stopped after it.
+/// (The approach of DaemonTests' support, copied: test targets do not import each other.)
+final class DaemonProcess: @unchecked Sendable {
+  let directory: URL
+  let socketPath: String
+  let process = Process()
+  private let stderr = Pipe()
+
+  /// The directory the test bundle was built into, where `switchyardd` and `switchyard` are too.
+  static var productsDirectory: URL {
+    URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+  }
+
+  /// Starts the daemon and waits until its socket accepts connections.
+  ///
+  /// - Parameter socketPath: The socket to serve on; a new temporary one by default.
+  init(socketPath: String? = nil) async throws {
+    self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-client-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+    self.socketPath = socketPath ?? self.directory.appendingPathComponent("s.sock").path
+    self.process.executableURL = Self.productsDirectory.appendingPathComponent("switchyardd")
+    self.process.arguments = ["--socket", self.socketPath]
+    self.process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+    self.process.standardError = self.stderr
+    self.process.standardOutput = FileHandle.nullDevice
+    try self.process.run()
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !canConnect(to: self.socketPath) {
+      guard self.process.isRunning, ContinuousClock.now < deadline else {
+        throw DaemonFailedToStart(log: self.log)
+      }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+  }
+
+  deinit {
+    if self.process.isRunning {
+      self.process.terminate()
+      self.process.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(at: self.directory)
+  }
+
+  /// Sends SIGTERM and waits for the exit status.
+  func terminate() async -> Int32 {
+    kill(self.process.processIdentifier, SIGTERM)
+    let deadline = ContinuousClock.now + .seconds(10)
+    while self.process.isRunning && ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    if self.process.isRunning {
+      Issue.record("switchyardd did not exit within 10 s of SIGTERM")
+      self.process.terminate()
+    }
+    self.process.waitUntilExit()
+    return self.process.terminationStatus
+  }
+
+  /// What the daemon logged, once it has exited.
+  var log: String {
+    String(decoding: self.stderr.fileHandleForReading.availableData, as: UTF8.self)
+  }
+}
+
+struct DaemonFailedToStart: Error, CustomStringConvertible {
+  let log: String
+  var description: String { "switchyardd did not start:\n\(self.log)" }
+}
+
+/// Whether a Unix socket at `path` accepts a connection (which is closed again at once).
+func canConnect(to path: String) -> Bool {
+  let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+  guard fd >= 0 else { return false }
+  defer { close(fd) }
+  var address = sockaddr_un()
+  address.sun_family = sa_family_t(AF_UNIX)
+  withUnsafeMutableBytes(of: &address.sun_path) { raw in
+    raw.copyBytes(from: path.utf8.prefix(raw.count - 1))
+  }
+  return withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+    }
+  } == 0
+}
+
+/// Polls `condition` until it holds, for up to five seconds.
+func eventually(_ comment: Comment, _ condition: () async throws -> Bool) async throws {
+  let deadline = ContinuousClock.now + .seconds(5)
+  while try await !condition() {
+    guard ContinuousClock.now < deadline else {
+      Issue.record("the condition never held: \(comment)")
+      return
+    }
+    try await Task.sleep(for: .milliseconds(10))
+  }
+}
