@@ -21,6 +21,8 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   public let pointer: JSONPointer
   /// Whether the route only extracts: the feature's effect actions then stay with it.
   public let isReadOnly: Bool
+  /// The feature's own action type, as Swift names it.
+  public let actionType: String
 
   let encodeLocalState: @Sendable (RootState) throws -> JSONValue
   let start: @Sendable (RootState, _ router: Router<RootAction>, _ index: Int) async throws -> FeatureHost<RootAction>
@@ -51,6 +53,7 @@ extension Feature {
       name: name,
       pointer: JSONPointer(tokens: [name]),
       isReadOnly: route.isReadOnly,
+      actionType: String(reflecting: LocalAction.self),
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
       start: { root, router, index in
         try await startActor(

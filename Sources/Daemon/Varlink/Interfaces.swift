@@ -52,11 +52,12 @@ public enum StoreInterface {
     interface io.switchyard.Store
 
     # A feature the daemon hosts: its name, the JSON Pointer of the part of the state it owns,
-    # whether its route only listens (read-only), and where it runs.
+    # whether its route only listens (read-only), its own action type, and where it runs.
     type Feature (
       name: string,
       state: string,
       readOnly: bool,
+      action: string,
       isolation: string
     )
 

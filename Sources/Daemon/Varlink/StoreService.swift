@@ -89,6 +89,7 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
               "name": .string(feature.name),
               "state": .string(feature.pointer.description),
               "readOnly": .bool(feature.isReadOnly),
+              "action": .string(feature.actionType),
               "isolation": "actor",
             ]
           }
