@@ -60,9 +60,15 @@ let package = Package(
       path: "Sources/PrimeTime"
     ),
     .target(
+      name: "SwitchyardVarlink",
+      dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+      path: "Sources/Varlink"
+    ),
+    .target(
       name: "SwitchyardDaemon",
       dependencies: [
         "SwitchyardRuntime",
+        "SwitchyardVarlink",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -89,6 +95,7 @@ let package = Package(
       name: "SwitchyardClient",
       dependencies: [
         "SwitchyardRuntime",
+        "SwitchyardVarlink",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),

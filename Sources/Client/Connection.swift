@@ -1,4 +1,5 @@
 import NIOCore
+import SwitchyardVarlink
 import NIOPosix
 import Synchronization
 import SwitchyardRuntime
@@ -45,7 +46,7 @@ final class VarlinkConnection: Sendable {
         .connect(unixDomainSocketPath: path) { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
-              ByteToMessageHandler(NULFrameDecoder(maximumLength: maximumMessageBytes))
+              ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: maximumMessageBytes))
             )
             return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
           }
@@ -73,6 +74,8 @@ final class VarlinkConnection: Sendable {
         connection.terminate(SwitchyardConnectionError.connectionClosed)
       } catch let error as SwitchyardConnectionError {
         connection.terminate(error)
+      } catch let error as VarlinkFrameTooLarge {
+        connection.terminate(SwitchyardConnectionError.messageTooLarge(limit: error.limit))
       } catch {
         connection.terminate(SwitchyardConnectionError.connectionClosed)
       }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import SwitchyardRuntime
+import SwitchyardVarlink
 
 /// Serves a ``StoreService`` over Varlink on a Unix stream socket.
 ///

@@ -1,15 +1,26 @@
 import NIOCore
 
-/// Splits a Varlink byte stream into messages: JSON objects, each ended by a NUL byte.
+/// Splits a Varlink byte stream into messages: JSON objects, each ended by a NUL byte. Used by
+/// the daemon for calls and by the client for replies.
+///
+/// ```swift
+/// try channel.pipeline.syncOperations.addHandler(
+///   ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: 1 << 20))
+/// )
+/// ```
 ///
 /// A message longer than `maximumLength` cannot be skipped reliably — its end may not have
-/// arrived — so it fails the stream, and the connection is closed.
-struct VarlinkFrameDecoder: ByteToMessageDecoder {
-  typealias InboundOut = ByteBuffer
+/// arrived — so it fails the stream with ``VarlinkFrameTooLarge``, and the connection is closed.
+public struct VarlinkFrameDecoder: ByteToMessageDecoder {
+  public typealias InboundOut = ByteBuffer
 
-  let maximumLength: Int
+  public let maximumLength: Int
 
-  mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+  public init(maximumLength: Int) {
+    self.maximumLength = maximumLength
+  }
+
+  public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
     guard let end = buffer.readableBytesView.firstIndex(of: 0) else {
       if buffer.readableBytes > self.maximumLength {
         throw VarlinkFrameTooLarge(limit: self.maximumLength)
@@ -24,7 +35,7 @@ struct VarlinkFrameDecoder: ByteToMessageDecoder {
     return .continue
   }
 
-  mutating func decodeLast(
+  public mutating func decodeLast(
     context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
   ) throws -> DecodingState {
     // Bytes after the last NUL are a message that never ended: nothing to answer.
@@ -35,7 +46,7 @@ struct VarlinkFrameDecoder: ByteToMessageDecoder {
 }
 
 /// A message over the configured limit.
-struct VarlinkFrameTooLarge: Error, CustomStringConvertible {
-  let limit: Int
-  var description: String { "a message exceeds the limit of \(self.limit) bytes" }
+public struct VarlinkFrameTooLarge: Error, CustomStringConvertible, Sendable {
+  public let limit: Int
+  public var description: String { "a message exceeds the limit of \(self.limit) bytes" }
 }
