@@ -69,16 +69,13 @@ private struct ServerService<State: Codable & Sendable, Action: Codable & Sendab
   let onListening: @Sendable () -> Void
 
   func run() async throws {
-    do {
-      try await withGracefulShutdownHandler {
-        try await cancelWhenGracefulShutdown {
-          try await self.server.run(onListening: self.onListening)
-        }
-      } onGracefulShutdown: {
-        self.router.shutDown()
-      }
-    } catch is CancellationError {
-      // The graceful shutdown cancelled the server: a normal end.
+    // A graceful shutdown ends the subscriptions with `ShuttingDown`, stops accepting, and lets
+    // every connection answer the calls it has read before it closes.
+    try await withGracefulShutdownHandler {
+      try await self.server.run(onListening: self.onListening)
+    } onGracefulShutdown: {
+      self.router.shutDown()
+      self.server.drain()
     }
   }
 }

@@ -216,6 +216,33 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  @Test func connectionsOverTheLimitAreClosedAndTheOthersGoOn() async throws {
+    let daemon = try await DaemonProcess(environment: ["SWITCHYARD_LIMITS_MAX_CONNECTIONS": "3"])
+    // The daemon's own readiness probe connected and left; wait until it is counted out.
+    let first = try daemon.connect()
+    try await eventually { try first.call("io.switchyard.Store.Status")["connections"] == 1 }
+    let second = try daemon.connect()
+    let third = try daemon.connect()
+    // Connecting returns as soon as the kernel queues the connection; the daemon counts it a moment later.
+    try await eventually { try third.call("io.switchyard.Store.Status")["connections"] == 3 }
+    let fourth = try daemon.connect()
+    #expect(try fourth.read() == nil, "the fourth connection is closed")
+    #expect(try second.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 0)
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func sigtermFinishesTheCallsInFlight() async throws {
+    let daemon = try await DaemonProcess()
+    let client = try daemon.connect()
+    let batch: JSONValue = .array(Array(repeating: ["counter": ["incrTapped": [:]]], count: 20_000))
+    try client.send("io.switchyard.Store.SendBatch", ["actions": batch])
+    try await Task.sleep(for: .milliseconds(50))
+    let status = await daemon.terminate()
+    let reply = try client.read()
+    #expect(reply?["parameters"]?["seq"] == 20_000, "the batch in flight was answered before the daemon exited")
+    #expect(status == 0)
+  }
+
   @Test func sigtermEndsSubscriptionsAndExitsCleanly() async throws {
     let daemon = try await DaemonProcess()
     let subscriber = try daemon.connect()

@@ -17,6 +17,19 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   let service: StoreService<State, Action>
   let configuration: DaemonConfiguration
   let logger: Logger
+  private let channels = ServerChannels()
+
+  init(service: StoreService<State, Action>, configuration: DaemonConfiguration, logger: Logger) {
+    self.service = service
+    self.configuration = configuration
+    self.logger = logger
+  }
+
+  /// Stops accepting connections; each connection finishes the call it is answering, then
+  /// closes, and ``run(onListening:)`` returns once all have.
+  func drain() {
+    self.channels.drain()
+  }
 
   /// Binds the socket and serves until the task is cancelled.
   ///
@@ -41,6 +54,7 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       self.logger.warning("could not set the socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
     }
     self.logger.info("listening", metadata: ["socket": "\(path)"])
+    self.channels.listening(server.channel)
     onListening()
     try await withTaskCancellationHandler {
       try await withThrowingDiscardingTaskGroup { group in
@@ -60,11 +74,12 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     defer { self.service.connectionCount.subtract(1, ordering: .relaxed) }
     let channel = connection.channel
     let logger = self.logger
-    if count > self.configuration.maximumConnections {
-      logger.warning("refusing a connection over the limit", metadata: ["limit": "\(self.configuration.maximumConnections)"])
+    if count > self.configuration.maximumConnections || !self.channels.opened(channel) {
+      logger.warning("refusing a connection over the limit or while draining", metadata: ["limit": "\(self.configuration.maximumConnections)"])
       try? await connection.channel.close()
       return
     }
+    defer { self.channels.closed(channel) }
     do {
       try await connection.executeThenClose { inbound, outbound in
         for try await frame in inbound {
@@ -89,6 +104,11 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       bytes.append(0)
       try await outbound.write(allocator.buffer(bytes: bytes))
     }
+    guard self.channels.startAnswering(on: channel) else {
+      try? await channel.close()
+      return
+    }
+    defer { self.channels.finishedAnswering(on: channel) }
     let call: VarlinkCall
     do {
       let message = try frame.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
@@ -114,5 +134,68 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       self.logger.debug("error reply", metadata: ["method": "\(call.method)", "error": "\(error)"])
       if !call.oneway { try await write(error.message) }
     }
+  }
+}
+
+/// The listening channel and the open connections, so a drain can stop them all.
+private final class ServerChannels: Sendable {
+  private struct Connection {
+    let channel: any Channel
+    var isAnswering = false
+  }
+
+  private struct Contents: ~Copyable {
+    var listener: (any Channel)?
+    var connections: [ObjectIdentifier: Connection] = [:]
+    var isDraining = false
+  }
+
+  private let contents = Mutex(Contents())
+
+  func listening(_ channel: any Channel) {
+    self.contents.withLock { $0.listener = channel }
+  }
+
+  /// Registers a connection; `false` when the server is draining and it must be closed.
+  func opened(_ channel: any Channel) -> Bool {
+    self.contents.withLock { contents in
+      if contents.isDraining { return false }
+      contents.connections[ObjectIdentifier(channel)] = Connection(channel: channel)
+      return true
+    }
+  }
+
+  func closed(_ channel: any Channel) {
+    _ = self.contents.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) }
+  }
+
+  /// Marks a connection as answering a call; `false` when the server is draining, and the call
+  /// must not start.
+  func startAnswering(on channel: any Channel) -> Bool {
+    self.contents.withLock { contents in
+      if contents.isDraining { return false }
+      contents.connections[ObjectIdentifier(channel)]?.isAnswering = true
+      return true
+    }
+  }
+
+  /// Marks a call as answered; when the server is draining, the connection closes now.
+  func finishedAnswering(on channel: any Channel) {
+    let close = self.contents.withLock { contents in
+      contents.connections[ObjectIdentifier(channel)]?.isAnswering = false
+      return contents.isDraining
+    }
+    if close { channel.close(promise: nil) }
+  }
+
+  /// Stops accepting, closes idle connections, and lets busy ones close once their call is
+  /// answered.
+  func drain() {
+    let (listener, idle) = self.contents.withLock { contents in
+      contents.isDraining = true
+      return (contents.listener, contents.connections.values.filter { !$0.isAnswering }.map(\.channel))
+    }
+    listener?.close(promise: nil)
+    for channel in idle { channel.close(promise: nil) }
   }
 }
