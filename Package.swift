@@ -78,6 +78,7 @@ let package = Package(
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "CasePaths", package: "swift-case-paths"),
       ],
       path: "Sources/Daemon"
     ),

@@ -49,3 +49,16 @@ let primeTime = Application(
     .actor("signUp", state: \.signUp, action: .case(\App.Action.Cases.signUp)) { SignUp() },
   ]
 )
+
+// What Describe lists for each feature; the daemon checks the counts against the enums at start.
+extension Primes.Action: ActionCases {
+  public static let actionCases = ["counter", "primeModal", "favoritePrimes"]
+}
+
+extension FavoritesChange: ActionCases {
+  public static let actionCases = ["added", "removed"]
+}
+
+extension SignUp.Action: ActionCases {
+  public static let actionCases = ["emailChanged", "passwordChanged", "submitTapped"]
+}

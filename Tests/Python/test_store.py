@@ -104,9 +104,9 @@ def test_get_with_and_without_a_path(store):
 def test_describe_lists_the_features(store):
     assert store.Describe() == {
         "features": [
-            {"name": "primes", "state": "/primes", "readOnly": False, "action": "PrimeTime.Primes.Action", "isolation": "actor"},
-            {"name": "activityFeed", "state": "/activityFeed", "readOnly": True, "action": "PrimeTime.FavoritesChange", "isolation": "actor"},
-            {"name": "signUp", "state": "/signUp", "readOnly": False, "action": "PrimeTime.SignUp.Action", "isolation": "actor"},
+            {"name": "primes", "state": "/primes", "readOnly": False, "action": "PrimeTime.Primes.Action", "actions": ["counter", "primeModal", "favoritePrimes"], "isolation": "actor"},
+            {"name": "activityFeed", "state": "/activityFeed", "readOnly": True, "action": "PrimeTime.FavoritesChange", "actions": ["added", "removed"], "isolation": "actor"},
+            {"name": "signUp", "state": "/signUp", "readOnly": False, "action": "PrimeTime.SignUp.Action", "actions": ["emailChanged", "passwordChanged", "submitTapped"], "isolation": "actor"},
         ]
     }
 

@@ -41,6 +41,17 @@ public struct Application<State: Codable & Sendable, Action: Codable & Sendable>
           )
         }
       }
+      if let actual = feature.actualActionCaseCount, !feature.actionCases.isEmpty,
+        actual != feature.actionCases.count
+      {
+        throw ApplicationError(
+          """
+          feature "\(feature.name)" lists \(feature.actionCases.count) action cases \
+          (\(feature.actionCases.joined(separator: ", "))), but \(feature.actionType) has \(actual); \
+          update its `actionCases`
+          """
+        )
+      }
       guard let part = root.value(at: feature.pointer) else {
         throw ApplicationError(
           """

@@ -23,6 +23,10 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   public let isReadOnly: Bool
   /// The feature's own action type, as Swift names it.
   public let actionType: String
+  /// The names of the action's cases, when the action type lists them (``ActionCases``).
+  public let actionCases: [String]
+  /// How many cases the action type has, when that can be known (`CasePathIterable`).
+  let actualActionCaseCount: Int?
 
   let encodeLocalState: @Sendable (RootState) throws -> JSONValue
   let start: @Sendable (RootState, _ router: Router<RootAction>, _ index: Int) async throws -> FeatureHost<RootAction>
@@ -54,6 +58,8 @@ extension Feature {
       pointer: JSONPointer(tokens: [name]),
       isReadOnly: route.isReadOnly,
       actionType: String(reflecting: LocalAction.self),
+      actionCases: describeActionCases(of: LocalAction.self).names,
+      actualActionCaseCount: describeActionCases(of: LocalAction.self).actualCount,
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
       start: { root, router, index in
         try await startActor(

@@ -52,12 +52,14 @@ public enum StoreInterface {
     interface io.switchyard.Store
 
     # A feature the daemon hosts: its name, the JSON Pointer of the part of the state it owns,
-    # whether its route only listens (read-only), its own action type, and where it runs.
+    # whether its route only listens (read-only), its own action type and the names of that
+    # type's cases, and where it runs.
     type Feature (
       name: string,
       state: string,
       readOnly: bool,
       action: string,
+      actions: []string,
       isolation: string
     )
 

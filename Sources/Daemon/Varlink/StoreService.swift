@@ -90,6 +90,7 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
               "state": .string(feature.pointer.description),
               "readOnly": .bool(feature.isReadOnly),
               "action": .string(feature.actionType),
+              "actions": .array(feature.actionCases.map(JSONValue.string)),
               "isolation": "actor",
             ]
           }
