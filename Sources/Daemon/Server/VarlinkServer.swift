@@ -131,7 +131,7 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         }
       )
     } catch let error as VarlinkError {
-      self.logger.debug("error reply", metadata: ["method": "\(call.method)", "error": "\(error)"])
+      self.logger.info("error reply", metadata: ["method": "\(call.method)", "error": "\(error)"])
       if !call.oneway { try await write(error.message) }
     }
   }
