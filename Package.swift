@@ -114,15 +114,21 @@ let package = Package(
     .testTarget(
       name: "ClientTests",
       dependencies: [
+        "SwitchyardTestSupport",
         "SwitchyardClient",
         "SwitchyardRuntime",
         "PrimeTime",
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
+    .target(
+      name: "SwitchyardTestSupport",
+      path: "Tests/Support"
+    ),
     .testTarget(
       name: "DaemonTests",
       dependencies: [
+        "SwitchyardTestSupport",
         "SwitchyardDaemon",
         "SwitchyardRuntime",
         "PrimeTime",

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchyardRuntime
 import Synchronization
+import SwitchyardTestSupport
 import Testing
 
 /// The `switchyard` command, run as a subprocess against the real `switchyardd`.

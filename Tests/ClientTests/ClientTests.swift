@@ -2,6 +2,7 @@ import Foundation
 import PrimeTime
 @_spi(Testing) import SwitchyardClient
 import SwitchyardRuntime
+import SwitchyardTestSupport
 import Testing
 
 /// `SwitchyardClient` against the real `switchyardd`, serving PrimeTime on a temporary socket.

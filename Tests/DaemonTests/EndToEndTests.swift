@@ -1,5 +1,6 @@
 import Foundation
 import SwitchyardRuntime
+import SwitchyardTestSupport
 import Testing
 
 /// `switchyardd` serving PrimeTime, driven over its real Unix socket.

@@ -6,28 +6,35 @@ import Testing
 #endif
 
 /// A real `switchyardd`, started for one test on a socket of its own and stopped after it.
-/// (The approach of DaemonTests' support, copied: test targets do not import each other.)
-final class DaemonProcess: @unchecked Sendable {
-  let directory: URL
-  let socketPath: String
-  let process = Process()
+///
+/// Shared by the test targets that drive the daemon as a process (DaemonTests, ClientTests).
+public final class DaemonProcess: @unchecked Sendable {
+  public let directory: URL
+  public let socketPath: String
+  public let process = Process()
   private let stderr = Pipe()
 
   /// The directory the test bundle was built into, where `switchyardd` and `switchyard` are too.
-  static var productsDirectory: URL {
+  public static var productsDirectory: URL {
     URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
   }
 
   /// Starts the daemon and waits until its socket accepts connections.
   ///
-  /// - Parameter socketPath: The socket to serve on; a new temporary one by default.
-  init(socketPath: String? = nil) async throws {
-    self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-client-\(UUID().uuidString.prefix(8))")
+  /// - Parameters:
+  ///   - socketPath: The socket to serve on; a new temporary one by default.
+  ///   - environment: Variables to add, such as `SWITCHYARD_SUBSCRIPTIONS_QUEUE_LIMIT`; the test
+  ///     process's own `SWITCHYARD_*` variables are not passed on.
+  ///   - arguments: Further command-line arguments.
+  public init(socketPath: String? = nil, environment: [String: String] = [:], arguments: [String] = []) async throws {
+    self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
     self.socketPath = socketPath ?? self.directory.appendingPathComponent("s.sock").path
     self.process.executableURL = Self.productsDirectory.appendingPathComponent("switchyardd")
-    self.process.arguments = ["--socket", self.socketPath]
-    self.process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+    self.process.arguments = ["--socket", self.socketPath] + arguments
+    var processEnvironment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+    processEnvironment.merge(environment) { $1 }
+    self.process.environment = processEnvironment
     self.process.standardError = self.stderr
     self.process.standardOutput = FileHandle.nullDevice
     try self.process.run()
@@ -42,6 +49,7 @@ final class DaemonProcess: @unchecked Sendable {
 
   deinit {
     if self.process.isRunning {
+      self.process.interrupt()
       self.process.terminate()
       self.process.waitUntilExit()
     }
@@ -49,7 +57,7 @@ final class DaemonProcess: @unchecked Sendable {
   }
 
   /// Sends SIGTERM and waits for the exit status.
-  func terminate() async -> Int32 {
+  public func terminate() async -> Int32 {
     kill(self.process.processIdentifier, SIGTERM)
     let deadline = ContinuousClock.now + .seconds(10)
     while self.process.isRunning && ContinuousClock.now < deadline {
@@ -64,18 +72,18 @@ final class DaemonProcess: @unchecked Sendable {
   }
 
   /// What the daemon logged, once it has exited.
-  var log: String {
+  public var log: String {
     String(decoding: self.stderr.fileHandleForReading.availableData, as: UTF8.self)
   }
 }
 
-struct DaemonFailedToStart: Error, CustomStringConvertible {
-  let log: String
-  var description: String { "switchyardd did not start:\n\(self.log)" }
+public struct DaemonFailedToStart: Error, CustomStringConvertible {
+  public let log: String
+  public var description: String { "switchyardd did not start:\n\(self.log)" }
 }
 
 /// Whether a Unix socket at `path` accepts a connection (which is closed again at once).
-func canConnect(to path: String) -> Bool {
+public func canConnect(to path: String) -> Bool {
   let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
   guard fd >= 0 else { return false }
   defer { close(fd) }
@@ -89,16 +97,4 @@ func canConnect(to path: String) -> Bool {
       Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
     }
   } == 0
-}
-
-/// Polls `condition` until it holds, for up to five seconds.
-func eventually(_ comment: Comment, _ condition: () async throws -> Bool) async throws {
-  let deadline = ContinuousClock.now + .seconds(5)
-  while try await !condition() {
-    guard ContinuousClock.now < deadline else {
-      Issue.record("the condition never held: \(comment)")
-      return
-    }
-    try await Task.sleep(for: .milliseconds(10))
-  }
 }
