@@ -235,9 +235,11 @@ import Testing
   @Test func sigtermFinishesTheCallsInFlight() async throws {
     let daemon = try await DaemonProcess()
     let client = try daemon.connect()
+    let observer = try daemon.connect()
     let batch: JSONValue = .array(Array(repeating: ["counter": ["incrTapped": [:]]], count: 20_000))
     try client.send("io.switchyard.Store.SendBatch", ["actions": batch])
-    try await Task.sleep(for: .milliseconds(50))
+    // Once the first actions are reduced, the batch has been read and routed: it is in flight.
+    try await eventually(within: .seconds(30)) { try seq(of: observer.call("io.switchyard.Store.Get")) > 0 }
     let status = await daemon.terminate()
     let reply = try client.read()
     #expect(reply?["parameters"]?["seq"] == 20_000, "the batch in flight was answered before the daemon exited")
@@ -255,9 +257,9 @@ import Testing
   }
 }
 
-/// Polls `condition` for up to two seconds.
-func eventually(_ condition: () throws -> Bool) async throws {
-  let deadline = ContinuousClock.now + .seconds(2)
+/// Polls `condition` for up to `timeout`.
+func eventually(within timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async throws {
+  let deadline = ContinuousClock.now + timeout
   while try !condition() {
     guard ContinuousClock.now < deadline else {
       Issue.record("the condition never held")

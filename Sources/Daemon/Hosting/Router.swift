@@ -50,36 +50,34 @@ public final class Router<Action: Sendable>: Sendable {
   /// - Throws: ``RouterError/actionNotRouted(index:)`` when no feature takes one of them; the
   ///   actions before it were routed, those after it were not.
   public func send(_ actions: [Action]) async throws(RouterError) -> UInt64 {
+    try await self.route(actions).reduced()
+  }
+
+  /// Routes `actions` in order now, without waiting for them to be reduced: a connection routes
+  /// pipelined calls as it reads them, so they keep their order, and answers each when its
+  /// ticket is done.
+  func route(_ actions: [Action]) -> RouteTicket {
     let hosts = self.featureHosts
-    let pending = Countdown()
-    var refusal: RouterError?
-    let seq: UInt64 = await withCheckedContinuation { continuation in
-      let done: @Sendable (UInt64) -> Void = { _ in
-        if pending.count.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-          continuation.resume(returning: self.currentSeq)
-        }
-      }
-      self.routing.withLock { _ in
-        for (index, action) in actions.enumerated() {
-          var taken = 0
-          for host in hosts {
-            pending.count.add(1, ordering: .relaxed)
-            if host.offer(action, done) {
-              taken += 1
-            } else {
-              pending.count.subtract(1, ordering: .relaxed)
-            }
-          }
-          if taken == 0 {
-            refusal = .actionNotRouted(index: index)
-            break
+    let ticket = RouteTicket(router: { [weak self] in self?.currentSeq ?? 0 })
+    self.routing.withLock { _ in
+      for (index, action) in actions.enumerated() {
+        var taken = 0
+        for host in hosts {
+          ticket.expect()
+          if host.offer(action, ticket.done) {
+            taken += 1
+          } else {
+            ticket.unexpect()
           }
         }
+        if taken == 0 {
+          ticket.refuse(.actionNotRouted(index: index))
+          break
+        }
       }
-      done(0)
     }
-    if let refusal { throw refusal }
-    return seq
+    ticket.routed()
+    return ticket
   }
 
   /// Routes an action that a feature's effect sent, without waiting for it.
@@ -201,9 +199,60 @@ public final class Router<Action: Sendable>: Sendable {
   }
 }
 
-/// How many reductions a request still waits for, plus one until routing is done.
-private final class Countdown: Sendable {
-  let count = Atomic<Int>(1)
+/// A routed request: done once every feature that took one of its actions has reduced it.
+final class RouteTicket: Sendable {
+  private struct Contents: ~Copyable {
+    // One more than the reductions still pending, until routing is done.
+    var pending = 1
+    var seq: UInt64?
+    var refusal: RouterError?
+    var waiter: CheckedContinuation<UInt64, Never>?
+  }
+
+  private let contents = Mutex(Contents())
+  private let currentSeq: @Sendable () -> UInt64
+
+  init(router currentSeq: @escaping @Sendable () -> UInt64) {
+    self.currentSeq = currentSeq
+  }
+
+  func expect() { self.contents.withLock { $0.pending += 1 } }
+  func unexpect() { self.contents.withLock { $0.pending -= 1 } }
+  func refuse(_ error: RouterError) { self.contents.withLock { $0.refusal = error } }
+  func routed() { self.done(0) }
+
+  /// One reduction is done (a feature's `onReduced`).
+  @Sendable func done(_: UInt64) {
+    let waiter = self.contents.withLock { contents -> (CheckedContinuation<UInt64, Never>, UInt64)? in
+      contents.pending -= 1
+      guard contents.pending == 0 else { return nil }
+      let seq = self.currentSeq()
+      contents.seq = seq
+      defer { contents.waiter = nil }
+      return contents.waiter.map { ($0, seq) }
+    }
+    if let (continuation, seq) = waiter { continuation.resume(returning: seq) }
+  }
+
+  /// The sequence number once every action is reduced.
+  func reduced() async throws(RouterError) -> UInt64 {
+    if let refusal = self.contents.withLock({ $0.refusal }) {
+      _ = await self.wait()
+      throw refusal
+    }
+    return await self.wait()
+  }
+
+  private func wait() async -> UInt64 {
+    await withCheckedContinuation { continuation in
+      let seq = self.contents.withLock { contents -> UInt64? in
+        if let seq = contents.seq { return seq }
+        contents.waiter = continuation
+        return nil
+      }
+      if let seq { continuation.resume(returning: seq) }
+    }
+  }
 }
 
 /// Why the router refused a request.

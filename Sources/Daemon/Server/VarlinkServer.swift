@@ -82,8 +82,36 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     defer { self.channels.closed(channel) }
     do {
       try await connection.executeThenClose { inbound, outbound in
-        for try await frame in inbound {
-          try await self.answer(frame, on: channel, outbound: outbound)
+        // The reader starts each call as it arrives (sends are routed right away, in order); the
+        // writer answers them one after another, in call order.
+        let (calls, queue) = AsyncStream.makeStream(of: QueuedCall.self)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          group.addTask {
+            for await queued in calls {
+              await self.answer(queued, on: channel, outbound: outbound)
+              queued.answered?.resume()
+            }
+          }
+          do {
+            for try await frame in inbound {
+              guard self.channels.startAnswering(on: channel) else { break }
+              var queued = self.prepare(frame, on: channel)
+              if queued.prepared.isBarrier {
+                // Nothing after this call is read, let alone routed, until it is answered.
+                await withCheckedContinuation { continuation in
+                  queued.answered = continuation
+                  queue.yield(queued)
+                }
+              } else {
+                queue.yield(queued)
+              }
+            }
+          } catch {
+            queue.finish()
+            throw error
+          }
+          queue.finish()
+          try await group.waitForAll()
         }
       }
     } catch let error as VarlinkFrameTooLarge {
@@ -93,55 +121,65 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     }
   }
 
+  /// Parses a message into a call and starts it.
+  private func prepare(_ frame: ByteBuffer, on channel: any Channel) -> QueuedCall {
+    do {
+      let message = try frame.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
+      let call = try VarlinkCall(parsing: message)
+      let prepared = self.service.prepare(
+        call,
+        whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } }
+      )
+      return QueuedCall(method: call.method, oneway: call.oneway, prepared: prepared)
+    } catch let error as VarlinkError {
+      self.logger.info("invalid call", metadata: ["error": "\(error)"])
+      return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw error })
+    } catch {
+      self.logger.info("malformed message", metadata: ["error": "\(error)"])
+      let reply = VarlinkError.invalidRequest("malformed JSON: \(error)")
+      return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw reply })
+    }
+  }
+
+  /// Runs a call and writes its replies (none for a oneway call).
   private func answer(
-    _ frame: ByteBuffer,
+    _ queued: QueuedCall,
     on channel: any Channel,
     outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-  ) async throws {
+  ) async {
+    defer { self.channels.finishedAnswering(on: channel) }
     let allocator = channel.allocator
-    func write(_ message: JSONValue) async throws {
+    @Sendable func write(_ message: JSONValue) async throws {
       var bytes = message.serializedBytes()
       bytes.append(0)
       try await outbound.write(allocator.buffer(bytes: bytes))
     }
-    guard self.channels.startAnswering(on: channel) else {
-      try? await channel.close()
-      return
-    }
-    defer { self.channels.finishedAnswering(on: channel) }
-    let call: VarlinkCall
     do {
-      let message = try frame.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
-      call = try VarlinkCall(parsing: message)
+      try await queued.prepared.run { reply in
+        if !queued.oneway { try await write(reply.message) }
+      }
     } catch let error as VarlinkError {
-      self.logger.info("invalid call", metadata: ["error": "\(error)"])
-      try await write(error.message)
-      return
+      self.logger.info("error reply", metadata: ["method": "\(queued.method)", "error": "\(error)"])
+      if !queued.oneway { try? await write(error.message) }
     } catch {
-      self.logger.info("malformed message", metadata: ["error": "\(error)"])
-      try await write(VarlinkError.invalidRequest("malformed JSON: \(error)").message)
-      return
-    }
-    do {
-      try await self.service.handle(
-        call,
-        whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } },
-        reply: { reply in
-          if !call.oneway { try await write(reply.message) }
-        }
-      )
-    } catch let error as VarlinkError {
-      self.logger.info("error reply", metadata: ["method": "\(call.method)", "error": "\(error)"])
-      if !call.oneway { try await write(error.message) }
+      self.logger.debug("a reply could not be written", metadata: ["error": "\(error)"])
     }
   }
+}
+
+/// A call read from a connection, waiting for its turn to be answered.
+private struct QueuedCall: Sendable {
+  let method: String
+  let oneway: Bool
+  let prepared: PreparedCall
+  var answered: CheckedContinuation<Void, Never>?
 }
 
 /// The listening channel and the open connections, so a drain can stop them all.
 private final class ServerChannels: Sendable {
   private struct Connection {
     let channel: any Channel
-    var isAnswering = false
+    var callsInFlight = 0
   }
 
   private struct Contents: ~Copyable {
@@ -169,21 +207,22 @@ private final class ServerChannels: Sendable {
     _ = self.contents.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) }
   }
 
-  /// Marks a connection as answering a call; `false` when the server is draining, and the call
+  /// Counts a call read from a connection; `false` when the server is draining, and the call
   /// must not start.
   func startAnswering(on channel: any Channel) -> Bool {
     self.contents.withLock { contents in
       if contents.isDraining { return false }
-      contents.connections[ObjectIdentifier(channel)]?.isAnswering = true
+      contents.connections[ObjectIdentifier(channel)]?.callsInFlight += 1
       return true
     }
   }
 
-  /// Marks a call as answered; when the server is draining, the connection closes now.
+  /// Counts a call as answered; when the server is draining and it was the last, the connection
+  /// closes now.
   func finishedAnswering(on channel: any Channel) {
     let close = self.contents.withLock { contents in
-      contents.connections[ObjectIdentifier(channel)]?.isAnswering = false
-      return contents.isDraining
+      contents.connections[ObjectIdentifier(channel)]?.callsInFlight -= 1
+      return contents.isDraining && contents.connections[ObjectIdentifier(channel)]?.callsInFlight == 0
     }
     if close { channel.close(promise: nil) }
   }
@@ -193,7 +232,7 @@ private final class ServerChannels: Sendable {
   func drain() {
     let (listener, idle) = self.contents.withLock { contents in
       contents.isDraining = true
-      return (contents.listener, contents.connections.values.filter { !$0.isAnswering }.map(\.channel))
+      return (contents.listener, contents.connections.values.filter { $0.callsInFlight == 0 }.map(\.channel))
     }
     listener?.close(promise: nil)
     for channel in idle { channel.close(promise: nil) }

@@ -20,6 +20,49 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
     self.logger = logger
   }
 
+  /// Starts `call` now and returns what answers it later, in call order.
+  ///
+  /// `Send` and `SendBatch` are decoded and routed here, as the call is read, so pipelined sends
+  /// keep their order and reduce while earlier replies are still being written. Every other call
+  /// is a barrier: it runs when its turn to answer comes, and the connection reads nothing after
+  /// it until it is answered, so a `Get` sees exactly the sends before it.
+  func prepare(
+    _ call: VarlinkCall,
+    whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+  ) -> PreparedCall {
+    if call.interface == StoreInterface.name, call.name == "Send" || call.name == "SendBatch" {
+      let ticket: RouteTicket
+      let count: Int
+      do {
+        let actions: [Action]
+        if call.name == "Send" {
+          guard let action = call.parameters["action"] else { throw VarlinkError.invalidParameter("action") }
+          actions = [try self.decode(action)]
+        } else {
+          guard case let .array(values)? = call.parameters["actions"] else { throw VarlinkError.invalidParameter("actions") }
+          actions = try values.map(self.decode)
+        }
+        count = actions.count
+        ticket = self.router.route(actions)
+      } catch {
+        return PreparedCall { _ in throw error }
+      }
+      return PreparedCall { reply in
+        let seq: UInt64
+        do {
+          seq = try await ticket.reduced()
+        } catch let error as RouterError {
+          throw self.varlinkError(error)
+        }
+        self.actionCount.add(count, ordering: .relaxed)
+        try await reply(VarlinkReply(parameters: ["seq": .int(Int64(seq))]))
+      }
+    }
+    return PreparedCall(isBarrier: true) { reply in
+      try await self.handle(call, whenClosed: whenClosed, reply: reply)
+    }
+  }
+
   /// Answers `call` through `reply`; throws the error reply.
   ///
   /// - Parameter whenClosed: Registers work to do when the connection closes, so a
@@ -270,5 +313,20 @@ public let switchyardVersion = "0.1.0"
 extension JSONValue {
   fileprivate func isObjectWithout(_ key: String) -> Bool {
     if case let .object(object) = self { object[key] == nil } else { true }
+  }
+}
+
+/// A call that has been read: running it writes its replies through the given function.
+struct PreparedCall: Sendable {
+  /// Whether the connection must not read further calls until this one is answered.
+  let isBarrier: Bool
+  let run: @Sendable (_ reply: @Sendable (VarlinkReply) async throws -> Void) async throws -> Void
+
+  init(
+    isBarrier: Bool = false,
+    _ run: @escaping @Sendable (_ reply: @Sendable (VarlinkReply) async throws -> Void) async throws -> Void
+  ) {
+    self.isBarrier = isBarrier
+    self.run = run
   }
 }
