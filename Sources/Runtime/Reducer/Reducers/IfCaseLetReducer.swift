@@ -22,9 +22,9 @@ extension Reducer {
     line: UInt = #line,
     column: UInt = #column
   ) -> _IfCaseLetReducer<Self, Case> where State: CasePathable, Action: CasePathable {
-    _IfCaseLetReducer(
-      parent: self, child: `case`(), toCaseState: toCaseState, route: CaseRoute(toCaseAction),
-      location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.ifCaseLet(
+      toCaseState, action: CaseRoute(toCaseAction), then: `case`,
+      fileID: fileID, filePath: filePath, line: line, column: column
     )
   }
 }

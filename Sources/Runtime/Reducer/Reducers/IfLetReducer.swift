@@ -25,9 +25,9 @@ extension Reducer {
     line: UInt = #line,
     column: UInt = #column
   ) -> _IfLetReducer<Self, Child> where Action: CasePathable {
-    _IfLetReducer(
-      parent: self, child: child(), toChildState: toChildState, route: CaseRoute(toChildAction),
-      location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.ifLet(
+      toChildState, action: CaseRoute(toChildAction), then: child,
+      fileID: fileID, filePath: filePath, line: line, column: column
     )
   }
 }
