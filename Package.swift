@@ -64,16 +64,23 @@ let package = Package(
       dependencies: [.product(name: "NIOCore", package: "swift-nio")],
       path: "Sources/Varlink"
     ),
+    .systemLibrary(
+      name: "CSystemd",
+      pkgConfig: "libsystemd",
+      providers: [.apt(["libsystemd-dev"])]
+    ),
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
         "SwitchyardRuntime",
         "SwitchyardVarlink",
+        "CSystemd",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Configuration", package: "swift-configuration"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),

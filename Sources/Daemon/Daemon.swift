@@ -2,29 +2,59 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SwitchyardRuntime
+import UnixSignals
 
 /// Runs an ``Application``: hosts its features, routes actions between them and serves Varlink
 /// until SIGTERM or SIGINT, then drains and returns.
 ///
 /// ```swift
-/// try await Daemon(application: application, configuration: configuration).run()
+/// try await Daemon(application: application, configuration: configuration, logger: logger).run()
 /// ```
+///
+/// Under systemd it is a `Type=notify` service: it serves on the socket systemd passes
+/// (`FileDescriptorName=varlink`) when socket-activated, reports `READY=1` once it accepts
+/// connections, keeps `STATUS=` current, pings the watchdog while every feature answers its
+/// health probe, reports `STOPPING=1` on SIGTERM, and reloads its configuration on SIGHUP.
 public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
   public let application: Application<State, Action>
   public let configuration: DaemonConfiguration
   public let logger: Logger
+  let logLevel: SharedLogLevel
+  let reloadConfiguration: (@Sendable () async throws -> DaemonConfiguration)?
 
-  public init(application: Application<State, Action>, configuration: DaemonConfiguration, logger: Logger) {
+  /// - Parameters:
+  ///   - logLevel: The level the process's log handlers follow (``DaemonLogging``), which a
+  ///     reload changes.
+  ///   - reloadConfiguration: Reads the configuration again on SIGHUP; without it, SIGHUP
+  ///     reloads nothing.
+  public init(
+    application: Application<State, Action>,
+    configuration: DaemonConfiguration,
+    logger: Logger,
+    logLevel: SharedLogLevel? = nil,
+    reloadConfiguration: (@Sendable () async throws -> DaemonConfiguration)? = nil
+  ) {
     self.application = application
     self.configuration = configuration
     self.logger = logger
+    self.logLevel = logLevel ?? SharedLogLevel(configuration.logLevel)
+    self.reloadConfiguration = reloadConfiguration
   }
 
   /// Starts the features and serves until a termination signal.
   ///
   /// - Parameter onListening: Called once the socket accepts connections.
+  /// - Throws: ``ApplicationError`` when the application is inconsistent, and a description of
+  ///   the problem when socket activation passed a socket the daemon cannot serve on.
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
     let initialJSON = try self.application.validate()
+    let listener: VarlinkServer<State, Action>.Listener
+    if let fd = try SocketActivation.listeningSocket(named: "varlink") {
+      listener = .inherited(fd)
+    } else {
+      listener = .path(self.configuration.socketPath, mode: self.configuration.socketMode)
+    }
+    let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
     let router = Router<Action>(
       initialState: initialJSON,
       pointers: self.application.features.map(\.pointer),
@@ -34,38 +64,87 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     var hosts: [FeatureHost<Action>] = []
     for (index, feature) in self.application.features.enumerated() {
       hosts.append(try await feature.start(self.application.initialState, router, index))
+      self.logger.info("feature started", metadata: ["feature": "\(feature.name)", "isolation": "actor"])
     }
     router.attach(hosts)
     let service = StoreService(
       router: router,
       features: self.application.features,
-      queueLimit: self.configuration.subscriptionQueueLimit,
+      configuration: configuration,
       logger: self.logger
     )
-    let server = ServerService(
-      server: VarlinkServer(service: service, configuration: self.configuration, logger: self.logger),
-      router: router,
-      onListening: onListening
+    let manager = ServiceManager()
+    let featureCount = hosts.count
+    let counters: @Sendable () -> (line: StatusLine, actions: Int) = {
+      let line = StatusLine(
+        features: featureCount,
+        workers: 0,
+        connections: service.connectionCount.load(ordering: .relaxed),
+        subscribers: router.subscriberCount,
+        actionsPerSecond: 0
+      )
+      return (line, service.actionCount.load(ordering: .relaxed))
+    }
+    var services: [any Service] = [
+      ServerService(
+        server: VarlinkServer(service: service, listener: listener, configuration: configuration, logger: self.logger),
+        router: router,
+        manager: manager,
+        onListening: {
+          manager.ready(status: counters().line.description)
+          onListening()
+        }
+      ),
+      StatusReporter(manager: manager, interval: .seconds(1), counters: counters),
+    ]
+    if let interval = manager.watchdogInterval {
+      services.append(
+        Watchdog(
+          manager: manager,
+          period: interval / 2,
+          probe: { router.probe($0) },
+          featureNames: hosts.map(\.name),
+          logger: self.logger
+        )
+      )
+      self.logger.info("watchdog enabled", metadata: ["interval": "\(interval)"])
+    }
+    // Trapped now, before READY=1, so that a reload right after start-up finds the handler.
+    let hangUps = await UnixSignalsSequence(trapping: .sighup)
+    let reloadConfiguration = self.reloadConfiguration ?? { configuration.value }
+    services.append(
+      ConfigurationReload(
+        signals: hangUps,
+        manager: manager,
+        configuration: configuration,
+        load: reloadConfiguration,
+        apply: { router.setHistoryLimit($0.historyLimit) },
+        status: { counters().line.description },
+        logger: self.logger
+      )
     )
     let group = ServiceGroup(
       configuration: .init(
-        services: [server],
+        services: services.map { .init(service: $0) },
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: self.logger
       )
     )
     try await group.run()
     for host in hosts { await host.stop() }
-    try? FileManager.default.removeItem(atPath: self.configuration.socketPath)
+    if case let .path(path, _) = listener {
+      try? FileManager.default.removeItem(atPath: path)
+    }
     self.logger.info("stopped")
   }
 }
 
-/// The Varlink server as a service of the service group: on graceful shutdown it ends the
-/// subscriptions with `ShuttingDown` and stops accepting.
+/// The Varlink server as a service of the service group: on graceful shutdown it tells the
+/// service manager, ends the subscriptions with `ShuttingDown`, and stops accepting.
 private struct ServerService<State: Codable & Sendable, Action: Codable & Sendable>: Service {
   let server: VarlinkServer<State, Action>
   let router: Router<Action>
+  let manager: ServiceManager
   let onListening: @Sendable () -> Void
 
   func run() async throws {
@@ -74,6 +153,7 @@ private struct ServerService<State: Codable & Sendable, Action: Codable & Sendab
     try await withGracefulShutdownHandler {
       try await self.server.run(onListening: self.onListening)
     } onGracefulShutdown: {
+      self.manager.stopping()
       self.router.shutDown()
       self.server.drain()
     }

@@ -21,6 +21,27 @@ struct Switchyardd: AsyncParsableCommand {
   var socket: String?
 
   func run() async throws {
+    let configuration = try await self.loadConfiguration()
+    let level = SharedLogLevel(configuration.logLevel)
+    DaemonLogging.bootstrap(identifier: "switchyardd", level: level)
+    let logger = Logger(label: "switchyardd")
+    let daemon = Daemon(
+      application: primeTime,
+      configuration: configuration,
+      logger: logger,
+      logLevel: level,
+      reloadConfiguration: { try await self.loadConfiguration() }
+    )
+    do {
+      try await daemon.run()
+    } catch {
+      logger.critical("switchyardd cannot run", metadata: ["error": "\(error)"])
+      throw ExitCode.failure
+    }
+  }
+
+  /// The configuration file and the environment, with the command line's overrides.
+  private func loadConfiguration() async throws -> DaemonConfiguration {
     var configuration: DaemonConfiguration
     do {
       configuration = try await DaemonConfiguration.load(file: self.config)
@@ -28,15 +49,7 @@ struct Switchyardd: AsyncParsableCommand {
       throw ValidationError("invalid configuration: \(error)")
     }
     if let socket { configuration.socketPath = socket }
-    let level = configuration.logLevel
-    LoggingSystem.bootstrap { label in
-      var handler = StreamLogHandler.standardError(label: label)
-      handler.logLevel = level
-      return handler
-    }
-    let logger = Logger(label: "switchyardd")
-    let daemon = Daemon(application: primeTime, configuration: configuration, logger: logger)
-    try await daemon.run()
+    return configuration
   }
 }
 

@@ -114,6 +114,7 @@ private func startActor<RootAction: Sendable, LocalState: Codable & Sendable, Lo
       store.enqueue(local, onReduced: onReduced)
       return true
     },
+    probe: { store.probe($0) },
     stop: {
       observation.cancel()
       await store.cancelEffects()
@@ -127,17 +128,22 @@ final class FeatureHost<RootAction: Sendable>: Sendable {
   let isReadOnly: Bool
   /// Queues the feature's local action for `action` when its route extracts one.
   let offer: @Sendable (RootAction, _ onReduced: @escaping @Sendable (UInt64) -> Void) -> Bool
+  /// Calls its argument once the feature has reduced everything queued before: the watchdog's
+  /// health probe.
+  let probe: @Sendable (_ answered: @escaping @Sendable () -> Void) -> Void
   let stop: @Sendable () async -> Void
 
   init(
     name: String,
     isReadOnly: Bool,
     offer: @escaping @Sendable (RootAction, @escaping @Sendable (UInt64) -> Void) -> Bool,
+    probe: @escaping @Sendable (_ answered: @escaping @Sendable () -> Void) -> Void,
     stop: @escaping @Sendable () async -> Void
   ) {
     self.name = name
     self.isReadOnly = isReadOnly
     self.offer = offer
+    self.probe = probe
     self.stop = stop
   }
 }

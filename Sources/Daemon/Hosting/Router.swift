@@ -25,13 +25,13 @@ public final class Router<Action: Sendable>: Sendable {
   private let pointers: [JSONPointer]
   // Held while offering one action to every feature, so all features see actions in one order.
   private let routing = Mutex(())
-  private let historyLimit: Int
+  private let historyLimit: Atomic<Int>
   private let logger: Logger
 
   init(initialState: JSONValue, pointers: [JSONPointer], historyLimit: Int, logger: Logger) {
     self.published = Mutex(Published(state: initialState))
     self.pointers = pointers
-    self.historyLimit = max(0, historyLimit)
+    self.historyLimit = Atomic(max(0, historyLimit))
     self.logger = logger
   }
 
@@ -119,10 +119,10 @@ public final class Router<Action: Sendable>: Sendable {
       }
       published.seq += 1
       let change = StateChange(seq: published.seq, patch: patch)
-      if self.historyLimit > 0 {
-        if published.history.count == self.historyLimit { published.history.removeFirst() }
-        published.history.append(change)
-      }
+      let historyLimit = self.historyLimit.load(ordering: .relaxed)
+      // A reload may have lowered the limit: drop down to it, oldest first.
+      while published.history.count >= max(historyLimit, 1) { published.history.removeFirst() }
+      if historyLimit > 0 { published.history.append(change) }
       for subscriber in published.subscribers.values {
         Self.deliver(change, to: subscriber, state: published.state)
       }
@@ -182,6 +182,27 @@ public final class Router<Action: Sendable>: Sendable {
   func unsubscribe(_ subscriber: Subscriber) {
     _ = self.published.withLock { $0.subscribers.removeValue(forKey: subscriber.id) }
     subscriber.end(.cancelled)
+  }
+
+  /// Changes how many changes the history keeps; it shrinks with the next change.
+  func setHistoryLimit(_ limit: Int) {
+    self.historyLimit.store(max(0, limit), ordering: .relaxed)
+  }
+
+  /// Calls `answered` with each feature's name once its store has reduced everything queued
+  /// before the probe, and with `nil` for the router itself once no routing holds its lock. A
+  /// feature whose actor is blocked, or a router stuck while routing, never answers.
+  ///
+  /// - Returns: How many answers to expect.
+  func probe(_ answered: @escaping @Sendable (_ feature: String?) -> Void) -> Int {
+    let hosts = self.featureHosts
+    for host in hosts {
+      let name = host.name
+      host.probe { answered(name) }
+    }
+    self.routing.withLock { _ in }
+    answered(nil)
+    return hosts.count + 1
   }
 
   var subscriberCount: Int {

@@ -14,13 +14,23 @@ import SwitchyardVarlink
 /// connection goes on; a message over the size limit closes the connection, since the stream
 /// cannot be resynchronised.
 struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
+  /// Where connections come from.
+  enum Listener: Sendable {
+    /// Bind a socket at the configured path.
+    case path(String, mode: mode_t)
+    /// Serve on a listening socket systemd passed (socket activation).
+    case inherited(CInt)
+  }
+
   let service: StoreService<State, Action>
-  let configuration: DaemonConfiguration
+  let listener: Listener
+  let configuration: LiveConfiguration
   let logger: Logger
   private let channels = ServerChannels()
 
-  init(service: StoreService<State, Action>, configuration: DaemonConfiguration, logger: Logger) {
+  init(service: StoreService<State, Action>, listener: Listener, configuration: LiveConfiguration, logger: Logger) {
     self.service = service
+    self.listener = listener
     self.configuration = configuration
     self.logger = logger
   }
@@ -31,29 +41,32 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     self.channels.drain()
   }
 
-  /// Binds the socket and serves until the task is cancelled.
+  /// Listens and serves until the task is cancelled.
   ///
   /// - Parameter onListening: Called once the socket accepts connections.
   func run(onListening: @Sendable () -> Void) async throws {
-    let path = self.configuration.socketPath
-    try FileManager.default.createDirectory(
-      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true
-    )
-    let maximumMessageBytes = self.configuration.maximumMessageBytes
-    let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    let configuration = self.configuration
+    let server: NIOAsyncChannel<Connection, Never>
+    let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.backlog, value: 256)
-      .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
-        channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(
-            ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: maximumMessageBytes))
-          )
-          return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-        }
+    switch self.listener {
+    case let .path(path, mode):
+      try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true
+      )
+      server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
+        Self.initialize(channel, maximumMessageBytes: configuration.value.maximumMessageBytes)
       }
-    if chmod(path, self.configuration.socketMode) != 0 {
-      self.logger.warning("could not set the socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
+      if chmod(path, mode) != 0 {
+        self.logger.warning("could not set the socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
+      }
+      self.logger.info("listening", metadata: ["socket": "\(path)"])
+    case let .inherited(fd):
+      server = try await bootstrap.bind(fd) { channel in
+        Self.initialize(channel, maximumMessageBytes: configuration.value.maximumMessageBytes)
+      }
+      self.logger.info("listening on the socket systemd passed", metadata: ["socket": "fd \(fd)"])
     }
-    self.logger.info("listening", metadata: ["socket": "\(path)"])
     self.channels.listening(server.channel)
     onListening()
     try await withTaskCancellationHandler {
@@ -69,13 +82,38 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     }
   }
 
-  private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+  /// Sets up a new connection's pipeline and reads who is on the other end.
+  private static func initialize(_ channel: any Channel, maximumMessageBytes: Int) -> EventLoopFuture<Connection> {
+    channel.eventLoop.makeCompletedFuture {
+      try channel.pipeline.syncOperations.addHandler(
+        ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: maximumMessageBytes))
+      )
+      let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+        PeerCredentials(socket: $0)
+      }
+      return Connection(
+        channel: try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel),
+        peer: peer ?? nil
+      )
+    }
+  }
+
+  private func serve(_ accepted: Connection) async {
+    let connection = accepted.channel
     let count = self.service.connectionCount.add(1, ordering: .relaxed).newValue
     defer { self.service.connectionCount.subtract(1, ordering: .relaxed) }
     let channel = connection.channel
-    let logger = self.logger
-    if count > self.configuration.maximumConnections || !self.channels.opened(channel) {
-      logger.warning("refusing a connection over the limit or while draining", metadata: ["limit": "\(self.configuration.maximumConnections)"])
+    let logger = {
+      var logger = self.logger
+      if let peer = accepted.peer {
+        logger[metadataKey: "peer.uid"] = "\(peer.uid)"
+        logger[metadataKey: "peer.pid"] = "\(peer.pid)"
+      }
+      return logger
+    }()
+    let limit = self.configuration.value.maximumConnections
+    if count > limit || !self.channels.opened(channel) {
+      logger.warning("refusing a connection over the limit or while draining", metadata: ["limit": "\(limit)"])
       try? await connection.channel.close()
       return
     }
@@ -88,14 +126,14 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         try await withThrowingTaskGroup(of: Void.self) { group in
           group.addTask {
             for await queued in calls {
-              await self.answer(queued, on: channel, outbound: outbound)
+              await self.answer(queued, on: channel, outbound: outbound, logger: logger)
               queued.answered?.resume()
             }
           }
           do {
             for try await frame in inbound {
               guard self.channels.startAnswering(on: channel) else { break }
-              var queued = self.prepare(frame, on: channel)
+              var queued = self.prepare(frame, on: channel, logger: logger)
               if queued.prepared.isBarrier {
                 // Nothing after this call is read, let alone routed, until it is answered.
                 await withCheckedContinuation { continuation in
@@ -122,7 +160,7 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   }
 
   /// Parses a message into a call and starts it.
-  private func prepare(_ frame: ByteBuffer, on channel: any Channel) -> QueuedCall {
+  private func prepare(_ frame: ByteBuffer, on channel: any Channel, logger: Logger) -> QueuedCall {
     do {
       let message = try frame.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
       let call = try VarlinkCall(parsing: message)
@@ -130,12 +168,17 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         call,
         whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } }
       )
-      return QueuedCall(method: call.method, oneway: call.oneway, prepared: prepared)
+      return QueuedCall(
+        method: call.method,
+        oneway: call.oneway,
+        prepared: prepared,
+        action: call.parameters["action"].map { String($0.serialized().prefix(512)) }
+      )
     } catch let error as VarlinkError {
-      self.logger.info("invalid call", metadata: ["error": "\(error)"])
+      logger.info("invalid call", metadata: ["error": "\(error)"])
       return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw error })
     } catch {
-      self.logger.info("malformed message", metadata: ["error": "\(error)"])
+      logger.info("malformed message", metadata: ["error": "\(error)"])
       let reply = VarlinkError.invalidRequest("malformed JSON: \(error)")
       return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw reply })
     }
@@ -145,7 +188,8 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   private func answer(
     _ queued: QueuedCall,
     on channel: any Channel,
-    outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+    logger: Logger
   ) async {
     defer { self.channels.finishedAnswering(on: channel) }
     let allocator = channel.allocator
@@ -159,11 +203,36 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         if !queued.oneway { try await write(reply.message) }
       }
     } catch let error as VarlinkError {
-      self.logger.info("error reply", metadata: ["method": "\(queued.method)", "error": "\(error)"])
+      var metadata: Logger.Metadata = ["method": "\(queued.method)", "error": "\(error)"]
+      if let action = queued.action { metadata["action"] = "\(action)" }
+      logger.info("error reply", metadata: metadata)
       if !queued.oneway { try? await write(error.message) }
     } catch {
-      self.logger.debug("a reply could not be written", metadata: ["error": "\(error)"])
+      logger.debug("a reply could not be written", metadata: ["error": "\(error)"])
     }
+  }
+}
+
+/// An accepted connection and the credentials of the process on the other end.
+private struct Connection: Sendable {
+  let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+  let peer: PeerCredentials?
+}
+
+/// Who is on the other end of a Unix socket (`SO_PEERCRED`): logged with each connection's
+/// lines, as `SWITCHYARD_PEER_UID` and `SWITCHYARD_PEER_PID` in the journal.
+struct PeerCredentials: Sendable {
+  let pid: pid_t
+  let uid: uid_t
+  let gid: gid_t
+
+  init?(socket: CInt) {
+    // `struct ucred` needs _GNU_SOURCE, which Swift's Glibc module is not built with; its layout
+    // is three 32-bit fields.
+    var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
+    var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+    guard getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+    (self.pid, self.uid, self.gid) = credentials
   }
 }
 
@@ -172,6 +241,8 @@ private struct QueuedCall: Sendable {
   let method: String
   let oneway: Bool
   let prepared: PreparedCall
+  /// A `Send`'s action, for the log line when it fails.
+  var action: String? = nil
   var answered: CheckedContinuation<Void, Never>?
 }
 

@@ -8,15 +8,15 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
   let router: Router<Action>
   let features: [Feature<State, Action>]
   let logger: Logger
-  let queueLimit: Int
+  let configuration: LiveConfiguration
   let started = ContinuousClock.now
   let actionCount = Atomic<Int>(0)
   let connectionCount = Atomic<Int>(0)
 
-  init(router: Router<Action>, features: [Feature<State, Action>], queueLimit: Int, logger: Logger) {
+  init(router: Router<Action>, features: [Feature<State, Action>], configuration: LiveConfiguration, logger: Logger) {
     self.router = router
     self.features = features
-    self.queueLimit = queueLimit
+    self.configuration = configuration
     self.logger = logger
   }
 
@@ -168,7 +168,7 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
     }
     let subscriber: Subscriber
     do {
-      subscriber = try self.router.subscribe(to: pointer, since: since, queueLimit: self.queueLimit)
+      subscriber = try self.router.subscribe(to: pointer, since: since, queueLimit: self.configuration.value.subscriptionQueueLimit)
     } catch {
       throw self.varlinkError(error)
     }

@@ -8,7 +8,8 @@ import Synchronization
 @usableFromInline
 final class Mailbox<Action: Sendable>: Sendable {
   struct Envelope: Sendable {
-    let emission: Emission<Action>
+    /// What to reduce; `nil` for a health probe, which only reports that the store got to it.
+    let emission: Emission<Action>?
     let onReduced: (@Sendable (UInt64) -> Void)?
   }
 

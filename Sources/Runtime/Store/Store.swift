@@ -146,6 +146,18 @@ public actor Store<State: Sendable, Action: Sendable> {
     }
   }
 
+  /// Calls `answered` once the store has reduced everything queued before this call: a health
+  /// probe that goes unanswered while a reducer blocks the store or its mailbox stops draining.
+  ///
+  /// ```swift
+  /// store.probe { healthy.store(true, ordering: .relaxed) }
+  /// ```
+  public nonisolated func probe(_ answered: @escaping @Sendable () -> Void) {
+    if self.mailbox.push(Mailbox.Envelope(emission: nil, onReduced: { _ in answered() })) {
+      Task { await self.drain() }
+    }
+  }
+
   /// How many effect tasks are running.
   public var inFlightEffectCount: Int {
     self.effects.inFlightCount
@@ -171,8 +183,9 @@ public actor Store<State: Sendable, Action: Sendable> {
       if batch.isEmpty { return }
       for envelope in batch {
         switch envelope.emission {
-        case let .action(action): self.reduce(action)
-        case let .reduction(reduction): self.reduce(reduction)
+        case let .action(action)?: self.reduce(action)
+        case let .reduction(reduction)?: self.reduce(reduction)
+        case nil: break
         }
         envelope.onReduced?(self._seq)
       }

@@ -1,0 +1,50 @@
+import Logging
+import Synchronization
+
+/// The configuration the running daemon uses, which a reload (SIGHUP) replaces.
+///
+/// Limits, queue sizes and the log level take effect at once for what comes next: new
+/// connections, new subscriptions, the next log line. The socket's path and mode cannot change
+/// without a restart, since the socket may belong to systemd.
+final class LiveConfiguration: Sendable {
+  private let current: Mutex<DaemonConfiguration>
+  let logLevel: SharedLogLevel
+
+  init(_ configuration: DaemonConfiguration, logLevel: SharedLogLevel) {
+    self.current = Mutex(configuration)
+    self.logLevel = logLevel
+    logLevel.level = configuration.logLevel
+  }
+
+  var value: DaemonConfiguration {
+    self.current.withLock { $0 }
+  }
+
+  /// Takes `new` in place of the current configuration, except for the settings only a restart
+  /// changes; returns what changed, as `key: old → new` lines, and what was kept.
+  func replace(with new: DaemonConfiguration) -> (changed: [String], keptUntilRestart: [String]) {
+    self.current.withLock { current in
+      var changed: [String] = []
+      var kept: [String] = []
+      func note<Value: Equatable>(_ key: String, _ path: WritableKeyPath<DaemonConfiguration, Value>, reloadable: Bool) {
+        guard current[keyPath: path] != new[keyPath: path] else { return }
+        let line = "\(key): \(current[keyPath: path]) → \(new[keyPath: path])"
+        if reloadable {
+          changed.append(line)
+          current[keyPath: path] = new[keyPath: path]
+        } else {
+          kept.append(line)
+        }
+      }
+      note("socket.path", \.socketPath, reloadable: false)
+      note("socket.mode", \.socketMode, reloadable: false)
+      note("limits.maxMessageBytes", \.maximumMessageBytes, reloadable: true)
+      note("limits.maxConnections", \.maximumConnections, reloadable: true)
+      note("subscriptions.queueLimit", \.subscriptionQueueLimit, reloadable: true)
+      note("subscriptions.historyLimit", \.historyLimit, reloadable: true)
+      note("log.level", \.logLevel, reloadable: true)
+      self.logLevel.level = current.logLevel
+      return (changed, kept)
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Pings systemd's watchdog (`WATCHDOG=1`) at half the interval it expects, but only while the
+/// daemon is healthy: each ping is sent only if the router and every hosted feature answered
+/// the health probe sent with the previous one.
+///
+/// A probe travels through each feature's mailbox, so a feature whose reducer blocks its actor,
+/// or whose mailbox stopped draining, never answers; the pings stop and systemd's watchdog
+/// action (`WatchdogSec=`, then SIGABRT and `Restart=`) takes over. A timer that pinged regardless
+/// would hide exactly the failure the watchdog is there to catch.
+struct Watchdog: Service {
+  let manager: ServiceManager
+  /// Half of `WATCHDOG_USEC`.
+  let period: Duration
+  /// Sends one health probe round: calls its argument once per answer (with the feature's name,
+  /// `nil` for the router) and returns how many answers to expect.
+  let probe: @Sendable (_ answered: @escaping @Sendable (String?) -> Void) -> Int
+  let featureNames: [String]
+  let logger: Logger
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown { await self.loop() }
+  }
+
+  private func loop() async {
+    var round = self.startRound()
+    var wasWithholding = false
+    while !Task.isCancelled {
+      do {
+        try await Task.sleep(for: self.period)
+      } catch {
+        return
+      }
+      let missing = round.missing(among: self.featureNames)
+      if missing.isEmpty {
+        self.manager.watchdog()
+        if wasWithholding { self.logger.notice("every feature answers its health probe again; watchdog pings resume") }
+        wasWithholding = false
+        round = self.startRound()
+      } else {
+        // The unanswered round stays: a ping follows as soon as it is answered, and never
+        // because a newer probe happened to get through while an older one is stuck.
+        if !wasWithholding {
+          self.logger.error(
+            "withholding the watchdog ping: no answer to the health probe",
+            metadata: ["feature": "\(missing.joined(separator: ","))"]
+          )
+        }
+        wasWithholding = true
+      }
+    }
+  }
+
+  private func startRound() -> ProbeRound {
+    let round = ProbeRound()
+    let expected = self.probe { round.answered($0) }
+    round.expect(expected)
+    return round
+  }
+}
+
+/// The answers to one round of health probes.
+private final class ProbeRound: Sendable {
+  private struct Answers {
+    var expected: Int?
+    var answered: [String?] = []
+  }
+
+  private let answers = Mutex(Answers())
+
+  func expect(_ count: Int) {
+    self.answers.withLock { $0.expected = count }
+  }
+
+  func answered(_ name: String?) {
+    self.answers.withLock { $0.answered.append(name) }
+  }
+
+  /// Who has not answered: feature names, or "router".
+  func missing(among features: [String]) -> [String] {
+    self.answers.withLock { answers in
+      guard let expected = answers.expected else { return ["router"] }
+      guard answers.answered.count < expected else { return [] }
+      var missing = features.filter { name in !answers.answered.contains(name) }
+      if !answers.answered.contains(where: { $0 == nil }) { missing.append("router") }
+      return missing
+    }
+  }
+}
