@@ -132,6 +132,17 @@ let package = Package(
       name: "SwitchyardTestSupport",
       path: "Tests/Support"
     ),
+    .executableTarget(
+      name: "switchyard-fixture",
+      dependencies: [
+        "SwitchyardDaemon",
+        "SwitchyardRuntime",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/Fixture"
+    ),
     .testTarget(
       name: "DaemonTests",
       dependencies: [

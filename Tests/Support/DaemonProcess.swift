@@ -26,13 +26,20 @@ public final class DaemonProcess: @unchecked Sendable {
   ///   - environment: Variables to add, such as `SWITCHYARD_SUBSCRIPTIONS_QUEUE_LIMIT`; the test
   ///     process's own `SWITCHYARD_*` variables are not passed on.
   ///   - arguments: Further command-line arguments.
-  public init(socketPath: String? = nil, environment: [String: String] = [:], arguments: [String] = []) async throws {
+  ///   - executable: The daemon to start: `switchyardd`, or `switchyard-fixture` for features
+  ///     that misbehave on purpose.
+  public init(
+    socketPath: String? = nil,
+    environment: [String: String] = [:],
+    arguments: [String] = [],
+    executable: String = "switchyardd"
+  ) async throws {
     self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
     self.socketPath = socketPath ?? self.directory.appendingPathComponent("s.sock").path
-    self.process.executableURL = Self.productsDirectory.appendingPathComponent("switchyardd")
+    self.process.executableURL = Self.productsDirectory.appendingPathComponent(executable)
     self.process.arguments = ["--socket", self.socketPath] + arguments
-    var processEnvironment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+    var processEnvironment = ProcessInfo.processInfo.environment.filter { !Self.isInheritedByMistake($0.key) }
     processEnvironment.merge(environment) { $1 }
     self.process.environment = processEnvironment
     self.process.standardError = self.stderr
@@ -45,6 +52,21 @@ public final class DaemonProcess: @unchecked Sendable {
       }
       try await Task.sleep(for: .milliseconds(20))
     }
+  }
+
+  /// Variables of the test process that would change how the daemon runs: its own settings,
+  /// and a service manager's (when the tests themselves run under systemd).
+  private static func isInheritedByMistake(_ name: String) -> Bool {
+    name.hasPrefix("SWITCHYARD_") || name.hasPrefix("LISTEN_") || name.hasPrefix("WATCHDOG_")
+      || ["NOTIFY_SOCKET", "JOURNAL_STREAM"].contains(name)
+  }
+
+  /// The process's id.
+  public var pid: pid_t { self.process.processIdentifier }
+
+  /// Sends `signal` to the daemon.
+  public func signal(_ signal: Int32) {
+    kill(self.process.processIdentifier, signal)
   }
 
   deinit {

@@ -1,3 +1,4 @@
+import Foundation
 import CasePaths
 import ConcurrencyExtras
 import Testing
@@ -46,6 +47,42 @@ import Testing
     await store.settle()
     #expect(await store.state.entries == Array(0..<count))
     #expect(await store.state.echoes == 300)
+  }
+
+  @Test func aProbeIsAnsweredAfterEverythingQueuedBeforeIt() async {
+    let store = Store(initialState: Log.State()) { Log() }
+    let stateAtProbe = LockIsolated<[Int]?>(nil)
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      for n in 1...100 { store.enqueue(.append(n)) }
+      store.probe {
+        // Answered on the store's isolation, between reductions: nothing after it has run yet.
+        stateAtProbe.setValue(store.assumeIsolated { $0.state.entries })
+        done.resume()
+      }
+      store.enqueue(.append(101))
+    }
+    #expect(stateAtProbe.value == Array(1...100))
+    #expect(await store.state.entries.count == 101, "a probe changes nothing")
+    #expect(await store.seq == 101, "and does not advance the version")
+  }
+
+  @Test func aProbeIsNotAnsweredWhileTheStoreIsBlocked() async throws {
+    let gate = LockIsolated(false)
+    let store = Store(initialState: 0) {
+      Reduce<Int, Bool> { state, _ in
+        while !gate.value { usleep(1_000) }
+        state += 1
+        return .none
+      }
+    }
+    let answered = LockIsolated(false)
+    store.enqueue(true)
+    store.probe { answered.setValue(true) }
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(!answered.value, "the reducer still blocks the store")
+    gate.setValue(true)
+    while !answered.value { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(await store.state == 1)
   }
 
   @Test func onReducedReportsTheVersionAfterTheAction() async {

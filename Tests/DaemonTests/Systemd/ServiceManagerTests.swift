@@ -1,0 +1,76 @@
+import Foundation
+import SwitchyardRuntime
+import SwitchyardTestSupport
+import Testing
+
+/// What `switchyardd` tells systemd through `NOTIFY_SOCKET`, read from a stand-in socket.
+@Suite(.serialized) struct ServiceManagerTests {
+  @Test func readyComesOnlyOnceTheSocketAcceptsConnections() async throws {
+    let notify = try NotifySocket(path: temporaryPath("notify"))
+    let socketPath = temporaryPath("s.sock")
+    let launch = Task { try await DaemonProcess(socketPath: socketPath, environment: ["NOTIFY_SOCKET": notify.path]) }
+    let ready = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    #expect(canConnect(to: socketPath), "the socket accepts as soon as READY=1 arrives")
+    #expect(ready.last?.fields["STATUS"] == "3 features, 0 workers, 0 connections, 0 subscribers, 0.0 actions/s")
+    #expect(ready.count == 1, "nothing comes before READY=1: \(ready)")
+    let daemon = try await launch.value
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func statusFollowsConnectionsSubscribersAndTheActionRate() async throws {
+    let notify = try NotifySocket(path: temporaryPath("notify"))
+    let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path])
+    let client = try daemon.connect()
+    let subscriber = try daemon.connect()
+    try subscriber.send("io.switchyard.Store.Subscribe", [:], more: true)
+    _ = try subscriber.read()
+    let busy = Task.detached {
+      for _ in 0..<400 {
+        _ = try client.call("io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])
+        try await Task.sleep(for: .milliseconds(5))
+      }
+    }
+    let status = notify.receive(until: { message in
+      guard let status = message.fields["STATUS"] else { return false }
+      return status.hasPrefix("3 features, 0 workers, 2 connections, 1 subscriber, ") && !status.hasSuffix(" 0.0 actions/s")
+    })
+    #expect(status != nil, "a status line counts both connections, the subscriber and a non-zero rate")
+    try await busy.value
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func sigtermSaysStoppingBeforeTheDrain() async throws {
+    let notify = try NotifySocket(path: temporaryPath("notify"))
+    let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path])
+    _ = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    daemon.signal(SIGTERM)
+    let stopping = notify.receive(until: { $0.fields["STOPPING"] == "1" })
+    #expect(stopping != nil)
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func sighupSaysReloadingThenReady() async throws {
+    let notify = try NotifySocket(path: temporaryPath("notify"))
+    let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path])
+    _ = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    daemon.signal(SIGHUP)
+    let reload = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    let reloading = try #require(reload.firstIndex { $0.fields["RELOADING"] == "1" }, "RELOADING=1 comes first: \(reload)")
+    #expect(reload[reloading].fields["MONOTONIC_USEC"].flatMap(UInt64.init) != nil)
+    #expect(reload.last?.fields["STATUS"]?.hasPrefix("3 features") == true)
+    #expect(await daemon.terminate() == 0, "SIGHUP reloads; it does not end the process")
+  }
+
+  @Test func withoutNotifySocketNothingIsSent() async throws {
+    // sd_notify is a no-op without NOTIFY_SOCKET; the daemon runs the same.
+    let daemon = try await DaemonProcess()
+    daemon.signal(SIGHUP)
+    #expect(try daemon.connect().call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 0)
+    #expect(await daemon.terminate() == 0)
+  }
+}
+
+/// A new path in /tmp, short enough for `sockaddr_un`; whoever binds it removes it.
+func temporaryPath(_ name: String) -> String {
+  "/tmp/switchyard-\(UUID().uuidString.prefix(8))-\(name)"
+}

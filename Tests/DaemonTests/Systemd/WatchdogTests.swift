@@ -1,0 +1,44 @@
+import Foundation
+import SwitchyardRuntime
+import SwitchyardTestSupport
+import Testing
+
+/// The watchdog: pings at half of `WATCHDOG_USEC`, and none while a feature is wedged.
+@Suite(.serialized) struct WatchdogTests {
+  @Test func pingsComeAtHalfTheInterval() async throws {
+    let notify = try NotifySocket(path: temporaryPath("notify"))
+    let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"])
+    let pings = notify.receiveAll(for: .seconds(2.2)).filter { $0.fields["WATCHDOG"] == "1" }
+    let intervals = zip(pings, pings.dropFirst()).map { milliseconds($1.arrival - $0.arrival) }
+    #expect((9...11).contains(pings.count), "about one ping every 200 ms: \(intervals)")
+    #expect(intervals.allSatisfy { (150...300).contains($0) }, "\(intervals)")
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func aWedgedFeatureStopsThePingsUntilItAnswersAgain() async throws {
+    let notify = try NotifySocket(path: temporaryPath("notify"))
+    let daemon = try await DaemonProcess(
+      environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"],
+      executable: "switchyard-fixture"
+    )
+    let client = try daemon.connect()
+    #expect(notify.receive(until: { $0.fields["WATCHDOG"] == "1" }) != nil)
+    // The wedge feature blocks its actor's thread for 2 s; the call is answered only after.
+    try client.send("io.switchyard.Store.Send", ["action": ["wedge": ["block": 2.0]]])
+    let blocked = ContinuousClock.now
+    let during = notify.receiveAll(for: .seconds(1.6)).filter { $0.fields["WATCHDOG"] == "1" }
+    // A round of probes sent just before the block may still be answered: at most one ping.
+    #expect(during.count <= 1, "pings while wedged: \(during.map { milliseconds($0.arrival - blocked) }) ms")
+    // The other features keep serving meanwhile.
+    let other = try daemon.connect()
+    #expect(try other.call("io.switchyard.Store.Send", ["action": ["tally": ["increment": [:]]]])["seq"] != nil)
+    _ = try #require(try client.read(), "the blocking action is answered once it ends")
+    let after = notify.receive(until: { $0.fields["WATCHDOG"] == "1" }, timeout: .seconds(2))
+    #expect(after != nil, "pings resume once the feature answers its probe")
+    #expect(await daemon.terminate() == 0)
+  }
+}
+
+func milliseconds(_ duration: Duration) -> Int {
+  Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import CasePaths
+import Foundation
+import Logging
+import SwitchyardDaemon
+import SwitchyardRuntime
+
+/// `switchyard-fixture`: a daemon like `switchyardd`, hosting features that misbehave on purpose,
+/// for tests of what the daemon does when a feature goes wrong.
+///
+/// - `tally`: a counter that behaves.
+/// - `wedge`: `{"wedge": {"block": 2.5}}` blocks its actor's thread for that many seconds, as a
+///   reducer stuck in a system call or a deadlock would.
+@main
+struct SwitchyardFixture: AsyncParsableCommand {
+  @Option(name: .long, help: "The configuration file (JSON).")
+  var config: String?
+
+  @Option(name: .long, help: "The socket path; overrides the configuration.")
+  var socket: String?
+
+  func run() async throws {
+    let configuration = try await self.loadConfiguration()
+    let level = SharedLogLevel(configuration.logLevel)
+    DaemonLogging.bootstrap(identifier: "switchyard-fixture", level: level)
+    try await Daemon(
+      application: fixture,
+      configuration: configuration,
+      logger: Logger(label: "switchyard-fixture"),
+      logLevel: level,
+      reloadConfiguration: { try await self.loadConfiguration() }
+    ).run()
+  }
+
+  private func loadConfiguration() async throws -> DaemonConfiguration {
+    var configuration = try await DaemonConfiguration.load(file: self.config)
+    if let socket { configuration.socketPath = socket }
+    return configuration
+  }
+}
+
+struct FixtureState: Codable, Equatable, Sendable {
+  var tally = Tally.State()
+  var wedge = Wedge.State()
+}
+
+@CasePathable
+enum FixtureAction: Codable, Equatable, Sendable {
+  case tally(Tally.Action)
+  case wedge(Wedge.Action)
+}
+
+let fixture = Application(
+  initialState: FixtureState(),
+  features: [
+    .actor("tally", state: \.tally, action: .case(\FixtureAction.Cases.tally)) { Tally() },
+    .actor("wedge", state: \.wedge, action: .case(\FixtureAction.Cases.wedge)) { Wedge() },
+  ]
+)
+
+struct Tally: Reducer {
+  struct State: Codable, Equatable, Sendable {
+    var count = 0
+  }
+
+  @CasePathable
+  enum Action: Codable, Equatable, Sendable {
+    case increment
+  }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    state.count += 1
+    return .none
+  }
+}
+
+struct Wedge: Reducer {
+  struct State: Codable, Equatable, Sendable {
+    var blocks = 0
+  }
+
+  @CasePathable
+  enum Action: Codable, Equatable, Sendable {
+    case block(Double)
+  }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case let .block(seconds):
+      // Blocks the thread, not just the task: the store's actor cannot run anything else.
+      Thread.sleep(forTimeInterval: seconds)
+      state.blocks += 1
+      return .none
+    }
+  }
+}
