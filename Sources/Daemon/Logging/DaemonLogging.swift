@@ -27,7 +27,7 @@ public enum DaemonLogging {
   /// variable but not the stream (stderr redirected) must not write to the journal.
   public static func isStandardErrorTheJournal(environment: [String: String]) -> Bool {
     guard let stream = environment["JOURNAL_STREAM"] else { return false }
-    let parts = stream.split(separator: ":")
+    let parts = stream.split(separator: ":", omittingEmptySubsequences: false)
     guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
     var status = stat()
     guard fstat(STDERR_FILENO, &status) == 0 else { return false }

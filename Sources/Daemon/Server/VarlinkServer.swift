@@ -169,16 +169,16 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } }
       )
       return QueuedCall(
-        method: call.method,
+        method: loggable(call.method),
         oneway: call.oneway,
         prepared: prepared,
         action: call.parameters["action"].map { String($0.serialized().prefix(512)) }
       )
     } catch let error as VarlinkError {
-      logger.info("invalid call", metadata: ["error": "\(error)"])
+      logger.info("invalid call", metadata: ["error": "\(loggable("\(error)"))"])
       return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw error })
     } catch {
-      logger.info("malformed message", metadata: ["error": "\(error)"])
+      logger.info("malformed message", metadata: ["error": "\(loggable("\(error)"))"])
       let reply = VarlinkError.invalidRequest("malformed JSON: \(error)")
       return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw reply })
     }
@@ -203,7 +203,7 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         if !queued.oneway { try await write(reply.message) }
       }
     } catch let error as VarlinkError {
-      var metadata: Logger.Metadata = ["method": "\(queued.method)", "error": "\(error)"]
+      var metadata: Logger.Metadata = ["method": "\(queued.method)", "error": "\(loggable("\(error)"))"]
       if let action = queued.action { metadata["action"] = "\(action)" }
       logger.info("error reply", metadata: metadata)
       if !queued.oneway { try? await write(error.message) }
@@ -211,6 +211,20 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       logger.debug("a reply could not be written", metadata: ["error": "\(error)"])
     }
   }
+}
+
+/// A client-chosen string as it goes into a log line: at most 256 characters, control
+/// characters escaped, so that it cannot forge lines of a text log or bloat the journal.
+func loggable(_ text: String) -> String {
+  var result = ""
+  for scalar in text.unicodeScalars.prefix(256) {
+    if scalar.properties.generalCategory == .control {
+      result += scalar.escaped(asASCII: true)
+    } else {
+      result.unicodeScalars.append(scalar)
+    }
+  }
+  return text.unicodeScalars.count > 256 ? result + "…" : result
 }
 
 /// An accepted connection and the credentials of the process on the other end.
