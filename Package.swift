@@ -70,11 +70,17 @@ let package = Package(
       providers: [.apt(["libsystemd-dev"])]
     ),
     .target(
+      name: "CWorkerSpawn",
+      path: "Sources/CWorkerSpawn"
+    ),
+    .target(
       name: "SwitchyardDaemon",
       dependencies: [
         "SwitchyardRuntime",
         "SwitchyardVarlink",
         "CSystemd",
+        "CWorkerSpawn",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),

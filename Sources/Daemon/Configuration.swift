@@ -19,13 +19,34 @@ public struct DaemonConfiguration: Sendable, Equatable {
   public var historyLimit: Int = 1024
   /// The log level.
   public var logLevel: Logger.Level = .info
+  /// How worker processes are supervised.
+  public var supervision = SupervisionConfiguration()
+  /// Per feature, what the configuration says instead of the code: where it runs and when its
+  /// worker restarts.
+  public var features: [String: FeatureSettings] = [:]
+
+  /// What the configuration may say about one feature (`features.NAME`).
+  public struct FeatureSettings: Sendable, Equatable {
+    public var isolation: FeatureIsolation?
+    public var restart: RestartPolicy?
+
+    public init(isolation: FeatureIsolation? = nil, restart: RestartPolicy? = nil) {
+      self.isolation = isolation
+      self.restart = restart
+    }
+  }
 
   public init() {}
 
   /// Reads the configuration file at `path` (when given) and the environment.
-  public static func load(file path: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
-    async throws -> Self
-  {
+  ///
+  /// - Parameter featureNames: The application's features, whose settings
+  ///   (`features.NAME.isolation`, `features.NAME.restart`) are read.
+  public static func load(
+    file path: String?,
+    featureNames: [String] = [],
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) async throws -> Self {
     var providers: [any ConfigProvider] = [EnvironmentVariablesProvider(environmentVariables: environment)]
     if let path {
       providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(path)))
@@ -47,6 +68,35 @@ public struct DaemonConfiguration: Sendable, Equatable {
       throw ConfigurationError("log.level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \(level)")
     }
     configuration.logLevel = logLevel
+    let strategy = config.string(forKey: "supervision.strategy", default: configuration.supervision.strategy.rawValue)
+    guard let supervisionStrategy = SupervisionConfiguration.Strategy(rawValue: strategy) else {
+      throw ConfigurationError(
+        "supervision.strategy must be one of \(SupervisionConfiguration.Strategy.allCases.map(\.rawValue).joined(separator: ", ")), not \(strategy)"
+      )
+    }
+    configuration.supervision.strategy = supervisionStrategy
+    let intensity = config.int(forKey: "supervision.intensity", default: configuration.supervision.intensity)
+    guard intensity >= 0 else { throw ConfigurationError("supervision.intensity must be 0 or more, not \(intensity)") }
+    configuration.supervision.intensity = intensity
+    let period = config.double(forKey: "supervision.period", default: 10)
+    guard period > 0 else { throw ConfigurationError("supervision.period must be a positive number of seconds, not \(period)") }
+    configuration.supervision.period = .milliseconds(Int64(period * 1000))
+    for name in featureNames {
+      var settings = FeatureSettings()
+      if let isolation = config.string(forKey: ConfigKey(["features", name, "isolation"])) {
+        guard let value = FeatureIsolation(rawValue: isolation) else {
+          throw ConfigurationError("features.\(name).isolation must be actor or process, not \(isolation)")
+        }
+        settings.isolation = value
+      }
+      if let restart = config.string(forKey: ConfigKey(["features", name, "restart"])) {
+        guard let value = RestartPolicy(rawValue: restart) else {
+          throw ConfigurationError("features.\(name).restart must be permanent, transient or temporary, not \(restart)")
+        }
+        settings.restart = value
+      }
+      if settings != FeatureSettings() { configuration.features[name] = settings }
+    }
     return configuration
   }
 }

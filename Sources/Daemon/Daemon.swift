@@ -62,14 +62,60 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       logger: self.logger
     )
     var hosts: [FeatureHost<Action>] = []
+    var workers: [WorkerHost<Action>] = []
+    let launch = WorkerLaunch(logLevel: self.logLevel)
     for (index, feature) in self.application.features.enumerated() {
-      hosts.append(try await feature.start(self.application.initialState, router, index))
-      self.logger.info("feature started", metadata: ["feature": "\(feature.name)", "isolation": "actor"])
+      let settings = self.configuration.features[feature.name]
+      switch settings?.isolation ?? feature.isolation {
+      case .actor:
+        hosts.append(try await feature.start(self.application.initialState, router, index))
+      case .process:
+        guard let support = feature.worker else {
+          throw ApplicationError(
+            """
+            feature "\(feature.name)" cannot run in a worker process: its state and action types \
+            must be Codable to cross the process boundary
+            """
+          )
+        }
+        let worker = WorkerHost(
+          name: feature.name,
+          index: index,
+          pointer: feature.pointer,
+          restart: settings?.restart ?? feature.restart,
+          support: support,
+          router: router,
+          launch: launch,
+          logger: self.logger
+        )
+        workers.append(worker)
+        hosts.append(
+          FeatureHost(
+            name: feature.name,
+            isReadOnly: feature.isReadOnly,
+            offer: { worker.offer($0, ticket: $1) },
+            probe: { worker.probe($0) },
+            stop: {}
+          )
+        )
+      }
     }
     router.attach(hosts)
+    let workerHosts = workers
+    let supervisor = Supervisor(configuration: self.configuration.supervision, children: workerHosts, logger: self.logger)
+    try await supervisor.start()
+    for feature in self.application.features {
+      let isolation = workers.contains { $0.name == feature.name } ? "process" : "actor"
+      self.logger.info("feature started", metadata: ["feature": "\(feature.name)", "isolation": "\(isolation)"])
+    }
     let service = StoreService(
       router: router,
       features: self.application.features,
+      workers: Dictionary(
+        uniqueKeysWithValues: workerHosts.map { worker -> (String, @Sendable () -> WorkerSnapshot) in
+          (worker.name, { worker.snapshot })
+        }
+      ),
       configuration: configuration,
       logger: self.logger
     )
@@ -78,7 +124,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let counters: @Sendable () -> (line: StatusLine, actions: Int) = {
       let line = StatusLine(
         features: featureCount,
-        workers: 0,
+        workers: workerHosts.count { $0.snapshot.pid != nil },
         connections: service.connectionCount.load(ordering: .relaxed),
         subscribers: router.subscriberCount,
         actionsPerSecond: 0
@@ -97,6 +143,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       ),
       StatusReporter(manager: manager, interval: .seconds(1), counters: counters),
     ]
+    if !workers.isEmpty {
+      services.append(SupervisorService(supervisor: supervisor, manager: manager))
+    }
     if let interval = manager.watchdogInterval {
       services.append(
         Watchdog(
@@ -130,7 +179,14 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         logger: self.logger
       )
     )
-    try await group.run()
+    do {
+      try await group.run()
+    } catch {
+      await supervisor.stop()
+      for host in hosts { await host.stop() }
+      throw error
+    }
+    await supervisor.stop()
     for host in hosts { await host.stop() }
     if case let .path(path, _) = listener {
       try? FileManager.default.removeItem(atPath: path)

@@ -27,6 +27,9 @@ public struct Counter: Reducer {
     case nthPrimeResponse(n: Int, prime: Int?)
     case cancelNthPrimeTapped
     case alertDismissButtonTapped
+    /// The feature's worker process was restarted: a request that was in flight died with the
+    /// old one, so it starts again.
+    case restarted
   }
 
   enum CancelID { case nthPrime }
@@ -49,10 +52,11 @@ public struct Counter: Reducer {
       case .nthPrimeButtonTapped:
         guard !state.isNthPrimeRequestInFlight else { return .none }
         state.isNthPrimeRequestInFlight = true
-        return .run { [count = state.count, primeClient] send in
-          send(.nthPrimeResponse(n: count, prime: try await primeClient.nthPrime(count)))
-        }
-        .cancellable(id: CancelID.nthPrime, cancelInFlight: true)
+        return self.requestNthPrime(state.count)
+
+      case .restarted:
+        guard state.isNthPrimeRequestInFlight else { return .none }
+        return self.requestNthPrime(state.count)
 
       case let .nthPrimeResponse(n, prime):
         state.isNthPrimeRequestInFlight = false
@@ -68,6 +72,15 @@ public struct Counter: Reducer {
         return .none
       }
     }
+  }
+}
+
+extension Counter {
+  private func requestNthPrime(_ n: Int) -> Effect<Action> {
+    .run { [primeClient] send in
+      send(.nthPrimeResponse(n: n, prime: try await primeClient.nthPrime(n)))
+    }
+    .cancellable(id: CancelID.nthPrime, cancelInFlight: true)
   }
 }
 

@@ -10,8 +10,31 @@ import SwitchyardRuntime
 struct Switchyardd: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "switchyardd",
-    abstract: "Hosts PrimeTime's features in actors and serves them over Varlink (io.switchyard.Store).",
-    version: switchyardVersion
+    abstract: "Hosts PrimeTime's features in actors and worker processes and serves them over Varlink (io.switchyard.Store).",
+    version: switchyardVersion,
+    subcommands: [Serve.self, Worker.self],
+    defaultSubcommand: Serve.self
+  )
+}
+
+/// `switchyardd worker`: one feature's worker process, started by the daemon itself.
+struct Worker: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Runs one feature for the daemon that started it (not for use by hand).",
+    shouldDisplay: false
+  )
+
+  @OptionGroup var options: WorkerOptions
+
+  func run() async throws {
+    try await primeTime.runWorker(feature: self.options.feature, parent: self.options.parent, logLevel: self.options.logLevel)
+  }
+}
+
+/// Serves PrimeTime: the default command.
+struct Serve: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Serves PrimeTime over Varlink until SIGTERM (the default command)."
   )
 
   @Option(name: .long, help: "The configuration file (JSON). Environment variables such as SWITCHYARD_SOCKET_PATH override it.")
@@ -44,7 +67,7 @@ struct Switchyardd: AsyncParsableCommand {
   private func loadConfiguration() async throws -> DaemonConfiguration {
     var configuration: DaemonConfiguration
     do {
-      configuration = try await DaemonConfiguration.load(file: self.config)
+      configuration = try await DaemonConfiguration.load(file: self.config, featureNames: primeTime.features.map(\.name))
     } catch {
       throw ValidationError("invalid configuration: \(error)")
     }
@@ -53,11 +76,12 @@ struct Switchyardd: AsyncParsableCommand {
   }
 }
 
-/// PrimeTime, hosted: each part of its state in an actor of its own.
+/// PrimeTime, hosted: each part of its state in an actor or a worker process of its own.
 let primeTime = Application(
   initialState: App.State(),
   features: [
-    .actor("primes", state: \.primes, action: App.primesRoute) { Primes() },
+    // The nth-prime computation runs in a worker process: a crash there cannot take the daemon down.
+    .process("primes", state: \.primes, action: App.primesRoute, afterRestart: .counter(.restarted)) { Primes() },
     .actor("activityFeed", state: \.activityFeed, action: App.activityFeedRoute) { ActivityFeed() },
     .actor("signUp", state: \.signUp, action: .case(\App.Action.Cases.signUp)) { SignUp() },
   ]

@@ -81,7 +81,7 @@ enum CounterHostAction: Codable, Sendable {
     #expect {
       try application.validate()
     } throws: { error in
-      "\(error)".contains("lists 2 action cases (decrTapped, incrTapped), but PrimeTime.Counter.Action has 6")
+      "\(error)".contains("lists 2 action cases (decrTapped, incrTapped), but PrimeTime.Counter.Action has 7")
     }
   }
 }

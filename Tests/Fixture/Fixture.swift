@@ -13,6 +13,22 @@ import SwitchyardRuntime
 ///   reducer stuck in a system call or a deadlock would.
 @main
 struct SwitchyardFixture: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "switchyard-fixture",
+    subcommands: [Serve.self, Worker.self],
+    defaultSubcommand: Serve.self
+  )
+}
+
+struct Worker: AsyncParsableCommand {
+  @OptionGroup var options: WorkerOptions
+
+  func run() async throws {
+    try await fixture.runWorker(feature: self.options.feature, parent: self.options.parent, logLevel: self.options.logLevel)
+  }
+}
+
+struct Serve: AsyncParsableCommand {
   @Option(name: .long, help: "The configuration file (JSON).")
   var config: String?
 
@@ -33,7 +49,7 @@ struct SwitchyardFixture: AsyncParsableCommand {
   }
 
   private func loadConfiguration() async throws -> DaemonConfiguration {
-    var configuration = try await DaemonConfiguration.load(file: self.config)
+    var configuration = try await DaemonConfiguration.load(file: self.config, featureNames: fixture.features.map(\.name))
     if let socket { configuration.socketPath = socket }
     return configuration
   }

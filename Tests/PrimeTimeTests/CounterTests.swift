@@ -31,6 +31,24 @@ import Testing
     await store.send(.alertDismissButtonTapped) { $0.alertNthPrime = nil }
   }
 
+  @Test func aRestartRunsTheRequestThatWasInFlightAgain() async {
+    let store = TestStore(initialState: Counter.State(count: 6, isNthPrimeRequestInFlight: true)) {
+      Counter()
+    } withDependencies: {
+      $0.primeClient.nthPrime = { try await PrimeTime.nthPrime($0) }
+    }
+    await store.send(.restarted)
+    await store.receive(.nthPrimeResponse(n: 6, prime: 13)) {
+      $0.isNthPrimeRequestInFlight = false
+      $0.alertNthPrime = PrimeAlert(n: 6, prime: 13)
+    }
+  }
+
+  @Test func aRestartWithNoRequestInFlightDoesNothing() async {
+    let store = TestStore(initialState: Counter.State(count: 6)) { Counter() }
+    await store.send(.restarted)
+  }
+
   @Test func tappingAgainWhileARequestRunsDoesNothing() async {
     let gate = AsyncStream.makeStream(of: Int?.self)
     let store = TestStore(initialState: Counter.State(count: 3)) {

@@ -102,9 +102,14 @@ def test_get_with_and_without_a_path(store):
 
 
 def test_describe_lists_the_features(store):
-    assert store.Describe() == {
+    description = store.Describe()
+    worker = description["features"][0]["worker"]
+    assert (worker["feature"], worker["state"], worker["restarts"]) == ("primes", "running", 0)
+    assert worker["pid"] > 0
+    assert description == {
         "features": [
-            {"name": "primes", "state": "/primes", "readOnly": False, "action": "PrimeTime.Primes.Action", "actions": ["counter", "primeModal", "favoritePrimes"], "isolation": "actor"},
+            {"name": "primes", "state": "/primes", "readOnly": False, "action": "PrimeTime.Primes.Action", "actions": ["counter", "primeModal", "favoritePrimes"], "isolation": "process",
+             "worker": description["features"][0]["worker"]},
             {"name": "activityFeed", "state": "/activityFeed", "readOnly": True, "action": "PrimeTime.FavoritesChange", "actions": ["added", "removed"], "isolation": "actor"},
             {"name": "signUp", "state": "/signUp", "readOnly": False, "action": "PrimeTime.SignUp.Action", "actions": ["emailChanged", "passwordChanged", "submitTapped"], "isolation": "actor"},
         ]
@@ -113,7 +118,8 @@ def test_describe_lists_the_features(store):
 
 def test_status_counts(daemon, store):
     status = store.Status()
-    assert set(status) == {"uptime", "features", "connections", "subscribers", "actions", "seq"}
+    assert set(status) == {"uptime", "features", "connections", "subscribers", "actions", "seq", "workers"}
+    assert [(w["feature"], w["state"]) for w in status["workers"]] == [("primes", "running")]
     assert isinstance(status["uptime"], (int, float)) and status["uptime"] >= 0
     assert status["features"] == 3
     assert status["connections"] >= 1

@@ -14,7 +14,11 @@ public final class NotifySocket: @unchecked Sendable {
   /// A message and when it arrived.
   public struct Message: Sendable, CustomStringConvertible {
     public let text: String
+    /// When the test read it.
     public let arrival: ContinuousClock.Instant
+    /// When the kernel received it (`SO_TIMESTAMPNS`, wall clock): what intervals are measured
+    /// with, since a busy test process may read several messages at once.
+    public let received: Duration
 
     /// The message's assignments, such as `["READY": "1", "STATUS": "…"]`.
     public var fields: [String: String] {
@@ -41,6 +45,15 @@ public final class NotifySocket: @unchecked Sendable {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(self.fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
     guard bound == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    var on: Int32 = 1
+    setsockopt(self.fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, socklen_t(MemoryLayout<Int32>.size))
+  }
+
+  /// The wall clock now, as kernel timestamps count it.
+  public static var now: Duration {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
   }
 
   deinit {
@@ -54,9 +67,31 @@ public final class NotifySocket: @unchecked Sendable {
     let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
     guard poll(&poller, 1, max(milliseconds, 0)) == 1 else { return nil }
     var buffer = [UInt8](repeating: 0, count: 4096)
-    let count = recv(self.fd, &buffer, buffer.count, 0)
+    // Room for one control message: a cmsghdr (16 bytes on 64-bit Linux) and a timespec.
+    var control = [UInt8](repeating: 0, count: 64)
+    let count = buffer.withUnsafeMutableBytes { data in
+      control.withUnsafeMutableBytes { control in
+        var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
+        return withUnsafeMutablePointer(to: &vector) { vector in
+          var header = msghdr(
+            msg_name: nil, msg_namelen: 0, msg_iov: vector, msg_iovlen: 1,
+            msg_control: control.baseAddress, msg_controllen: control.count, msg_flags: 0
+          )
+          return recvmsg(self.fd, &header, 0)
+        }
+      }
+    }
     guard count >= 0 else { return nil }
-    return Message(text: String(decoding: buffer[..<count], as: UTF8.self), arrival: .now)
+    var received = Self.now
+    control.withUnsafeBytes { control in
+      let level = control.load(fromByteOffset: 8, as: Int32.self)
+      let type = control.load(fromByteOffset: 12, as: Int32.self)
+      if level == SOL_SOCKET, type == SO_TIMESTAMPNS {
+        let time = control.loadUnaligned(fromByteOffset: 16, as: timespec.self)
+        received = .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+      }
+    }
+    return Message(text: String(decoding: buffer[..<count], as: UTF8.self), arrival: .now, received: received)
   }
 
   /// Messages until one satisfies `condition` (included), or `nil` when none does within

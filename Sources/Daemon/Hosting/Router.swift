@@ -64,7 +64,7 @@ public final class Router<Action: Sendable>: Sendable {
         var taken = 0
         for host in hosts {
           ticket.expect()
-          if host.offer(action, ticket.done) {
+          if host.offer(action, ticket) {
             taken += 1
           } else {
             ticket.unexpect()
@@ -84,7 +84,7 @@ public final class Router<Action: Sendable>: Sendable {
   func routeEffectAction(_ action: Action) {
     let hosts = self.featureHosts
     let taken = self.routing.withLock { _ in
-      hosts.reduce(0) { count, host in host.offer(action, { _ in }) ? count + 1 : count }
+      hosts.reduce(0) { count, host in host.offer(action, nil) ? count + 1 : count }
     }
     if taken == 0 {
       self.logger.warning("an effect sent an action that no feature takes", metadata: ["action": "\(action)"])
@@ -239,8 +239,14 @@ final class RouteTicket: Sendable {
 
   func expect() { self.contents.withLock { $0.pending += 1 } }
   func unexpect() { self.contents.withLock { $0.pending -= 1 } }
-  func refuse(_ error: RouterError) { self.contents.withLock { $0.refusal = error } }
+  func refuse(_ error: RouterError) { self.contents.withLock { $0.refusal = $0.refusal ?? error } }
   func routed() { self.done(0) }
+
+  /// One feature that took an action will not reduce it: the request fails with `error`.
+  func fail(_ error: RouterError) {
+    self.refuse(error)
+    self.done(0)
+  }
 
   /// One reduction is done (a feature's `onReduced`).
   @Sendable func done(_: UInt64) {
@@ -257,11 +263,9 @@ final class RouteTicket: Sendable {
 
   /// The sequence number once every action is reduced.
   func reduced() async throws(RouterError) -> UInt64 {
-    if let refusal = self.contents.withLock({ $0.refusal }) {
-      _ = await self.wait()
-      throw refusal
-    }
-    return await self.wait()
+    let seq = await self.wait()
+    if let refusal = self.contents.withLock({ $0.refusal }) { throw refusal }
+    return seq
   }
 
   private func wait() async -> UInt64 {
@@ -284,6 +288,9 @@ public enum RouterError: Error, Equatable, Sendable {
   case pathNotFound(JSONPointer)
   /// The daemon is shutting down.
   case shuttingDown
+  /// The worker process of `feature` ended while it reduced the action, which was therefore
+  /// not applied: `reason` says how it ended.
+  case featureCrashed(feature: String, reason: String)
 }
 
 extension JSONPatch.Operation {

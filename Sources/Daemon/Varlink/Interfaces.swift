@@ -60,7 +60,20 @@ public enum StoreInterface {
       readOnly: bool,
       action: string,
       actions: []string,
-      isolation: string
+      isolation: string,
+      worker: ?Worker
+    )
+
+    # A feature's worker process (isolation "process"): its pid while one runs, its state
+    # (starting, running, restarting, stopped), how often it was restarted, how the last one
+    # ended, and how long the last restart took.
+    type Worker (
+      feature: string,
+      pid: ?int,
+      state: string,
+      restarts: int,
+      lastExit: ?string,
+      lastRestartMilliseconds: ?float
     )
 
     # Routes an action to every feature that takes it; replies once they have applied it,
@@ -89,7 +102,8 @@ public enum StoreInterface {
       connections: int,
       subscribers: int,
       actions: int,
-      seq: int
+      seq: int,
+      workers: []Worker
     )
 
     # The call is not a well-formed Varlink call.
@@ -106,6 +120,10 @@ public enum StoreInterface {
 
     # The daemon is shutting down.
     error ShuttingDown ()
+
+    # The worker process of a feature ended while it applied the action, which was therefore
+    # not applied; the worker restarts without it. "reason" says how the worker ended.
+    error FeatureCrashed (feature: string, reason: string)
 
     """
 }

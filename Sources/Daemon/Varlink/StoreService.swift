@@ -13,7 +13,17 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
   let actionCount = Atomic<Int>(0)
   let connectionCount = Atomic<Int>(0)
 
-  init(router: Router<Action>, features: [Feature<State, Action>], configuration: LiveConfiguration, logger: Logger) {
+  /// The features hosted in worker processes, by name: how their workers are doing.
+  let workers: [String: @Sendable () -> WorkerSnapshot]
+
+  init(
+    router: Router<Action>,
+    features: [Feature<State, Action>],
+    workers: [String: @Sendable () -> WorkerSnapshot],
+    configuration: LiveConfiguration,
+    logger: Logger
+  ) {
+    self.workers = workers
     self.router = router
     self.features = features
     self.configuration = configuration
@@ -128,14 +138,16 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
       return [
         "features": .array(
           self.features.map { feature in
-            [
+            var description: JSONObject = [
               "name": .string(feature.name),
               "state": .string(feature.pointer.description),
               "readOnly": .bool(feature.isReadOnly),
               "action": .string(feature.actionType),
               "actions": .array(feature.actionCases.map(JSONValue.string)),
-              "isolation": "actor",
+              "isolation": .string(self.workers[feature.name] == nil ? "actor" : "process"),
             ]
+            if let worker = self.workers[feature.name] { description["worker"] = worker().json }
+            return .object(description)
           }
         )
       ]
@@ -147,6 +159,9 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
         "subscribers": .int(Int64(self.router.subscriberCount)),
         "actions": .int(Int64(self.actionCount.load(ordering: .relaxed))),
         "seq": .int(Int64(self.router.currentSeq)),
+        "workers": .array(
+          self.features.compactMap { feature in self.workers[feature.name].map { $0().json } }
+        ),
       ]
     default:
       throw .methodNotFound(call.method)
@@ -246,6 +261,8 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
       VarlinkError("\(StoreInterface.name).PathNotFound", ["path": .string(pointer.description)])
     case .shuttingDown:
       VarlinkError("\(StoreInterface.name).ShuttingDown")
+    case let .featureCrashed(feature, reason):
+      VarlinkError("\(StoreInterface.name).FeatureCrashed", ["feature": .string(feature), "reason": .string(reason)])
     }
   }
 

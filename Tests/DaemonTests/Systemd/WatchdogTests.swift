@@ -9,8 +9,9 @@ import Testing
     let notify = try NotifySocket(path: temporaryPath("notify"))
     let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"])
     let pings = notify.receiveAll(for: .seconds(2.2)).filter { $0.fields["WATCHDOG"] == "1" }
-    let intervals = zip(pings, pings.dropFirst()).map { milliseconds($1.arrival - $0.arrival) }
-    #expect((9...11).contains(pings.count), "about one ping every 200 ms: \(intervals)")
+    let intervals = zip(pings, pings.dropFirst()).map { milliseconds($1.received - $0.received) }
+    // The test may read late, and then several at once: the kernel's timestamps say when each came.
+    #expect(pings.count >= 9, "about one ping every 200 ms: \(intervals)")
     #expect(intervals.allSatisfy { (150...300).contains($0) }, "\(intervals)")
     #expect(await daemon.terminate() == 0)
   }
@@ -25,10 +26,12 @@ import Testing
     #expect(notify.receive(until: { $0.fields["WATCHDOG"] == "1" }) != nil)
     // The wedge feature blocks its actor's thread for 2 s; the call is answered only after.
     try client.send("io.switchyard.Store.Send", ["action": ["wedge": ["block": 2.0]]])
-    let blocked = ContinuousClock.now
-    let during = notify.receiveAll(for: .seconds(1.6)).filter { $0.fields["WATCHDOG"] == "1" }
+    let blocked = NotifySocket.now
+    let during = notify.receiveAll(for: .seconds(1.6)).filter {
+      $0.fields["WATCHDOG"] == "1" && $0.received > blocked && $0.received < blocked + .seconds(1.6)
+    }
     // A round of probes sent just before the block may still be answered: at most one ping.
-    #expect(during.count <= 1, "pings while wedged: \(during.map { milliseconds($0.arrival - blocked) }) ms")
+    #expect(during.count <= 1, "pings while wedged: \(during.map { milliseconds($0.received - blocked) }) ms")
     // The other features keep serving meanwhile.
     let other = try daemon.connect()
     #expect(try other.call("io.switchyard.Store.Send", ["action": ["tally": ["increment": [:]]]])["seq"] != nil)

@@ -1,0 +1,168 @@
+import DequeModule
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// How a supervisor restarts its workers, as Erlang/OTP's supervisors do.
+public struct SupervisionConfiguration: Sendable, Equatable {
+  /// Which workers restart when one ends.
+  public enum Strategy: String, Sendable, CaseIterable {
+    /// Only the one that ended.
+    case oneForOne = "one_for_one"
+    /// All of them: the others are ended first.
+    case oneForAll = "one_for_all"
+    /// The one that ended and those declared after it: those are ended first.
+    case restForOne = "rest_for_one"
+  }
+
+  public var strategy: Strategy = .oneForOne
+  /// How many restarts may happen within `period` before the supervisor gives up.
+  public var intensity: Int = 5
+  public var period: Duration = .seconds(10)
+
+  public init() {}
+}
+
+/// Supervises the worker processes of the hosted features: restarts them by the strategy, and
+/// escalates — ends the daemon with an error, for systemd's `Restart=` to take over — when they
+/// restart more often than the intensity allows, as a top-level OTP supervisor does.
+///
+/// Children are the workers in declaration order. A child that ends is restarted by its policy:
+/// `permanent` always, `transient` after an abnormal end, `temporary` never. With `one_for_all`
+/// (or `rest_for_one`) a restart ends all other children (or those after it), last first, then
+/// starts them again in order; a `temporary` child ended that way is not restarted.
+actor Supervisor<RootAction: Sendable> {
+  let configuration: SupervisionConfiguration
+  let children: [WorkerHost<RootAction>]
+  private let logger: Logger
+  private var restarts = Deque<ContinuousClock.Instant>()
+  private var escalation: String?
+  private let escalated: AsyncStream<String>.Continuation
+  /// Ends with the reason when the supervisor gives up.
+  let escalations: AsyncStream<String>
+
+  init(configuration: SupervisionConfiguration, children: [WorkerHost<RootAction>], logger: Logger) {
+    self.configuration = configuration
+    self.children = children
+    self.logger = logger
+    (self.escalations, self.escalated) = AsyncStream.makeStream(of: String.self)
+  }
+
+  /// Starts every child in order, and watches them.
+  func start() async throws {
+    for child in self.children {
+      child.onExit.withLock { onExit in
+        onExit = { exit in Task { await self.childEnded(child, exit) } }
+      }
+      try await child.start(restarted: false)
+    }
+  }
+
+  /// Ends every child, last first, each by closing its link.
+  func stop() async {
+    self.escalation = self.escalation ?? "stopping"
+    for child in self.children.reversed() {
+      _ = await child.terminate(gently: true)
+    }
+  }
+
+  /// Why the supervisor gave up, if it did.
+  var escalationReason: String? {
+    self.escalation
+  }
+
+  private func childEnded(_ child: WorkerHost<RootAction>, _ exit: WorkerHost<RootAction>.Exit) async {
+    guard self.escalation == nil else { return }
+    let restartsChild =
+      switch child.restart {
+      case .permanent: true
+      case .transient: exit.isAbnormal
+      case .temporary: false
+      }
+    guard restartsChild else {
+      self.logger.notice(
+        "worker not restarted",
+        metadata: ["feature": "\(child.name)", "restart": "\(child.restart.rawValue)", "reason": "\(exit)"]
+      )
+      child.markStopped()
+      return
+    }
+    let now = ContinuousClock.now
+    self.restarts.append(now)
+    while let first = self.restarts.first, now - first > self.configuration.period { self.restarts.removeFirst() }
+    if self.restarts.count > self.configuration.intensity {
+      await self.escalate(
+        """
+        \(self.restarts.count) restarts within \(self.configuration.period) (intensity \
+        \(self.configuration.intensity)); the last: \(child.name) \(exit)
+        """
+      )
+      return
+    }
+    let position = self.children.firstIndex { $0 === child }!
+    let affected: ArraySlice<WorkerHost<RootAction>> =
+      switch self.configuration.strategy {
+      case .oneForOne: self.children[position...position]
+      case .oneForAll: self.children[...]
+      case .restForOne: self.children[position...]
+      }
+    var restarting: [WorkerHost<RootAction>] = []
+    for sibling in affected.reversed() where sibling !== child {
+      _ = await sibling.terminate(gently: false)
+      if sibling.restart == .temporary {
+        sibling.markStopped()
+      } else {
+        restarting.insert(sibling, at: 0)
+      }
+    }
+    restarting.insert(child, at: 0)
+    restarting.sort { a, b in
+      self.children.firstIndex { $0 === a }! < self.children.firstIndex { $0 === b }!
+    }
+    for worker in restarting {
+      worker.willRestart()
+      do {
+        try await worker.start(restarted: true)
+      } catch {
+        await self.escalate("\(worker.name) could not be restarted: \(error)")
+        return
+      }
+    }
+  }
+
+  private func escalate(_ reason: String) async {
+    guard self.escalation == nil else { return }
+    self.escalation = reason
+    self.logger.critical("the supervisor gives up: \(reason)")
+    for child in self.children.reversed() {
+      _ = await child.terminate(gently: false)
+      child.markStopped()
+    }
+    self.escalated.yield(reason)
+    self.escalated.finish()
+  }
+}
+
+/// The supervisor as a service of the daemon's group: it ends the group with an error when the
+/// supervisor escalates, and stops the workers when the daemon stops.
+struct SupervisorService<RootAction: Sendable>: Service {
+  let supervisor: Supervisor<RootAction>
+  let manager: ServiceManager
+
+  func run() async throws {
+    let escalation: String? = await cancelWhenGracefulShutdown {
+      for await reason in self.supervisor.escalations { return reason }
+      return nil
+    }
+    if let reason = escalation {
+      self.manager.status("escalated: \(reason)")
+      throw SupervisorEscalation(reason: reason)
+    }
+  }
+}
+
+/// The supervisor gave up: the daemon exits with an error.
+public struct SupervisorEscalation: Error, CustomStringConvertible {
+  public let reason: String
+  public var description: String { "the worker supervisor gave up: \(self.reason)" }
+}

@@ -1,0 +1,117 @@
+import SwitchyardRuntime
+
+/// What the daemon and a worker process say to each other over their socketpair.
+///
+/// Each message is one frame: a 4-byte big-endian length, then that many bytes: a kind byte,
+/// an 8-byte big-endian number (an action's id, a probe's id, or 0), and a JSON body (the
+/// compact text of a state, an action or a patch; empty when there is none). Frames are read
+/// and written in order on one stream, so each side sees the other's messages in FIFO order.
+enum WorkerMessage: Equatable, Sendable {
+  // Daemon → worker.
+  /// The state to start from; `restarted` when a previous worker of the feature ended.
+  case start(state: JSONValue, restarted: Bool)
+  /// A local action to reduce; `reduced` with the same id answers it.
+  case action(id: UInt64, action: JSONValue)
+  /// A health probe; `probeAnswer` with the same id answers it once the store got to it.
+  case probe(id: UInt64)
+
+  // Worker → daemon.
+  /// The worker's store runs from the state it was handed.
+  case ready
+  /// The action `id` is reduced; `patch` is the change it made, if any. The change and the
+  /// acknowledgement travel in one frame, so the daemon never holds one without the other.
+  case reduced(id: UInt64, patch: JSONPatch?)
+  /// A change that no action from the daemon caused (a child reducer's effect on a read-only
+  /// route reduced in place).
+  case change(JSONPatch)
+  /// An action an effect sent, for the daemon to route.
+  case effect(action: JSONValue)
+  case probeAnswer(id: UInt64)
+
+  private enum Kind: UInt8 {
+    case start = 1, action, probe
+    case ready = 0x11, reduced, change, effect, probeAnswer
+  }
+
+  /// The largest frame either side accepts: a state may be large, but not unbounded.
+  static let maximumFrameLength = 256 << 20
+
+  /// The frame, length prefix included.
+  func encoded() -> [UInt8] {
+    let (kind, number, body): (Kind, UInt64, JSONValue?) =
+      switch self {
+      case let .start(state, restarted): (.start, restarted ? 1 : 0, state)
+      case let .action(id, action): (.action, id, action)
+      case let .probe(id): (.probe, id, nil)
+      case .ready: (.ready, 0, nil)
+      case let .reduced(id, patch): (.reduced, id, patch?.jsonValue)
+      case let .change(patch): (.change, 0, patch.jsonValue)
+      case let .effect(action): (.effect, 0, action)
+      case let .probeAnswer(id): (.probeAnswer, id, nil)
+      }
+    let text = body?.serializedBytes() ?? []
+    var frame: [UInt8] = []
+    frame.reserveCapacity(4 + 9 + text.count)
+    let length = UInt32(9 + text.count)
+    withUnsafeBytes(of: length.bigEndian) { frame.append(contentsOf: $0) }
+    frame.append(kind.rawValue)
+    withUnsafeBytes(of: number.bigEndian) { frame.append(contentsOf: $0) }
+    frame.append(contentsOf: text)
+    return frame
+  }
+
+  /// Decodes a frame's content (what follows the length prefix).
+  init(frame bytes: UnsafeRawBufferPointer) throws(WorkerProtocolError) {
+    guard bytes.count >= 9, let kind = Kind(rawValue: bytes[0]) else {
+      throw WorkerProtocolError("a frame of \(bytes.count) bytes with kind \(bytes.first.map(String.init) ?? "none")")
+    }
+    var number: UInt64 = 0
+    for byte in bytes[1..<9] { number = number << 8 | UInt64(byte) }
+    let text = UnsafeRawBufferPointer(rebasing: bytes[9...])
+    func body() throws(WorkerProtocolError) -> JSONValue {
+      do {
+        return try JSONValue(parsing: text)
+      } catch {
+        throw WorkerProtocolError("a \(kind) frame whose body is not JSON: \(error)")
+      }
+    }
+    func patch() throws(WorkerProtocolError) -> JSONPatch {
+      do {
+        return try JSONPatch(jsonValue: try body())
+      } catch let error as WorkerProtocolError {
+        throw error
+      } catch {
+        throw WorkerProtocolError("a \(kind) frame whose body is not a JSON Patch: \(error)")
+      }
+    }
+    switch kind {
+    case .start: self = .start(state: try body(), restarted: number != 0)
+    case .action: self = .action(id: number, action: try body())
+    case .probe: self = .probe(id: number)
+    case .ready: self = .ready
+    case .reduced: self = .reduced(id: number, patch: text.isEmpty ? nil : try patch())
+    case .change: self = .change(try patch())
+    case .effect: self = .effect(action: try body())
+    case .probeAnswer: self = .probeAnswer(id: number)
+    }
+  }
+
+  /// The length of the frame at the start of `bytes`, when its length prefix is complete.
+  static func frameLength(prefix bytes: some Collection<UInt8>) throws(WorkerProtocolError) -> Int? {
+    guard bytes.count >= 4 else { return nil }
+    let length = bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+    guard (9...Self.maximumFrameLength).contains(length) else {
+      throw WorkerProtocolError("a frame length of \(length) bytes")
+    }
+    return length
+  }
+}
+
+/// The other side of a worker link sent something that is not a frame of the protocol.
+struct WorkerProtocolError: Error, CustomStringConvertible {
+  let description: String
+
+  init(_ description: String) {
+    self.description = "worker link: \(description)"
+  }
+}

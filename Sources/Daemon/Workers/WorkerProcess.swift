@@ -1,0 +1,221 @@
+import CWorkerSpawn
+import Dependencies
+import Foundation
+import Logging
+import Synchronization
+import SwitchyardRuntime
+
+/// The worker side of a feature hosted in a process: what `switchyardd worker` runs.
+extension Application {
+  /// Runs the feature `name` as a worker of the daemon whose pid is `parent`: the link to the
+  /// daemon is fd 3, the page where the worker notes the action it is reducing is fd 4, and
+  /// stderr is a pipe the daemon logs under the feature's name.
+  ///
+  /// Returns when the daemon closes the link.
+  public func runWorker(feature name: String, parent: pid_t, logLevel: String) async throws {
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+      return handler
+    }
+    // A worker never outlives its daemon: the kernel kills it when the daemon's spawning thread
+    // ends, and a daemon that ended before this line is noticed right after it.
+    _ = switchyard_set_parent_death_signal(SIGKILL)
+    guard getppid() == parent else { throw WorkerStartError("the daemon (pid \(parent)) is gone") }
+    guard let feature = self.features.first(where: { $0.name == name }) else {
+      throw WorkerStartError("the application has no feature named \(name)")
+    }
+    guard let worker = feature.worker else {
+      throw WorkerStartError("feature \(name) cannot run in a worker: its state and actions are not Codable")
+    }
+    try await worker.run(WorkerLink(fd: 3), InProgressPage(fd: 4))
+  }
+}
+
+struct WorkerStartError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = "worker: \(description)" }
+}
+
+/// A page shared by the daemon and one worker, where the worker notes the id of the action it is
+/// reducing (0 between actions). After the worker ends, the daemon reads it: an action noted
+/// there by a worker that crashed is the action that crashed it, and is not delivered again.
+final class InProgressPage: @unchecked Sendable {
+  private let pointer: UnsafeMutablePointer<UInt64>?
+
+  /// Maps the page open at `fd`; without one (a fd that is not there), nothing is noted.
+  init(fd: CInt) {
+    let address = mmap(nil, 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+    if let address, address != MAP_FAILED {
+      self.pointer = address.bindMemory(to: UInt64.self, capacity: 1)
+    } else {
+      self.pointer = nil
+    }
+    close(fd)
+  }
+
+  deinit {
+    if let pointer { munmap(pointer, 8) }
+  }
+
+  /// The id noted; an aligned 8-byte load, whole on every platform Switchyard runs on.
+  var actionID: UInt64 {
+    get { self.pointer?.pointee ?? 0 }
+    set { self.pointer?.pointee = newValue }
+  }
+}
+
+/// The ids of the daemon's actions in the worker's mailbox, in order, and the one reducing now.
+final class WorkerActionTags: Sendable {
+  private struct Contents {
+    var queued: [UInt64] = []
+    var head = 0
+    var current: UInt64?
+    var patch: JSONPatch?
+  }
+
+  private let contents = Mutex(Contents())
+  let page: InProgressPage
+
+  init(page: InProgressPage) {
+    self.page = page
+  }
+
+  func queue(_ id: UInt64) {
+    self.contents.withLock { $0.queued.append(id) }
+  }
+
+  /// The reducer starts on the next queued action.
+  func begin() {
+    let id = self.contents.withLock { contents -> UInt64 in
+      let id = contents.queued[contents.head]
+      contents.head += 1
+      if contents.head > 1024 {
+        contents.queued.removeFirst(contents.head)
+        contents.head = 0
+      }
+      contents.current = id
+      return id
+    }
+    self.page.actionID = id
+  }
+
+  /// Keeps a change for the action reducing now; `false` when no action is (the change came
+  /// from a child's effect on a read-only route) and it must be sent on its own.
+  func keep(_ patch: JSONPatch) -> Bool {
+    self.contents.withLock { contents in
+      guard contents.current != nil else { return false }
+      contents.patch = patch
+      return true
+    }
+  }
+
+  /// The action is reduced: its change, if any.
+  func finish() -> JSONPatch? {
+    self.page.actionID = 0
+    return self.contents.withLock { contents in
+      defer { (contents.current, contents.patch) = (nil, nil) }
+      return contents.patch
+    }
+  }
+}
+
+/// Runs `base`, noting first which of the daemon's actions it is reducing.
+struct _WorkerTaggedReducer<Base: Reducer>: Reducer {
+  let base: Base
+  let tags: WorkerActionTags
+
+  func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    self.tags.begin()
+    return self.base.reduce(into: &state, action: action)
+  }
+
+  func _resolve() -> (inout Base.State, Base.Action) -> Effect<Base.Action> {
+    let reduce = self.base._resolve()
+    let tags = self.tags
+    return { state, action in
+      tags.begin()
+      return reduce(&state, action)
+    }
+  }
+}
+
+/// The worker's loop for a feature of these types: it takes the state the daemon hands it, runs
+/// the feature's store, reduces the actions the daemon sends in order, and answers each with
+/// the change it made.
+func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>(
+  link: WorkerLink,
+  page: InProgressPage,
+  reducer: @escaping @Sendable () -> R,
+  prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
+) async throws where R: Reducer<LocalState, LocalAction> & SendableMetatype {
+  guard case let .start(stateJSON, _)? = try link.receive() else {
+    throw WorkerProtocolError("the daemon did not start with the feature's state")
+  }
+  let state = try JSONValueDecoder().decode(LocalState.self, from: stateJSON)
+  let tags = WorkerActionTags(page: page)
+  let encoder = JSONValueEncoder()
+  // Every action an effect sends goes to the daemon, which routes it (full route) or sends it
+  // back (read-only route): so every action this store reduces came from the daemon, with an id.
+  let effectActions: @Sendable (LocalAction) -> Void = { action in
+    do {
+      link.send(.effect(action: try encoder.encode(action)))
+    } catch {
+      Logger(label: "worker").error("an effect's action cannot be encoded", metadata: ["error": "\(error)"])
+    }
+  }
+  let store: Store<LocalState, LocalAction>
+  if let prepareDependencies {
+    store = Store(
+      initialState: state,
+      reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
+      withDependencies: { prepareDependencies(&$0) },
+      effectActions: effectActions
+    )
+  } else {
+    store = Store(
+      initialState: state,
+      reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
+      effectActions: effectActions
+    )
+  }
+  let (_, observation) = try await store.observe { change in
+    if !tags.keep(change.patch) { link.send(.change(change.patch)) }
+  }
+  defer { observation.cancel() }
+  link.send(.ready)
+  // Reads block, so they get a thread of their own rather than one of the few the concurrency
+  // pool has, which the feature's effects need.
+  let decoder = JSONValueDecoder()
+  let ended: Result<Void, any Error> = await withCheckedContinuation { continuation in
+    let reader = Thread {
+      do {
+        while let message = try link.receive() {
+          switch message {
+          case let .action(id, json):
+            let action: LocalAction
+            do {
+              action = try decoder.decode(LocalAction.self, from: json)
+            } catch {
+              Logger(label: "worker").error("an action from the daemon cannot be decoded", metadata: ["error": "\(error)"])
+              link.send(.reduced(id: id, patch: nil))
+              continue
+            }
+            tags.queue(id)
+            store.enqueue(action) { _ in link.send(.reduced(id: id, patch: tags.finish())) }
+          case let .probe(id):
+            store.probe { link.send(.probeAnswer(id: id)) }
+          default:
+            throw WorkerProtocolError("the daemon sent \(message), which only a worker sends")
+          }
+        }
+        continuation.resume(returning: .success(()))
+      } catch {
+        continuation.resume(returning: .failure(error))
+      }
+    }
+    reader.name = "switchyard-worker-link"
+    reader.start()
+  }
+  try ended.get()
+}
