@@ -11,6 +11,9 @@ import SwitchyardRuntime
 /// - `tally`: a counter that behaves.
 /// - `wedge`: `{"wedge": {"block": 2.5}}` blocks its actor's thread for that many seconds, as a
 ///   reducer stuck in a system call or a deadlock would.
+/// - `alpha`, `beta`, `gamma`: three features in worker processes, in that order, that count,
+///   append, trap (`{"alpha": {"trap": {}}}`), exit with a status, or trap later in an effect,
+///   and count their restarts through their lifecycle action.
 @main
 struct SwitchyardFixture: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -58,12 +61,18 @@ struct Serve: AsyncParsableCommand {
 struct FixtureState: Codable, Equatable, Sendable {
   var tally = Tally.State()
   var wedge = Wedge.State()
+  var alpha = Crashable.State()
+  var beta = Crashable.State()
+  var gamma = Crashable.State()
 }
 
 @CasePathable
 enum FixtureAction: Codable, Equatable, Sendable {
   case tally(Tally.Action)
   case wedge(Wedge.Action)
+  case alpha(Crashable.Action)
+  case beta(Crashable.Action)
+  case gamma(Crashable.Action)
 }
 
 let fixture = Application(
@@ -71,8 +80,51 @@ let fixture = Application(
   features: [
     .actor("tally", state: \.tally, action: .case(\FixtureAction.Cases.tally)) { Tally() },
     .actor("wedge", state: \.wedge, action: .case(\FixtureAction.Cases.wedge)) { Wedge() },
+    .process("alpha", state: \.alpha, action: .case(\FixtureAction.Cases.alpha), afterRestart: .restarted) { Crashable() },
+    .process("beta", state: \.beta, action: .case(\FixtureAction.Cases.beta), afterRestart: .restarted) { Crashable() },
+    .process("gamma", state: \.gamma, action: .case(\FixtureAction.Cases.gamma), afterRestart: .restarted) { Crashable() },
   ]
 )
+
+/// A feature that fails on request, for the supervisor's tests.
+struct Crashable: Reducer {
+  struct State: Codable, Equatable, Sendable {
+    var count = 0
+    var log: [Int] = []
+    var restarts = 0
+  }
+
+  @CasePathable
+  enum Action: Codable, Equatable, Sendable {
+    case increment
+    case append(Int)
+    case trap
+    case exit(Int32)
+    case trapLater
+    case restarted
+  }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .increment:
+      state.count += 1
+    case let .append(value):
+      state.log.append(value)
+    case .trap:
+      fatalError("trapped on purpose")
+    case let .exit(status):
+      Foundation.exit(status)
+    case .trapLater:
+      return .run { _ in
+        try await Task.sleep(for: .milliseconds(50))
+        fatalError("an effect trapped on purpose")
+      }
+    case .restarted:
+      state.restarts += 1
+    }
+    return .none
+  }
+}
 
 struct Tally: Reducer {
   struct State: Codable, Equatable, Sendable {
