@@ -206,12 +206,18 @@ private struct ServerService<State: Codable & Sendable, Action: Codable & Sendab
   func run() async throws {
     // A graceful shutdown ends the subscriptions with `ShuttingDown`, stops accepting, and lets
     // every connection answer the calls it has read before it closes.
-    try await withGracefulShutdownHandler {
-      try await self.server.run(onListening: self.onListening)
-    } onGracefulShutdown: {
-      self.manager.stopping()
+    try await withTaskCancellationHandler {
+      try await withGracefulShutdownHandler {
+        try await self.server.run(onListening: self.onListening)
+      } onGracefulShutdown: {
+        self.manager.stopping()
+        self.router.shutDown()
+        self.server.drain()
+      }
+    } onCancel: {
+      // The group is failing (the supervisor gave up): end subscriptions too, or they would
+      // hold their connections open and the daemon with them.
       self.router.shutDown()
-      self.server.drain()
     }
   }
 }

@@ -78,6 +78,22 @@ public final class DaemonProcess: @unchecked Sendable {
     try? FileManager.default.removeItem(at: self.directory)
   }
 
+  /// Waits for the daemon to exit by itself; its exit status, or `nil` when it still runs
+  /// after `timeout` (it is then killed).
+  public func waitForExit(within timeout: Duration = .seconds(10)) async -> Int32? {
+    let deadline = ContinuousClock.now + timeout
+    while self.process.isRunning && ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    if self.process.isRunning {
+      Issue.record("the daemon did not exit within \(timeout)")
+      self.process.terminate()
+      self.process.waitUntilExit()
+      return nil
+    }
+    return self.process.terminationStatus
+  }
+
   /// Sends SIGTERM and waits for the exit status.
   public func terminate() async -> Int32 {
     kill(self.process.processIdentifier, SIGTERM)

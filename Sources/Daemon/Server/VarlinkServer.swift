@@ -78,7 +78,10 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         }
       }
     } onCancel: {
+      // Cancelled (the daemon is failing, not shutting down gracefully): stop accepting, and
+      // close every connection once its call in flight is answered, so that this returns.
       server.channel.close(promise: nil)
+      self.channels.drain()
     }
   }
 

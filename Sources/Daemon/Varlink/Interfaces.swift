@@ -66,14 +66,15 @@ public enum StoreInterface {
 
     # A feature's worker process (isolation "process"): its pid while one runs, its state
     # (starting, running, restarting, stopped), how often it was restarted, how the last one
-    # ended, and how long the last restart took.
+    # ended, how long the last restart took, and the standby process waiting to take over.
     type Worker (
       feature: string,
       pid: ?int,
       state: string,
       restarts: int,
       lastExit: ?string,
-      lastRestartMilliseconds: ?float
+      lastRestartMilliseconds: ?float,
+      standbyPid: ?int
     )
 
     # Routes an action to every feature that takes it; replies once they have applied it,

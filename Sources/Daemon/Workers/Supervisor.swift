@@ -62,6 +62,7 @@ actor Supervisor<RootAction: Sendable> {
   func stop() async {
     self.escalation = self.escalation ?? "stopping"
     for child in self.children.reversed() {
+      child.dropStandby()
       _ = await child.terminate(gently: true)
     }
   }

@@ -60,7 +60,12 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
 
   private struct Contents: ~Copyable {
     var phase = Phase.starting
+    /// The active worker's generation: every process the host starts gets the next number, and
+    /// events of other generations (an old worker's, the standby's) are told apart by it.
     var generation = 0
+    var lastGeneration = 0
+    var standby: Launched?
+    var isPreparingStandby = false
     var channel: (any Channel)?
     var pid: pid_t?
     var page: SharedPage?
@@ -75,6 +80,8 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
     var lastRestart: Duration?
     /// Who waits for the current worker to end (a supervisor that terminates it).
     var endWaiters: [CheckedContinuation<Exit, Never>] = []
+    /// Who waits for the current worker to be ready, or to end before it is.
+    var readyWaiters: [CheckedContinuation<Void, Never>] = []
     var ended: (status: Int32?, linkClosed: Bool) = (nil, false)
   }
 
@@ -109,11 +116,11 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
   /// Queues the feature's local action for `action` when its route takes it.
   func offer(_ action: RootAction, ticket: RouteTicket?) -> Bool {
     guard let local = self.support.extract(action) else { return false }
-    return self.enqueue(local, ticket: ticket, isLifecycle: false, atFront: false)
+    return self.enqueue(local, ticket: ticket)
   }
 
   @discardableResult
-  private func enqueue(_ local: JSONValue, ticket: RouteTicket?, isLifecycle: Bool, atFront: Bool) -> Bool {
+  private func enqueue(_ local: JSONValue, ticket: RouteTicket?) -> Bool {
     self.contents.withLock { contents in
       if contents.phase == .stopped { return false }
       let id = contents.nextID
@@ -123,13 +130,8 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
         frame: WorkerMessage.action(id: id, action: local).encoded(),
         action: local,
         ticket: ticket,
-        isLifecycle: isLifecycle
+        isLifecycle: false
       )
-      if atFront {
-        // Only while no worker runs: the next one gets everything pending, in order, on `ready`.
-        contents.pending.insert(pending, at: 0)
-        return true
-      }
       contents.pending.append(pending)
       if contents.phase == .running, let channel = contents.channel {
         contents.sent += 1
@@ -179,8 +181,12 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
         }
         contents.sent = contents.pending.count
         if !contents.pending.isEmpty { Self.write(contents.pending.map(\.frame), to: channel) }
+        for waiter in contents.readyWaiters { waiter.resume() }
+        contents.readyWaiters.removeAll()
       }
       self.logger.info("worker ready", metadata: ["pid": "\(self.snapshot.pid ?? 0)"])
+      // Only now, so that starting the standby does not slow down the worker that serves.
+      Task { await self.prepareStandby() }
     case let .reduced(id, patch):
       let answered = try self.contents.withLock { contents throws(WorkerProtocolError) -> Pending in
         guard let first = contents.pending.first, first.id == id, contents.sent > 0 else {
@@ -204,7 +210,7 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
         }
       } else {
         // A read-only route keeps effect actions with the feature, as an actor's mailbox does.
-        self.enqueue(action, ticket: nil, isLifecycle: false, atFront: false)
+        self.enqueue(action, ticket: nil)
       }
     case let .probeAnswer(id):
       self.contents.withLock { $0.probes.removeValue(forKey: id) }?()
@@ -215,26 +221,77 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
 
   // MARK: Life cycle
 
-  /// Starts a worker from `state`: the feature's part of the daemon's state.
+  /// A worker process and its link, not yet handed a state.
+  private struct Launched: @unchecked Sendable {
+    let generation: Int
+    let pid: pid_t
+    let page: SharedPage
+    let channel: any Channel
+  }
+
+  /// Starts a worker from the feature's part of the daemon's state — the standby when one is
+  /// ready, a new process otherwise — and returns once it is ready or has ended, as OTP's
+  /// supervisors wait for a child's `init`. A worker that ends before it is ready is reported
+  /// through `onExit` like any other.
   func start(restarted: Bool) async throws {
     guard let state = self.router.get(self.pointer)?.value else {
       throw WorkerProtocolError("the daemon holds no state for \(self.pointer)")
     }
-    let worker = try await self.launch.spawn(feature: self.name)
-    let generation = self.contents.withLock { contents in
-      contents.generation += 1
+    let standby = self.contents.withLock { contents in
+      defer { contents.standby = nil }
+      return contents.standby
+    }
+    let worker: Launched
+    if let standby {
+      worker = standby
+    } else {
+      worker = try await self.launchProcess()
+    }
+    self.contents.withLock { contents in
+      contents.generation = worker.generation
       contents.phase = .starting
       contents.pid = worker.pid
       contents.page = worker.page
+      contents.channel = worker.channel
       contents.sent = 0
       contents.ended = (nil, false)
-      return contents.generation
-    }
-    if restarted, let lifecycle = self.support.afterRestart {
-      self.contents.withLock { contents in
+      if restarted, let lifecycle = self.support.afterRestart {
         contents.pending.removeAll { $0.isLifecycle }
+        contents.pending.insert(
+          Pending(
+            id: contents.nextID,
+            frame: WorkerMessage.action(id: contents.nextID, action: lifecycle).encoded(),
+            action: lifecycle,
+            ticket: nil,
+            isLifecycle: true
+          ),
+          at: 0
+        )
+        contents.nextID += 1
       }
-      self.enqueue(lifecycle, ticket: nil, isLifecycle: true, atFront: true)
+    }
+    self.logger.info(
+      restarted ? "worker restarted" : "worker started",
+      metadata: ["pid": "\(worker.pid)", "standby": "\(standby != nil)"]
+    )
+    await withCheckedContinuation { continuation in
+      let waiting = self.contents.withLock { contents in
+        guard contents.generation == worker.generation, contents.phase == .starting else { return false }
+        contents.readyWaiters.append(continuation)
+        return true
+      }
+      // Written once the waiter is in place, so that `ready` cannot come before it.
+      Self.write([WorkerMessage.start(state: state, restarted: restarted).encoded()], to: worker.channel)
+      if !waiting { continuation.resume() }
+    }
+  }
+
+  /// Spawns a worker process and connects its link; the worker waits for its state.
+  private func launchProcess() async throws -> Launched {
+    let worker = try await self.launch.spawn(feature: self.name)
+    let generation = self.contents.withLock { contents in
+      contents.lastGeneration += 1
+      return contents.lastGeneration
     }
     self.watch(worker, generation: generation)
     let channel: any Channel
@@ -252,13 +309,45 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
         .get()
     } catch {
       close(worker.link)
-      self.ended(generation: generation, status: nil, linkClosed: true)
+      kill(worker.pid, SIGKILL)
       throw error
     }
-    self.contents.withLock { $0.channel = channel }
     channel.closeFuture.whenComplete { _ in self.ended(generation: generation, status: nil, linkClosed: true) }
-    Self.write([WorkerMessage.start(state: state, restarted: restarted).encoded()], to: channel)
-    self.logger.info(restarted ? "worker restarted" : "worker started", metadata: ["pid": "\(worker.pid)"])
+    return Launched(generation: generation, pid: worker.pid, page: worker.page, channel: channel)
+  }
+
+  /// Keeps a worker process started and waiting, so that a restart only has to hand it the
+  /// state: starting a process and the Swift runtime is most of what a restart costs.
+  private func prepareStandby() async {
+    let wanted = self.contents.withLock { contents in
+      guard contents.standby == nil, !contents.isPreparingStandby, contents.phase != .stopped else { return false }
+      contents.isPreparingStandby = true
+      return true
+    }
+    guard wanted else { return }
+    let launched: Launched?
+    do {
+      launched = try await self.launchProcess()
+    } catch {
+      self.logger.warning("no standby worker", metadata: ["error": "\(error)"])
+      launched = nil
+    }
+    let unwanted = self.contents.withLock { contents -> Launched? in
+      contents.isPreparingStandby = false
+      guard contents.phase != .stopped else { return launched }
+      contents.standby = launched
+      return nil
+    }
+    unwanted?.channel.close(promise: nil)
+  }
+
+  /// Ends the standby worker, if there is one: closing its link ends it.
+  func dropStandby() {
+    let standby = self.contents.withLock { contents in
+      defer { contents.standby = nil }
+      return contents.standby
+    }
+    standby?.channel.close(promise: nil)
   }
 
   /// Logs the worker's stderr under the feature's name until it closes, then reaps the worker.
@@ -291,6 +380,12 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
   /// answer it sent before it died has been taken into account.
   private func ended(generation: Int, status: Int32?, linkClosed: Bool) {
     let outcome: (exit: Exit, crashed: Pending?, waiters: [CheckedContinuation<Exit, Never>])? = self.contents.withLock { contents in
+      if let standby = contents.standby, standby.generation == generation {
+        // The standby ended before it was needed: the next restart starts a process instead.
+        contents.standby = nil
+        if linkClosed { kill(standby.pid, SIGKILL) } else { standby.channel.close(promise: nil) }
+        return nil
+      }
       guard contents.generation == generation else { return nil }
       if let status { contents.ended.status = status }
       if linkClosed {
@@ -309,7 +404,7 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
       {
         crashed = contents.pending.remove(at: index)
       }
-      contents.generation += 1
+      contents.generation = 0
       contents.channel = nil
       contents.pid = nil
       contents.page = nil
@@ -320,6 +415,8 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
       contents.shuttingDown = false
       for answered in contents.probes.values { answered() }
       contents.probes.removeAll()
+      for waiter in contents.readyWaiters { waiter.resume() }
+      contents.readyWaiters.removeAll()
       defer { contents.endWaiters.removeAll() }
       return (exit, crashed, contents.endWaiters)
     }
@@ -346,6 +443,7 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
 
   /// The feature will not run again: the actions waiting for it fail, and routes skip it.
   func markStopped() {
+    self.dropStandby()
     let pending = self.contents.withLock { contents in
       contents.phase = .stopped
       defer { contents.pending.removeAll() }
@@ -384,7 +482,8 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
         restarts: contents.restarts,
         lastExit: contents.lastExit,
         state: contents.phase.rawValue,
-        lastRestart: contents.lastRestart
+        lastRestart: contents.lastRestart,
+        standbyPid: contents.standby?.pid
       )
     }
   }
@@ -400,6 +499,8 @@ struct WorkerSnapshot: Sendable {
   let state: String
   /// How long the last restart took, from the old worker's end to the new one's `ready`.
   let lastRestart: Duration?
+  /// The standby worker waiting to take over, if one is ready.
+  let standbyPid: pid_t?
 
   var json: JSONValue {
     var object: JSONObject = [
@@ -409,6 +510,7 @@ struct WorkerSnapshot: Sendable {
     ]
     if let pid { object["pid"] = .int(Int64(pid)) }
     if let lastExit { object["lastExit"] = .string(lastExit) }
+    if let standbyPid { object["standbyPid"] = .int(Int64(standbyPid)) }
     if let lastRestart {
       let (seconds, attoseconds) = lastRestart.components
       object["lastRestartMilliseconds"] = .double(Double(seconds) * 1000 + Double(attoseconds) / 1e15)

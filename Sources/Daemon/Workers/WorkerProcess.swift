@@ -149,7 +149,9 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
   reducer: @escaping @Sendable () -> R,
   prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
 ) async throws where R: Reducer<LocalState, LocalAction> & SendableMetatype {
-  guard case let .start(stateJSON, _)? = try link.receive() else {
+  // A standby worker waits here until the daemon needs it, or closes the link without.
+  guard let first = try link.receive() else { return }
+  guard case let .start(stateJSON, _) = first else {
     throw WorkerProtocolError("the daemon did not start with the feature's state")
   }
   let state = try JSONValueDecoder().decode(LocalState.self, from: stateJSON)

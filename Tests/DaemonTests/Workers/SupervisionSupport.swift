@@ -67,6 +67,7 @@ func supervisedFixture(
 func poll<Value>(
   _ read: () throws -> Value,
   within timeout: Duration = .seconds(10),
+  every interval: Duration = .milliseconds(5),
   until condition: (Value) -> Bool
 ) async throws -> Value {
   let deadline = ContinuousClock.now + timeout
@@ -77,7 +78,15 @@ func poll<Value>(
       Issue.record("the condition never held; last: \(value)")
       return value
     }
-    try await Task.sleep(for: .milliseconds(5))
+    try await Task.sleep(for: interval)
+  }
+}
+
+/// Runs blocking work (a test client's reads) on a thread of its own, so that it does not hold
+/// one of the few threads Swift's concurrency pool has.
+func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+  try await withCheckedThrowingContinuation { continuation in
+    Thread { continuation.resume(with: Result { try work() }) }.start()
   }
 }
 
