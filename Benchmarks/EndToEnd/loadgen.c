@@ -151,25 +151,36 @@ static void pipeline(const char *proto, const char *path, long n, int depth) {
   size_t length = request(proto, message, sizeof message);
   char *batch = malloc(length * (size_t)depth);
   for (int i = 0; i < depth; i++) memcpy(batch + length * (size_t)i, message, length);
+  // Replies come in call order, so the i-th reply answers the i-th request: its latency is
+  // the time since that request was written.
+  double *sent_at = malloc(sizeof(double) * (size_t)n);
+  double *latencies = malloc(sizeof(double) * (size_t)n);
   long sent = 0, received = 0;
   double start = now_us();
   long first = n < depth ? n : depth;
+  for (long i = 0; i < first; i++) sent_at[i] = start;
   write_all(fd, batch, length * (size_t)first);
   sent = first;
   while (received < n) {
     ssize_t count = read(fd, buffer, sizeof buffer);
     if (count <= 0) die("read");
     int replies = terminators(proto, buffer, count);
+    double arrived = now_us();
+    for (int i = 0; i < replies && received + i < n; i++) latencies[received + i] = arrived - sent_at[received + i];
     received += replies;
     long more = replies;
     if (sent + more > n) more = n - sent;
     if (more > 0) {
+      double now = now_us();
+      for (long i = 0; i < more; i++) sent_at[sent + i] = now;
       write_all(fd, batch, length * (size_t)more);
       sent += more;
     }
   }
   double elapsed = now_us() - start;
-  printf("rate=%.0f\n", n / (elapsed / 1e6));
+  qsort(latencies, (size_t)n, sizeof(double), compare);
+  printf("rate=%.0f p50_us=%.1f p99_us=%.1f\n", n / (elapsed / 1e6), percentile(latencies, n, 0.5),
+         percentile(latencies, n, 0.99));
   close(fd);
 }
 

@@ -77,5 +77,38 @@ run_phase() { # $1: label, $2: prefix
   stop_servers
 }
 
-run_phase "Unpinned (2 vCPUs)" ""
-run_phase "Pinned to one CPU (taskset -c 0)" "taskset -c 0"
+# The primes feature in a worker process (the default) against the same feature in an actor of
+# the daemon's process, two daemons in the same run; then how fast a killed worker is back.
+run_workers() {
+  SWITCHYARD_LOG_LEVEL=warning SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor "$daemon" --socket "$dir/actor.sock" & pids+=($!)
+  SWITCHYARD_LOG_LEVEL=warning SWITCHYARD_SUPERVISION_INTENSITY=1000 "$daemon" --socket "$dir/process.sock" & pids+=($!)
+  wait_for "$dir/actor.sock"; wait_for "$dir/process.sock"
+  local load="$out/loadgen" pp_a pp_p pl_a pl_p restarts
+  pp_a=$($load pingpong switchyard "$dir/actor.sock" "$N")
+  pp_p=$($load pingpong switchyard "$dir/process.sock" "$N")
+  pl_a=$($load pipeline switchyard "$dir/actor.sock" "$((N * 5))" 16)
+  pl_p=$($load pipeline switchyard "$dir/process.sock" "$((N * 5))" 16)
+  restarts=$(python3 Benchmarks/EndToEnd/restarts.py "$dir/process.sock" "${RESTARTS:-50}" 0.3)
+  echo "## Worker process vs actor (the primes feature, unpinned)"
+  echo
+  echo "| measurement | worker process | actor | process / actor |"
+  echo "|---|---:|---:|---:|"
+  echo "| Send ping-pong, round trips/s | $(field rate "$pp_p") | $(field rate "$pp_a") | $(ratio "$(field rate "$pp_p")" "$(field rate "$pp_a")")× |"
+  echo "| Send ping-pong p50 / p99, µs | $(field p50_us "$pp_p") / $(field p99_us "$pp_p") | $(field p50_us "$pp_a") / $(field p99_us "$pp_a") | $(ratio "$(field p50_us "$pp_p")" "$(field p50_us "$pp_a")")× (p50) |"
+  echo "| Send pipelined (16 in flight), msgs/s | $(field rate "$pl_p") | $(field rate "$pl_a") | $(ratio "$(field rate "$pl_p")" "$(field rate "$pl_a")")× |"
+  echo "| Send pipelined p50 / p99, µs | $(field p50_us "$pl_p") / $(field p99_us "$pl_p") | $(field p50_us "$pl_a") / $(field p99_us "$pl_a") | |"
+  echo
+  echo "Worker back after kill -9 (kill → Status shows the new worker running; one kill every 0.3 s):"
+  echo "\`$restarts\`"
+  echo
+  stop_servers
+}
+
+case "${1:-all}" in
+  workers) run_workers ;;
+  *)
+    run_phase "Unpinned (2 vCPUs)" ""
+    run_phase "Pinned to one CPU (taskset -c 0)" "taskset -c 0"
+    run_workers
+    ;;
+esac

@@ -8,8 +8,28 @@ public struct FeatureDescription: Sendable, Equatable, Codable {
   public var state: String
   /// Whether the feature's route only listens to actions meant for others.
   public var readOnly: Bool
-  /// Where the feature runs, such as `actor`.
+  /// Where the feature runs: `actor`, or `process` for a worker process of its own.
   public var isolation: String
+  /// The feature's worker, when it runs in one.
+  public var worker: WorkerStatus?
+}
+
+/// A feature's worker process, as `Status` and `Describe` report it.
+public struct WorkerStatus: Sendable, Equatable, Codable {
+  /// The feature it runs.
+  public var feature: String
+  /// Its process id, while one runs.
+  public var pid: Int32?
+  /// `starting`, `running`, `restarting`, or `stopped` (not restarted, by its restart policy).
+  public var state: String
+  /// How many times the supervisor restarted it.
+  public var restarts: Int
+  /// How the last worker ended, such as `killed by signal 9 (SIGKILL)`.
+  public var lastExit: String?
+  /// How long the last restart took, from the old worker's end to the new one's readiness.
+  public var lastRestartMilliseconds: Double?
+  /// The standby process waiting to take over at the next restart.
+  public var standbyPid: Int32?
 }
 
 /// How the daemon is doing, as `Status` reports it.
@@ -26,4 +46,6 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
   public var actions: Int
   /// The sequence number of the current state.
   public var seq: UInt64
+  /// The worker processes, in the order their features are declared.
+  public var workers: [WorkerStatus]
 }
