@@ -1,5 +1,6 @@
 // Process plumbing that Swift's Glibc module does not expose (it is built without _GNU_SOURCE):
-// posix_spawn_file_actions_addclosefrom_np, prctl, memfd_create and pipe2.
+// posix_spawn_file_actions_addclosefrom_np, prctl, memfd_create and pipe2; and socketpair, whose
+// SOCK_* constants Swift finds or not depending on which module imported <sys/socket.h> first.
 #define _GNU_SOURCE
 #include "worker_spawn.h"
 
@@ -9,6 +10,7 @@
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 int switchyard_spawn_worker(const char *path, char *const argv[], char *const envp[],
@@ -52,4 +54,8 @@ int switchyard_memfd(const char *name) {
 
 int switchyard_pipe(int fds[2]) {
   return pipe2(fds, O_CLOEXEC);
+}
+
+int switchyard_socketpair(int fds[2]) {
+  return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
 }

@@ -17,6 +17,9 @@ int switchyard_set_parent_death_signal(int signal);
 /// An anonymous memory file (memfd_create, close-on-exec), or -1 with errno set.
 int switchyard_memfd(const char *name);
 
+/// A connected pair of Unix stream sockets, close-on-exec, or -1 with errno set.
+int switchyard_socketpair(int fds[2]);
+
 /// A pipe whose ends are close-on-exec from the start (pipe2), or -1 with errno set.
 int switchyard_pipe(int fds[2]);
 

@@ -57,7 +57,7 @@ final class WorkerSpawner: Sendable {
 
   private static func spawnNow(_ executable: String, _ arguments: [String], _ environment: [String: String]) throws -> SpawnedWorker {
     var pair: [CInt] = [-1, -1]
-    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+    guard switchyard_socketpair(&pair) == 0 else {
       throw SpawnError("socketpair", errno)
     }
     var pipe: [CInt] = [-1, -1]
