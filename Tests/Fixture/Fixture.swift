@@ -102,6 +102,7 @@ struct Crashable: Reducer {
     case exit(Int32)
     case trapLater
     case restarted
+    case block(Double)
   }
 
   func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -121,6 +122,8 @@ struct Crashable: Reducer {
       }
     case .restarted:
       state.restarts += 1
+    case let .block(seconds):
+      Thread.sleep(forTimeInterval: seconds)
     }
     return .none
   }

@@ -42,6 +42,28 @@ import Testing
   }
 }
 
+extension WatchdogTests {
+  @Test func aWedgedWorkerStopsThePingsToo() async throws {
+    let notify = try NotifySocket(path: temporaryPath("notify"))
+    let daemon = try await DaemonProcess(
+      environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"],
+      executable: "switchyard-fixture"
+    )
+    let client = try daemon.connect()
+    #expect(notify.receive(until: { $0.fields["WATCHDOG"] == "1" }) != nil)
+    // The health probe travels to the worker's store, behind the action that blocks it.
+    try client.send("io.switchyard.Store.Send", ["action": ["beta": ["block": 2.0]]])
+    let blocked = NotifySocket.now
+    let during = notify.receiveAll(for: .seconds(1.6)).filter {
+      $0.fields["WATCHDOG"] == "1" && $0.received > blocked && $0.received < blocked + .seconds(1.6)
+    }
+    #expect(during.count <= 1, "pings while the worker is wedged: \(during.map { milliseconds($0.received - blocked) }) ms")
+    _ = try #require(try client.read())
+    #expect(notify.receive(until: { $0.fields["WATCHDOG"] == "1" }, timeout: .seconds(2)) != nil, "pings resume")
+    #expect(await daemon.terminate() == 0)
+  }
+}
+
 func milliseconds(_ duration: Duration) -> Int {
   Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
 }
