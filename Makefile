@@ -4,6 +4,8 @@
 #   make test    build everything and run every test
 #   make bench   run the runtime benchmarks and print their ratios to the references
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
+#   make install    release build, installed with its systemd units under PREFIX (and DESTDIR)
+#   make systemd-test  unit-file checks, then switchyard.socket/.service under a real systemd in nspawn
 
 SWIFT        ?= swift
 BUILD_DIR    ?= .build
@@ -15,15 +17,28 @@ SWIFT_FLAGS  ?=
 
 all: build
 
+# libsystemd-dev (the CSystemd module) and systemd-container (systemd-nspawn, for Tests/Systemd),
+# installed only when missing and pinned to the installed libsystemd0: an unpinned install pulls a
+# newer point release and upgrades the whole systemd stack of the machine.
+SYSTEMD_PACKAGES := libsystemd-dev systemd-container
+
 # Swift itself is the one prerequisite that is not installed here: it comes with the machine.
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "error: swift is not on PATH; install Swift 6.1 or later" >&2; exit 1; }
 	@command -v python3 >/dev/null || { echo "installing python3"; apt-get update -qq && apt-get install -y -qq python3; }
+	@for pkg in $(SYSTEMD_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q ' ok installed' && continue; \
+	  version=$$(dpkg-query -W -f='$${Version}' libsystemd0) || { echo "error: libsystemd0 is not installed" >&2; exit 1; }; \
+	  echo "installing $$pkg=$$version (pinned to the installed libsystemd0)"; \
+	  apt-get install -y -qq $$pkg=$$version \
+	    || { echo "pinned install failed; apt-get update and retry"; apt-get update -qq && apt-get install -y -qq $$pkg=$$version; } \
+	    || { echo "error: could not install $$pkg=$$version" >&2; exit 1; }; \
+	done
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 
-test: build python-test
+test: build python-test systemd-test
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 
 # Tests/Python: a third-party client's view of switchyardd (PyPI varlink, jsonpatch, asyncvarlink),
@@ -63,4 +78,71 @@ bench-e2e: deps
 	Benchmarks/EndToEnd/run.sh
 
 clean:
-	rm -rf $(BUILD_DIR) $(BENCH_DIR)
+	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(RELEASE_DIR)
+
+# Tests/Systemd: the units checked offline (systemd-analyze verify and security), then run under a
+# real systemd 252 as PID 1 in systemd-nspawn against the debug build: socket activation, notify,
+# watchdog, reload, journal fields, clean stop. Needs root.
+.PHONY: systemd-test
+systemd-test: deps
+	$(SWIFT) build $(SWIFT_FLAGS) --product switchyardd
+	$(SWIFT) build $(SWIFT_FLAGS) --product switchyard
+	$(SWIFT) build $(SWIFT_FLAGS) --product switchyard-fixture
+	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/unit-checks.sh
+	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/nspawn-e2e.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: a release build with the Swift runtime and Foundation
+# linked statically, so the service depends on nothing under the toolchain's folder; built in a
+# folder of its own so it never invalidates the debug build. Units go where systemd looks for
+# them under PREFIX (/usr/local/lib/systemd/system is on systemd's search path; for another
+# PREFIX set UNITDIR=/etc/systemd/system). An existing /etc/switchyard/switchyard.json is kept.
+PREFIX        ?= /usr/local
+BINDIR        ?= $(PREFIX)/bin
+UNITDIR       ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
+SYSCONFDIR    ?= /etc
+RELEASE_DIR   ?= .build-release
+# Foundation linked statically still needs libcurl (FoundationNetworking, which OpenCombine pulls
+# in through swift-dependencies), and the link asks for -lcurl: libcurl.so comes only with
+# libcurl4-openssl-dev. A folder with libcurl.so pointing at the runtime's libcurl.so.4 serves.
+CURL_LINK_DIR := $(abspath $(RELEASE_DIR))/link
+RELEASE_FLAGS ?= -c release --static-swift-stdlib --scratch-path $(RELEASE_DIR) -Xlinker -L$(CURL_LINK_DIR)
+
+.PHONY: install install-bin install-units uninstall
+install: install-bin install-units
+
+$(CURL_LINK_DIR)/libcurl.so:
+	@lib="$$(PATH="$$PATH:/sbin:/usr/sbin" ldconfig -p | awk '/libcurl\.so\.4 /{print $$NF; exit}')"; \
+	[ -n "$$lib" ] || { echo "error: libcurl.so.4 not found (apt-get install libcurl4)" >&2; exit 1; }; \
+	mkdir -p $(CURL_LINK_DIR) && ln -sf "$$lib" $@
+
+install-bin: deps $(CURL_LINK_DIR)/libcurl.so
+	$(SWIFT) build $(RELEASE_FLAGS) --product switchyardd
+	$(SWIFT) build $(RELEASE_FLAGS) --product switchyard
+	install -d $(DESTDIR)$(BINDIR)
+	bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" && \
+	  install -m 0755 "$$bin/switchyardd" "$$bin/switchyard" $(DESTDIR)$(BINDIR)/
+
+# Units with @BINDIR@ replaced, the sysusers.d file for the socket's group, and the default
+# configuration with the socket where switchyard.socket listens. Without DESTDIR (a real install)
+# the group is created at once, as a package's postinst would.
+install-units:
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/switchyard
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/switchyard.service > $(DESTDIR)$(UNITDIR)/switchyard.service.tmp
+	chmod 0644 $(DESTDIR)$(UNITDIR)/switchyard.service.tmp
+	mv $(DESTDIR)$(UNITDIR)/switchyard.service.tmp $(DESTDIR)$(UNITDIR)/switchyard.service
+	install -m 0644 systemd/switchyard.socket $(DESTDIR)$(UNITDIR)/switchyard.socket
+	install -m 0644 systemd/switchyard.sysusers $(DESTDIR)$(SYSUSERSDIR)/switchyard.conf
+	@config="$(DESTDIR)$(SYSCONFDIR)/switchyard/switchyard.json"; \
+	if [ -e "$$config" ]; then echo "keeping the existing $$config"; \
+	else python3 systemd/service-config.py config/switchyard.json > "$$config.tmp" \
+	  && chmod 0644 "$$config.tmp" && mv "$$config.tmp" "$$config" && echo "installed $$config"; fi
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
+	  systemd-sysusers $(SYSUSERSDIR)/switchyard.conf; \
+	  echo "next: systemctl daemon-reload && systemctl enable --now switchyard.socket"; fi
+
+# Leaves /etc/switchyard (it may hold local changes) and the group.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/switchyardd $(DESTDIR)$(BINDIR)/switchyard
+	rm -f $(DESTDIR)$(UNITDIR)/switchyard.service $(DESTDIR)$(UNITDIR)/switchyard.socket
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/switchyard.conf

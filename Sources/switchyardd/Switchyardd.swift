@@ -37,42 +37,10 @@ struct Serve: AsyncParsableCommand {
     abstract: "Serves PrimeTime over Varlink until SIGTERM (the default command)."
   )
 
-  @Option(name: .long, help: "The configuration file (JSON). Environment variables such as SWITCHYARD_SOCKET_PATH override it.")
-  var config: String?
-
-  @Option(name: .long, help: "The socket path; overrides the configuration.")
-  var socket: String?
+  @OptionGroup var options: ServeOptions
 
   func run() async throws {
-    let configuration = try await self.loadConfiguration()
-    let level = SharedLogLevel(configuration.logLevel)
-    DaemonLogging.bootstrap(identifier: "switchyardd", level: level)
-    let logger = Logger(label: "switchyardd")
-    let daemon = Daemon(
-      application: primeTime,
-      configuration: configuration,
-      logger: logger,
-      logLevel: level,
-      reloadConfiguration: { try await self.loadConfiguration() }
-    )
-    do {
-      try await daemon.run()
-    } catch {
-      logger.critical("switchyardd cannot run", metadata: ["error": "\(error)"])
-      throw ExitCode.failure
-    }
-  }
-
-  /// The configuration file and the environment, with the command line's overrides.
-  private func loadConfiguration() async throws -> DaemonConfiguration {
-    var configuration: DaemonConfiguration
-    do {
-      configuration = try await DaemonConfiguration.load(file: self.config, featureNames: primeTime.features.map(\.name))
-    } catch {
-      throw ValidationError("invalid configuration: \(error)")
-    }
-    if let socket { configuration.socketPath = socket }
-    return configuration
+    try await primeTime.serve(self.options, identifier: "switchyardd")
   }
 }
 

@@ -32,29 +32,10 @@ struct Worker: AsyncParsableCommand {
 }
 
 struct Serve: AsyncParsableCommand {
-  @Option(name: .long, help: "The configuration file (JSON).")
-  var config: String?
-
-  @Option(name: .long, help: "The socket path; overrides the configuration.")
-  var socket: String?
+  @OptionGroup var options: ServeOptions
 
   func run() async throws {
-    let configuration = try await self.loadConfiguration()
-    let level = SharedLogLevel(configuration.logLevel)
-    DaemonLogging.bootstrap(identifier: "switchyard-fixture", level: level)
-    try await Daemon(
-      application: fixture,
-      configuration: configuration,
-      logger: Logger(label: "switchyard-fixture"),
-      logLevel: level,
-      reloadConfiguration: { try await self.loadConfiguration() }
-    ).run()
-  }
-
-  private func loadConfiguration() async throws -> DaemonConfiguration {
-    var configuration = try await DaemonConfiguration.load(file: self.config, featureNames: fixture.features.map(\.name))
-    if let socket { configuration.socketPath = socket }
-    return configuration
+    try await fixture.serve(self.options, identifier: "switchyard-fixture")
   }
 }
 

@@ -65,7 +65,7 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       server = try await bootstrap.bind(fd) { channel in
         Self.initialize(channel, maximumMessageBytes: configuration.value.maximumMessageBytes)
       }
-      self.logger.info("listening on the socket systemd passed", metadata: ["socket": "fd \(fd)"])
+      self.logger.info("listening on the socket systemd passed", metadata: ["socket": "\(Self.path(of: fd) ?? "fd \(fd)")"])
     }
     self.channels.listening(server.channel)
     onListening()
@@ -82,6 +82,20 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       // close every connection once its call in flight is answered, so that this returns.
       server.channel.close(promise: nil)
       self.channels.drain()
+    }
+  }
+
+  /// The path a listening Unix socket is bound to (`getsockname`), for the log.
+  private static func path(of fd: CInt) -> String? {
+    var address = sockaddr_un()
+    var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard named == 0, length > socklen_t(MemoryLayout<sa_family_t>.size) else { return nil }
+    return withUnsafeBytes(of: address.sun_path) { bytes in
+      let path = bytes.prefix(Int(length) - MemoryLayout<sa_family_t>.size).prefix { $0 != 0 }
+      return path.isEmpty ? nil : String(decoding: path, as: UTF8.self)
     }
   }
 

@@ -23,6 +23,7 @@ import Testing
     let second = try VarlinkTestClient(path: activator.address)
     #expect(try second.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 1, "later clients reach the same daemon")
     #expect(await activator.terminate() == 0)
+    #expect(activator.log.contains("socket=\(activator.address)"), "the log names the inherited socket's path")
   }
 
   @Test func aSocketWithAnotherNameIsRefusedWithTheFix() async throws {
