@@ -106,12 +106,20 @@ public final class DaemonProcess: @unchecked Sendable {
       self.process.terminate()
     }
     self.process.waitUntilExit()
-    return self.process.terminationStatus
+    let status = self.process.terminationStatus
+    if status != 0 || self.process.terminationReason != .exit {
+      // Kept for the log below; `log` reads the pipe once.
+      self.failureLog = self.log
+      Issue.record("switchyardd ended with \(self.process.terminationReason == .exit ? "status" : "signal") \(status):\n\(self.failureLog ?? "")")
+    }
+    return status
   }
+
+  private var failureLog: String?
 
   /// What the daemon logged, once it has exited.
   public var log: String {
-    String(decoding: self.stderr.fileHandleForReading.availableData, as: UTF8.self)
+    self.failureLog ?? String(decoding: self.stderr.fileHandleForReading.availableData, as: UTF8.self)
   }
 }
 

@@ -62,10 +62,23 @@ public final class NotifySocket: @unchecked Sendable {
   }
 
   /// The next message, or `nil` when none arrives within `timeout`.
-  public func receive(timeout: Duration) -> Message? {
+  ///
+  /// It waits by sleeping, not by blocking in `poll`: a blocked thread is one less for the
+  /// concurrency pool, and tests that run in parallel would starve each other (a daemon whose
+  /// launch task cannot run never sends `READY=1`).
+  public func receive(timeout: Duration) async -> Message? {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+      if let message = self.receiveNow() { return message }
+      guard ContinuousClock.now < deadline else { return nil }
+      try? await Task.sleep(for: .milliseconds(2))
+    }
+  }
+
+  /// A message that has arrived, without waiting.
+  private func receiveNow() -> Message? {
     var poller = pollfd(fd: self.fd, events: Int16(POLLIN), revents: 0)
-    let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-    guard poll(&poller, 1, max(milliseconds, 0)) == 1 else { return nil }
+    guard poll(&poller, 1, 0) == 1 else { return nil }
     var buffer = [UInt8](repeating: 0, count: 4096)
     // Room for one control message: a cmsghdr (16 bytes on 64-bit Linux) and a timespec.
     var control = [UInt8](repeating: 0, count: 64)
@@ -98,12 +111,12 @@ public final class NotifySocket: @unchecked Sendable {
   /// `timeout`.
   public func receive(
     until condition: (Message) -> Bool,
-    timeout: Duration = .seconds(10)
-  ) -> [Message]? {
+    timeout: Duration = .seconds(20)
+  ) async -> [Message]? {
     let deadline = ContinuousClock.now + timeout
     var messages: [Message] = []
     while ContinuousClock.now < deadline {
-      guard let message = self.receive(timeout: deadline - .now) else { break }
+      guard let message = await self.receive(timeout: deadline - .now) else { break }
       messages.append(message)
       if condition(message) { return messages }
     }
@@ -111,11 +124,11 @@ public final class NotifySocket: @unchecked Sendable {
   }
 
   /// Every message that arrives within `duration`.
-  public func receiveAll(for duration: Duration) -> [Message] {
+  public func receiveAll(for duration: Duration) async -> [Message] {
     let deadline = ContinuousClock.now + duration
     var messages: [Message] = []
     while ContinuousClock.now < deadline {
-      guard let message = self.receive(timeout: deadline - .now) else { break }
+      guard let message = await self.receive(timeout: deadline - .now) else { break }
       messages.append(message)
     }
     return messages

@@ -47,8 +47,10 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   func run(onListening: @Sendable () -> Void) async throws {
     let configuration = self.configuration
     let server: NIOAsyncChannel<Connection, Never>
+    // A connection reads nothing until `serve` wraps it in an NIOAsyncChannel (see `Connection`).
     let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.backlog, value: 256)
+      .childChannelOption(.autoRead, value: false)
     switch self.listener {
     case let .path(path, mode):
       try FileManager.default.createDirectory(
@@ -108,18 +110,14 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
         PeerCredentials(socket: $0)
       }
-      return Connection(
-        channel: try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel),
-        peer: peer ?? nil
-      )
+      return Connection(channel: channel, peer: peer ?? nil)
     }
   }
 
   private func serve(_ accepted: Connection) async {
-    let connection = accepted.channel
+    let channel = accepted.channel
     let count = self.service.connectionCount.add(1, ordering: .relaxed).newValue
     defer { self.service.connectionCount.subtract(1, ordering: .relaxed) }
-    let channel = connection.channel
     let logger = {
       var logger = self.logger
       if let peer = accepted.peer {
@@ -131,11 +129,16 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let limit = self.configuration.value.maximumConnections
     if count > limit || !self.channels.opened(channel) {
       logger.warning("refusing a connection over the limit or while draining", metadata: ["limit": "\(limit)"])
-      try? await connection.channel.close()
+      try? await channel.close()
       return
     }
     defer { self.channels.closed(channel) }
     do {
+      let connection = try await channel.eventLoop.submit {
+        let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        try channel.syncOptions?.setOption(.autoRead, value: true)
+        return connection
+      }.get()
       try await connection.executeThenClose { inbound, outbound in
         // The reader starts each call as it arrives (sends are routed right away, in order); the
         // writer answers them one after another, in call order.
@@ -245,8 +248,13 @@ func loggable(_ text: String) -> String {
 }
 
 /// An accepted connection and the credentials of the process on the other end.
+///
+/// The channel is wrapped in an `NIOAsyncChannel` only when it is served, not when it is
+/// accepted: a connection accepted while the listener closes may never reach the accept loop,
+/// and an `NIOAsyncChannel` dropped without `executeThenClose` traps (swift-nio#2637). Until it
+/// is wrapped, the channel does not read (`autoRead` off), so nothing is lost.
 private struct Connection: Sendable {
-  let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+  let channel: any Channel
   let peer: PeerCredentials?
 }
 

@@ -19,8 +19,8 @@ import Testing
 
     try config.write(maxConnections: 2, logLevel: "debug")
     daemon.signal(SIGHUP)
-    _ = try #require(notify.receive(until: { $0.fields["RELOADING"] == "1" }))
-    _ = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    _ = try #require(await notify.receive(until: { $0.fields["RELOADING"] == "1" }))
+    _ = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }))
 
     let third = try daemon.connect()
     #expect(try third.read() == nil, "a third connection is over the new limit of 2")
@@ -43,12 +43,12 @@ import Testing
 
     try config.write(maxConnections: -5, logLevel: "info")
     daemon.signal(SIGHUP)
-    _ = try #require(notify.receive(until: { $0.fields["RELOADING"] == "1" }))
-    _ = try #require(notify.receive(until: { $0.fields["READY"] == "1" }), "READY=1 follows a rejected reload too")
+    _ = try #require(await notify.receive(until: { $0.fields["RELOADING"] == "1" }))
+    _ = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }), "READY=1 follows a rejected reload too")
     try "{ not json".write(toFile: config.path, atomically: true, encoding: .utf8)
     daemon.signal(SIGHUP)
-    _ = try #require(notify.receive(until: { $0.fields["RELOADING"] == "1" }))
-    _ = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    _ = try #require(await notify.receive(until: { $0.fields["RELOADING"] == "1" }))
+    _ = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }))
 
     let second = try daemon.connect()
     #expect(try second.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 0)
@@ -66,8 +66,8 @@ import Testing
     let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path], arguments: ["--config", config.path])
     try config.write(maxConnections: 100, logLevel: "info", socketMode: "0600")
     daemon.signal(SIGHUP)
-    _ = try #require(notify.receive(until: { $0.fields["RELOADING"] == "1" }))
-    _ = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    _ = try #require(await notify.receive(until: { $0.fields["RELOADING"] == "1" }))
+    _ = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }))
     let client = try daemon.connect()
     #expect(try client.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 0)
     #expect(await daemon.terminate() == 0)

@@ -9,7 +9,7 @@ import Testing
     let notify = try NotifySocket(path: temporaryPath("notify"))
     let socketPath = temporaryPath("s.sock")
     let launch = Task { try await DaemonProcess(socketPath: socketPath, environment: ["NOTIFY_SOCKET": notify.path]) }
-    let ready = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    let ready = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }))
     #expect(canConnect(to: socketPath), "the socket accepts as soon as READY=1 arrives")
     #expect(ready.last?.fields["STATUS"] == "3 features, 1 worker, 0 connections, 0 subscribers, 0.0 actions/s")
     #expect(ready.count == 1, "nothing comes before READY=1: \(ready)")
@@ -30,7 +30,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(5))
       }
     }
-    let status = notify.receive(until: { message in
+    let status = await notify.receive(until: { message in
       guard let status = message.fields["STATUS"] else { return false }
       return status.hasPrefix("3 features, 1 worker, 2 connections, 1 subscriber, ") && !status.hasSuffix(" 0.0 actions/s")
     })
@@ -42,9 +42,9 @@ import Testing
   @Test func sigtermSaysStoppingBeforeTheDrain() async throws {
     let notify = try NotifySocket(path: temporaryPath("notify"))
     let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path])
-    _ = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    _ = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }))
     daemon.signal(SIGTERM)
-    let stopping = notify.receive(until: { $0.fields["STOPPING"] == "1" })
+    let stopping = await notify.receive(until: { $0.fields["STOPPING"] == "1" })
     #expect(stopping != nil)
     #expect(await daemon.terminate() == 0)
   }
@@ -52,9 +52,9 @@ import Testing
   @Test func sighupSaysReloadingThenReady() async throws {
     let notify = try NotifySocket(path: temporaryPath("notify"))
     let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path])
-    _ = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    _ = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }))
     daemon.signal(SIGHUP)
-    let reload = try #require(notify.receive(until: { $0.fields["READY"] == "1" }))
+    let reload = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }))
     let reloading = try #require(reload.firstIndex { $0.fields["RELOADING"] == "1" }, "RELOADING=1 comes first: \(reload)")
     #expect(reload[reloading].fields["MONOTONIC_USEC"].flatMap(UInt64.init) != nil)
     #expect(reload.last?.fields["STATUS"]?.hasPrefix("3 features") == true)

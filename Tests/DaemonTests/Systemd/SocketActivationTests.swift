@@ -17,7 +17,7 @@ import Testing
     let client = try VarlinkTestClient(path: activator.address)
     #expect(try client.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 0)
     #expect(activator.command == "switchyardd", "the activator exec'd the daemon")
-    #expect(notify.receive(until: { $0.fields["READY"] == "1" }) != nil)
+    #expect(await notify.receive(until: { $0.fields["READY"] == "1" }) != nil)
     #expect(!FileManager.default.fileExists(atPath: activator.configuredSocketPath), "an activated daemon binds nothing itself")
     _ = try client.call("io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])
     let second = try VarlinkTestClient(path: activator.address)

@@ -8,11 +8,14 @@ import Testing
   @Test func pingsComeAtHalfTheInterval() async throws {
     let notify = try NotifySocket(path: temporaryPath("notify"))
     let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"])
-    let pings = notify.receiveAll(for: .seconds(2.2)).filter { $0.fields["WATCHDOG"] == "1" }
+    let pings = await notify.receiveAll(for: .seconds(2.2)).filter { $0.fields["WATCHDOG"] == "1" }
     let intervals = zip(pings, pings.dropFirst()).map { milliseconds($1.received - $0.received) }
     // The test may read late, and then several at once: the kernel's timestamps say when each came.
     #expect(pings.count >= 9, "about one ping every 200 ms: \(intervals)")
-    #expect(intervals.allSatisfy { (150...300).contains($0) }, "\(intervals)")
+    // Every ping comes well within the watchdog's 400 ms, at half of it on the whole (a loaded
+    // machine delays some).
+    #expect(intervals.allSatisfy { $0 < 350 }, "\(intervals)")
+    #expect((170...240).contains(intervals.sorted()[intervals.count / 2]), "\(intervals)")
     #expect(await daemon.terminate() == 0)
   }
 
@@ -27,10 +30,10 @@ import Testing
       executable: "switchyard-fixture"
     )
     let client = try daemon.connect()
-    #expect(notify.receive(until: { $0.fields["WATCHDOG"] == "1" }) != nil)
+    #expect(await notify.receive(until: { $0.fields["WATCHDOG"] == "1" }) != nil)
     try client.send("io.switchyard.Store.Send", ["action": [feature: ["block": 2.0]]])
     let blocked = NotifySocket.now
-    let during = notify.receiveAll(for: .seconds(1.6)).filter {
+    let during = await notify.receiveAll(for: .seconds(1.6)).filter {
       $0.fields["WATCHDOG"] == "1" && $0.received > blocked && $0.received < blocked + .seconds(1.6)
     }
     // A round of probes sent just before the block may still be answered: at most one ping.
@@ -39,7 +42,7 @@ import Testing
     let other = try daemon.connect()
     #expect(try other.call("io.switchyard.Store.Send", ["action": ["tally": ["increment": [:]]]])["seq"] != nil)
     _ = try #require(try client.read(), "the blocking action is answered once it ends")
-    let after = notify.receive(until: { $0.fields["WATCHDOG"] == "1" }, timeout: .seconds(2))
+    let after = await notify.receive(until: { $0.fields["WATCHDOG"] == "1" }, timeout: .seconds(2))
     #expect(after != nil, "pings resume once the feature answers its probe")
     #expect(await daemon.terminate() == 0)
   }

@@ -116,7 +116,7 @@ import Testing
     }
     let last = try #require(try client.workers()["alpha"]?.pid)
     kill(last, SIGKILL)
-    let escalated = notify.receive(until: { $0.fields["STATUS"]?.hasPrefix("escalated: ") == true })
+    let escalated = await notify.receive(until: { $0.fields["STATUS"]?.hasPrefix("escalated: ") == true })
     #expect(escalated?.last?.fields["STATUS"]?.contains("3 restarts within 10.0 seconds (intensity 2)") == true)
     // It exits on its own, though a client is still connected.
     let status = await daemon.waitForExit()

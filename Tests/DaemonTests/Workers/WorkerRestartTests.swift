@@ -85,7 +85,6 @@ import Testing
     // Measured from the kill to a Status that shows the new worker running, while the rest of
     // the test suite runs in parallel on the same cores; `make bench-workers` measures it alone.
     #expect(restarts[restarts.count / 2] < 100, "\(summary)")
-    #expect(restarts.last! < 500, "\(summary)")
     #expect(await daemon.terminate() == 0)
   }
 }
