@@ -77,12 +77,16 @@ import Testing
   }
 }
 
-/// A configuration file in a temporary folder, rewritten by the test.
-private struct ConfigurationFile {
+/// A configuration file in a temporary folder, rewritten by the test and removed after it.
+private final class ConfigurationFile {
   let path = temporaryPath("switchyard.json")
 
   init(maxConnections: Int, logLevel: String) throws {
     try self.write(maxConnections: maxConnections, logLevel: logLevel)
+  }
+
+  deinit {
+    unlink(self.path)
   }
 
   func write(maxConnections: Int, logLevel: String, socketMode: String = "0660") throws {
