@@ -82,7 +82,7 @@ extension Feature {
   /// The daemon supervises it the way an OTP supervisor does (``SupervisionConfiguration``).
   ///
   /// ```swift
-  /// .process("primes", state: \.primes, action: App.primesRoute, afterRestart: .workerRestarted) {
+  /// .process("primes", state: \.primes, action: App.primesRoute, afterRestart: .counter(.restarted)) {
   ///   Primes()
   /// }
   /// ```
