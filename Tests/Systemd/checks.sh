@@ -73,6 +73,16 @@ if match:
 sys.exit(0 if match else 1)
 ' "$1" "$2"
 }
+# expect_journal SINCE PYTHON-EXPRESSION PASS-TEXT FAIL-TEXT: waits up to 5 s for such an entry,
+# and shows it when it comes.
+expect_journal() {
+  if eventually 5 journal_has "$1" "$2"; then
+    pass "$3"
+    journal_has "$1" "$2" || true
+  else
+    fail "$4"
+  fi
+}
 # As an unprivileged user (nobody), with or without the socket's group.
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
 as_member() { setpriv --reuid=nobody --regid=nogroup --groups="$(getent group switchyard | cut -d: -f3)" -- "$@"; }
@@ -250,12 +260,8 @@ expect "systemctl reload switchyard.service" timeout 30 systemctl reload "$SERVI
 equal "MainPID after reload" "$pid" "$(main_pid)"
 equal "SubState after reload" running "$(prop "$SERVICE" SubState)"
 reloaded='"reload" in e.get("MESSAGE", "").lower()'
-if eventually 5 journal_has "$mark" "$reloaded"; then
-  pass "the daemon logged a reload line"
-  journal_has "$mark" "$reloaded" || true
-else
-  fail "no daemon journal line mentions 'reload' after systemctl reload"
-fi
+expect_journal "$mark" "$reloaded" "the daemon logged a reload line" \
+  "no daemon journal line mentions 'reload' after systemctl reload"
 
 step "systemctl reload: an invalid configuration is refused and the old one stays"
 printf '{ "switchyard": { "log": { "level": "loud" } } }\n' >"$CONFIG"
@@ -264,12 +270,8 @@ expect "systemctl reload with an invalid configuration returns" timeout 30 syste
 equal "MainPID after the refused reload" "$pid" "$(main_pid)"
 equal "SubState after the refused reload" running "$(prop "$SERVICE" SubState)"
 refused='int(e.get("PRIORITY", "7")) <= 4'
-if eventually 5 journal_has "$mark" "$refused"; then
-  pass "the refusal is logged at warning or worse"
-  journal_has "$mark" "$refused" || true
-else
-  fail "no warning/error from the daemon after reloading an invalid configuration"
-fi
+expect_journal "$mark" "$refused" "the refusal is logged at warning or worse" \
+  "no warning/error from the daemon after reloading an invalid configuration"
 expect "still serving after the refused reload" as_member "$BIN/switchyard" get /primes
 cp /tmp/config.orig "$CONFIG"
 expect "systemctl reload with the original configuration" timeout 30 systemctl reload "$SERVICE"
