@@ -163,6 +163,7 @@ let package = Package(
     .testTarget(
       name: "RuntimeTests",
       dependencies: [
+        "SwitchyardTestSupport",
         "SwitchyardRuntime",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
@@ -178,6 +179,7 @@ let package = Package(
     .testTarget(
       name: "PrimeTimeTests",
       dependencies: [
+        "SwitchyardTestSupport",
         "PrimeTime",
         "SwitchyardRuntime",
         .product(name: "CasePaths", package: "swift-case-paths"),

@@ -296,6 +296,9 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     into continuation: AsyncThrowingStream<SubscriptionEvent, any Error>.Continuation
   ) async {
     var delivered: UInt64?
+    // The history `delivered` belongs to: after the daemon restarted without its state, the
+    // same numbers mean other changes, and the daemon answers the old history with a snapshot.
+    var history: String?
     var failures = 0
     var connectedOnce = false
     while !Task.isCancelled && !registry.isEnded {
@@ -311,10 +314,20 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
         }
         var parameters: JSONObject = [:]
         if !pointer.isRoot { parameters["path"] = .string(pointer.description) }
-        if let delivered { parameters["since"] = .int(Int64(delivered)) }
+        if let delivered, let history {
+          parameters["since"] = .int(Int64(delivered))
+          parameters["history"] = .string(history)
+        }
         for try await reply in connection.callMore("io.switchyard.Store.Subscribe", parameters: parameters) {
           let event = try SubscriptionEvent(parameters: reply)
           failures = 0
+          if case .snapshot = event, case let .string(replyHistory)? = reply["history"], replyHistory != history {
+            // A history of its own: its numbers start wherever that run of the daemon is.
+            history = replyHistory
+            continuation.yield(event)
+            delivered = event.seq
+            continue
+          }
           if let delivered, event.seq <= delivered {
             if case .snapshot = event, event.seq < delivered {
               throw SwitchyardConnectionError.sequenceWentBackwards(delivered: delivered, received: event.seq)

@@ -81,6 +81,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     let period = config.double(forKey: "supervision.period", default: 10)
     guard period > 0 else { throw ConfigurationError("supervision.period must be a positive number of seconds, not \(period)") }
     configuration.supervision.period = .milliseconds(Int64(period * 1000))
+    let probeTimeout = config.double(forKey: "supervision.probeTimeout", default: 3)
+    guard probeTimeout > 0, probeTimeout <= 3600 else {
+      throw ConfigurationError("supervision.probeTimeout must be a number of seconds in (0, 3600], not \(probeTimeout)")
+    }
+    configuration.supervision.probeTimeout = .milliseconds(Int64(probeTimeout * 1000))
     for name in featureNames {
       var settings = FeatureSettings()
       if let isolation = config.string(forKey: ConfigKey(["features", name, "isolation"])) {

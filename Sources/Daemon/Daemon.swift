@@ -86,6 +86,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
           support: support,
           router: router,
           launch: launch,
+          probeTimeout: self.configuration.supervision.probeTimeout,
           logger: self.logger
         )
         workers.append(worker)
@@ -93,6 +94,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
           FeatureHost(
             name: feature.name,
             isReadOnly: feature.isReadOnly,
+            internalAction: feature.internalAction,
             offer: { worker.offer($0, ticket: $1) },
             probe: { worker.probe($0) },
             stop: {}

@@ -40,3 +40,8 @@ public struct Activity: Equatable, Codable, Sendable {
     self.kind = kind
   }
 }
+
+extension FavoritesChange: InternalActions {
+  /// The activity feed only listens: every change comes from a screen's effect.
+  public static let internalActions = ["added", "removed"]
+}

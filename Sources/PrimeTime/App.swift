@@ -159,3 +159,11 @@ public struct PrimesRoute: ActionRoute {
     }
   }
 }
+
+extension Primes.Action: InternalActions {
+  /// The internal actions of the three screens, by their paths in this action.
+  public static let internalActions =
+    Counter.Action.internalActions.map { "counter.\($0)" }
+    + PrimeModal.Action.internalActions.map { "primeModal.\($0)" }
+    + FavoritePrimes.Action.internalActions.map { "favoritePrimes.\($0)" }
+}

@@ -108,3 +108,8 @@ func ordinal(_ n: Int) -> String {
   }
   return "\(n)\(suffix)"
 }
+
+extension Counter.Action: InternalActions {
+  /// The answer to a request, and the restart notice only the daemon sends.
+  public static let internalActions = ["nthPrimeResponse", "restarted"]
+}

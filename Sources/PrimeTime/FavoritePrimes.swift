@@ -94,3 +94,8 @@ public struct StorageStatus: Equatable, Codable, Sendable {
     self.lastError = lastError
   }
 }
+
+extension FavoritePrimes.Action: InternalActions {
+  /// What the storage effects answer, and what the screen tells listeners.
+  public static let internalActions = ["saved", "loaded", "storageFailed", "favoritesChanged"]
+}

@@ -55,3 +55,8 @@ public enum FavoritesChange: Equatable, Codable, Sendable {
   case added([Int])
   case removed([Int])
 }
+
+extension PrimeModal.Action: InternalActions {
+  /// Told to listeners by the modal itself, once the favorites changed.
+  public static let internalActions = ["favoritesChanged"]
+}

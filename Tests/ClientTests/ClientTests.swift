@@ -165,22 +165,29 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
-  @Test func aDaemonRestartedWithoutItsHistoryEndsTheSubscriptionInsteadOfGoingBack() async throws {
+  @Test func aDaemonRestartedWithoutItsHistoryStartsTheSubscriptionOverFromASnapshot() async throws {
     let daemon = try await DaemonProcess()
-    let client = Client(socketPath: daemon.socketPath)
-    let recorder = Recorder(client.subscribe())
+    var configuration = Client.Configuration()
+    configuration.reconnectDelay = .milliseconds(50)
+    let client = Client(socketPath: daemon.socketPath, configuration: configuration)
+    let recorder = Recorder(client.subscribe(path: "/primes", as: Primes.State.self))
     try await eventually("the first snapshot") { !recorder.recorded.seqs.isEmpty }
     for _ in 0..<2 { try await client.send(.counter(.incrTapped)) }
     try await eventually("the subscriber saw 2") { recorder.seq == 2 }
     #expect(await daemon.terminate() == 0)
 
+    // The new run's seq 1 is another change than the old run's: the subscription resumes with
+    // the old history's id, and the daemon answers with a snapshot of its own history.
     let restarted = try await DaemonProcess(socketPath: daemon.socketPath)
-    try await eventually("the subscription ended") { recorder.recorded.finished }
-    let recorded = recorder.recorded
-    #expect(recorded.seqs == [0, 1, 2], "nothing older than seq 2 was yielded")
-    #expect(recorded.error as? SwitchyardConnectionError == .sequenceWentBackwards(delivered: 2, received: 0))
-    // Calls reconnect by themselves.
+    try await eventually("the new run's snapshot") { recorder.recorded.snapshots == 2 }
     #expect(try await client.send(.counter(.incrTapped)) == 1)
+    try await eventually("the subscriber follows the new run") { recorder.recorded.seqs.count == 5 }
+    let recorded = recorder.recorded
+    #expect(recorded.seqs == [0, 1, 2, 0, 1])
+    #expect(recorded.latest?.count == 1, "the replica is the new run's state, not the old run's with its patches")
+    #expect(recorded.error == nil)
+    recorder.cancel()
     #expect(await restarted.terminate() == 0)
   }
+
 }

@@ -147,7 +147,8 @@ import Testing
     }
     for _ in 0..<3 { try client.call("io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]]) }
     let resumed = try daemon.connect()
-    try resumed.send("io.switchyard.Store.Subscribe", ["since": .int(Int64(replica.seq))], more: true)
+    let history = try #require(replica.history)
+    try resumed.send("io.switchyard.Store.Subscribe", ["since": .int(Int64(replica.seq)), "history": history], more: true)
     try replica.advance(to: 3, from: resumed)
     #expect(replica.snapshots == 1, "the changes were replayed, not replaced by a snapshot")
     #expect(replica.state == (try client.call("io.switchyard.Store.Get"))["state"])

@@ -76,7 +76,8 @@ def test_interface_description_parses(daemon, name):
         assert ERRORS <= set(members)
         assert "Feature" in members
         assert interface.get_method("Subscribe").signature == (
-            "Subscribe(path: ?string, since: ?int) -> (seq: int, state: ?object, patch: ?[]object)"
+            "Subscribe(path: ?string, since: ?int, history: ?string)"
+            " -> (seq: int, history: ?string, state: ?object, patch: ?[]object)"
         )
     else:
         assert {"GetInfo", "GetInterfaceDescription"} <= set(interface.members)

@@ -31,6 +31,7 @@ class Replica:
         self.replies = replies
         self.state = None
         self.seq = None
+        self.history = None
         self.snapshots = 0
         self.patches = 0
 
@@ -40,6 +41,7 @@ class Replica:
         if reply.get("state") is not None:
             assert reply.get("patch") is None, reply
             self.state = reply["state"]
+            self.history = reply["history"]
             self.snapshots += 1
         else:
             patch = reply.get("patch")
@@ -108,10 +110,13 @@ def test_describe_lists_the_features(store):
     assert worker["pid"] > 0
     assert description == {
         "features": [
-            {"name": "primes", "state": "/primes", "readOnly": False, "action": "PrimeTime.Primes.Action", "actions": ["counter", "primeModal", "favoritePrimes"], "isolation": "process",
+            {"name": "primes", "state": "/primes", "readOnly": False, "action": "PrimeTime.Primes.Action", "actions": ["counter", "primeModal", "favoritePrimes"],
+             "internalActions": ["counter.nthPrimeResponse", "counter.restarted", "primeModal.favoritesChanged", "favoritePrimes.saved",
+                                 "favoritePrimes.loaded", "favoritePrimes.storageFailed", "favoritePrimes.favoritesChanged"],
+             "isolation": "process",
              "worker": description["features"][0]["worker"]},
-            {"name": "activityFeed", "state": "/activityFeed", "readOnly": True, "action": "PrimeTime.FavoritesChange", "actions": ["added", "removed"], "isolation": "actor"},
-            {"name": "signUp", "state": "/signUp", "readOnly": False, "action": "PrimeTime.SignUp.Action", "actions": ["emailChanged", "passwordChanged", "submitTapped"], "isolation": "actor"},
+            {"name": "activityFeed", "state": "/activityFeed", "readOnly": True, "action": "PrimeTime.FavoritesChange", "actions": [], "internalActions": ["added", "removed"], "isolation": "actor"},
+            {"name": "signUp", "state": "/signUp", "readOnly": False, "action": "PrimeTime.SignUp.Action", "actions": ["emailChanged", "passwordChanged", "submitTapped"], "internalActions": [], "isolation": "actor"},
         ]
     }
 
@@ -204,7 +209,7 @@ def test_subscribe_since_resumes_with_patches_only(daemon, store):
         eventually(lambda: len(store.Get(path="/activityFeed")["state"]) == 1, "the feed entry")
 
         resumed = client.open(STORE)
-        replica.replies = resumed.Subscribe(since=replica.seq, _more=True)
+        replica.replies = resumed.Subscribe(since=replica.seq, history=replica.history, _more=True)
         reply = replica.apply_next()
         assert reply.get("state") is None, "a resumed subscription starts with a patch, not a snapshot"
         assert reply["seq"] == 2
@@ -214,12 +219,32 @@ def test_subscribe_since_resumes_with_patches_only(daemon, store):
         resumed.close()
 
 
+def test_subscribe_since_without_its_history_starts_with_a_snapshot(daemon, store):
+    # A number alone may come from a run of the daemon before a restart: it means nothing here.
+    store.Send(action=INCR)
+    with daemon.client() as client:
+        con = client.open(STORE)
+        first = Replica(con.Subscribe(_more=True))
+        first.apply_next()
+        con.close()
+        for history in (None, "a-history-of-another-run"):
+            con = client.open(STORE)
+            replies = con.Subscribe(since=0, history=history, _more=True) if history else con.Subscribe(since=0, _more=True)
+            reply = next(replies)
+            assert reply.get("state") is not None and reply["history"] == first.history, reply
+            con.close()
+
+
 def test_subscribe_since_older_than_the_history_starts_with_a_snapshot(daemon, store):
     # The default history keeps 1024 changes.
     store.SendBatch(actions=[INCR] * 1100)
     with daemon.client() as client:
         con = client.open(STORE)
-        replica = Replica(con.Subscribe(since=0, _more=True))
+        history = Replica(con.Subscribe(_more=True))
+        history.apply_next()
+        con.close()
+        con = client.open(STORE)
+        replica = Replica(con.Subscribe(since=0, history=history.history, _more=True))
         reply = replica.apply_next()
         assert reply.get("state") is not None, "changes the daemon no longer holds are replaced by a snapshot"
         assert replica.seq == 1100 and replica.state["primes"]["count"] == 1100

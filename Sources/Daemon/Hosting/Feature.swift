@@ -34,6 +34,11 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   /// What running in a worker process takes; `nil` when the feature's state or action is not
   /// Codable, so it can only run in an actor.
   let worker: WorkerSupport<RootAction>?
+  /// Which of the feature's actions only its effects may send (``InternalActions``).
+  let visibility: ActionVisibility
+  /// The internal action's name when the feature takes `action` and it is one of its internal
+  /// actions, which a client may not send; `nil` otherwise.
+  let internalAction: @Sendable (RootAction) -> String?
 
   let encodeLocalState: @Sendable (RootState) throws -> JSONValue
   let start: @Sendable (RootState, _ router: Router<RootAction>, _ index: Int) async throws -> FeatureHost<RootAction>
@@ -124,6 +129,18 @@ extension Feature {
   ) -> Self where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     let toLocalState = UncheckedSendable(toLocalState)
     let encoder = JSONValueEncoder()
+    let visibility = ActionVisibility(of: LocalAction.self)
+    let internalAction: @Sendable (RootAction) -> String?
+    if visibility.hasInternalActions {
+      internalAction = { action in
+        // Declared names are matched against the action as it encodes; an action type that
+        // does not encode has no wire form, and so nothing a client could send.
+        guard let local = route.extract(from: action) as? any Encodable else { return nil }
+        return (try? encoder.encode(local)).flatMap(visibility.internalPath(of:))
+      }
+    } else {
+      internalAction = { _ in nil }
+    }
     return Feature(
       name: name,
       pointer: JSONPointer(tokens: [name]),
@@ -134,10 +151,13 @@ extension Feature {
       isolation: isolation,
       restart: restart,
       worker: worker,
+      visibility: visibility,
+      internalAction: internalAction,
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
       start: { root, router, index in
         try await startActor(
           name: name,
+          internalAction: internalAction,
           initialState: root[keyPath: toLocalState.value],
           route: route,
           prepareDependencies: prepareDependencies,
@@ -205,6 +225,7 @@ struct WorkerSupport<RootAction: Sendable>: Sendable {
 /// Starts a feature's store, observes it for the router, and hands back its host.
 private func startActor<RootAction: Sendable, LocalState: Codable & Sendable, LocalAction: Sendable, R>(
   name: String,
+  internalAction: @escaping @Sendable (RootAction) -> String?,
   initialState: LocalState,
   route: some ActionRoute<RootAction, LocalAction>,
   prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
@@ -235,6 +256,7 @@ private func startActor<RootAction: Sendable, LocalState: Codable & Sendable, Lo
   return FeatureHost(
     name: name,
     isReadOnly: route.isReadOnly,
+    internalAction: internalAction,
     offer: { action, ticket in
       guard let local = route.extract(from: action) else { return false }
       store.enqueue(local, onReduced: ticket?.done)
@@ -252,6 +274,8 @@ private func startActor<RootAction: Sendable, LocalState: Codable & Sendable, Lo
 final class FeatureHost<RootAction: Sendable>: Sendable {
   let name: String
   let isReadOnly: Bool
+  /// The name of `action` when the feature takes it as one of its internal actions.
+  let internalAction: @Sendable (RootAction) -> String?
   /// Queues the feature's local action for `action` when its route extracts one.
   let offer: @Sendable (RootAction, RouteTicket?) -> Bool
   /// Calls its argument once the feature has reduced everything queued before: the watchdog's
@@ -262,12 +286,14 @@ final class FeatureHost<RootAction: Sendable>: Sendable {
   init(
     name: String,
     isReadOnly: Bool,
+    internalAction: @escaping @Sendable (RootAction) -> String? = { _ in nil },
     offer: @escaping @Sendable (RootAction, RouteTicket?) -> Bool,
     probe: @escaping @Sendable (_ answered: @escaping @Sendable () -> Void) -> Void,
     stop: @escaping @Sendable () async -> Void
   ) {
     self.name = name
     self.isReadOnly = isReadOnly
+    self.internalAction = internalAction
     self.offer = offer
     self.probe = probe
     self.stop = stop

@@ -1,4 +1,5 @@
 import DequeModule
+import Foundation
 import Logging
 import Synchronization
 import SwitchyardRuntime
@@ -27,8 +28,15 @@ public final class Router<Action: Sendable>: Sendable {
   private let routing = Mutex(())
   private let historyLimit: Atomic<Int>
   private let logger: Logger
+  /// Which history the sequence numbers belong to: a new one each time the daemon starts, since
+  /// nothing of the last run's is kept. A `since` from another history means nothing here.
+  let historyID: String
 
-  init(initialState: JSONValue, pointers: [JSONPointer], historyLimit: Int, logger: Logger) {
+  init(
+    initialState: JSONValue, pointers: [JSONPointer], historyLimit: Int,
+    historyID: String = UUID().uuidString.lowercased(), logger: Logger
+  ) {
+    self.historyID = historyID
     self.published = Mutex(Published(state: initialState))
     self.pointers = pointers
     self.historyLimit = Atomic(max(0, historyLimit))
@@ -56,9 +64,21 @@ public final class Router<Action: Sendable>: Sendable {
   /// Routes `actions` in order now, without waiting for them to be reduced: a connection routes
   /// pipelined calls as it reads them, so they keep their order, and answers each when its
   /// ticket is done.
+  ///
+  /// A request with an action that only a feature's effects may send (``InternalActions``) is
+  /// refused whole, before any of its actions is routed.
   func route(_ actions: [Action]) -> RouteTicket {
     let hosts = self.featureHosts
     let ticket = RouteTicket(router: { [weak self] in self?.currentSeq ?? 0 })
+    for (index, action) in actions.enumerated() {
+      for host in hosts {
+        if let name = host.internalAction(action) {
+          ticket.refuse(.internalAction(index: index, feature: host.name, action: name))
+          ticket.routed()
+          return ticket
+        }
+      }
+    }
     self.routing.withLock { _ in
       for (index, action) in actions.enumerated() {
         var taken = 0
@@ -148,16 +168,19 @@ public final class Router<Action: Sendable>: Sendable {
 
   /// Subscribes to the state at `pointer`.
   ///
-  /// With `since`, the changes after it are replayed from the history when it still holds them;
-  /// otherwise — and without `since` — the subscription starts with a snapshot.
-  func subscribe(to pointer: JSONPointer, since: UInt64?, queueLimit: Int) throws(RouterError) -> Subscriber {
+  /// With `since` of this history (``historyID``), the changes after it are replayed from the
+  /// history when it still holds them; otherwise — without `since`, with a `since` of another
+  /// history or of none named — the subscription starts with a snapshot.
+  func subscribe(
+    to pointer: JSONPointer, since: (seq: UInt64, history: String)?, queueLimit: Int
+  ) throws(RouterError) -> Subscriber {
     try self.published.withLock { published throws(RouterError) in
       if published.isShuttingDown { throw .shuttingDown }
       guard let value = published.state.value(at: pointer) else { throw .pathNotFound(pointer) }
       let subscriber = Subscriber(id: published.nextSubscriberID, pointer: pointer, limit: queueLimit)
       published.nextSubscriberID += 1
       published.subscribers[subscriber.id] = subscriber
-      if let since, since <= published.seq,
+      if let (since, history) = since, history == self.historyID, since <= published.seq,
         since == published.seq || published.history.first.map({ $0.seq <= since + 1 }) == true
       {
         for change in published.history where change.seq > since {
@@ -291,6 +314,8 @@ public enum RouterError: Error, Equatable, Sendable {
   /// The worker process of `feature` ended while it reduced the action, which was therefore
   /// not applied: `reason` says how it ended.
   case featureCrashed(feature: String, reason: String)
+  /// The action at `index` is one that only the effects of `feature` may send: `action` names it.
+  case internalAction(index: Int, feature: String, action: String)
 }
 
 extension JSONPatch.Operation {

@@ -52,14 +52,16 @@ public enum StoreInterface {
     interface io.switchyard.Store
 
     # A feature the daemon hosts: its name, the JSON Pointer of the part of the state it owns,
-    # whether its route only listens (read-only), its own action type and the names of that
-    # type's cases, and where it runs.
+    # whether its route only listens (read-only), its own action type, the names of the cases
+    # clients may send, the actions only its effects send (refused from clients), and where it
+    # runs.
     type Feature (
       name: string,
       state: string,
       readOnly: bool,
       action: string,
       actions: []string,
+      internalActions: []string,
       isolation: string,
       worker: ?Worker
     )
@@ -88,10 +90,12 @@ public enum StoreInterface {
     method Get(path: ?string) -> (seq: int, state: object)
 
     # With "more": first the state at the path ("state"), then every change to it as a JSON
-    # Patch relative to the path ("patch"), each with its sequence number. With "since", the
-    # changes after that number are replayed when the daemon still holds them; otherwise a
-    # snapshot comes first. A subscriber that falls behind gets a fresh snapshot.
-    method Subscribe(path: ?string, since: ?int) -> (seq: int, state: ?object, patch: ?[]object)
+    # Patch relative to the path ("patch"), each with its sequence number. A snapshot names
+    # the history its sequence numbers belong to ("history": a new one when the daemon starts
+    # without the state of its last run). With "since" and that "history", the changes after
+    # that number are replayed when the daemon still holds them; otherwise a snapshot comes
+    # first. A subscriber that falls behind gets a fresh snapshot.
+    method Subscribe(path: ?string, since: ?int, history: ?string) -> (seq: int, history: ?string, state: ?object, patch: ?[]object)
 
     # The features the daemon hosts.
     method Describe() -> (features: []Feature)
@@ -121,6 +125,10 @@ public enum StoreInterface {
 
     # The daemon is shutting down.
     error ShuttingDown ()
+
+    # The action (at "index" of a batch) is one that only the effects of "feature" send:
+    # "action" names it. Nothing of the request was applied.
+    error InternalAction (index: int, feature: string, action: string)
 
     # The worker process of a feature ended while it applied the action, which was therefore
     # not applied; the worker restarts without it. "reason" says how the worker ended.

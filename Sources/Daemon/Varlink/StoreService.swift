@@ -143,7 +143,8 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
               "state": .string(feature.pointer.description),
               "readOnly": .bool(feature.isReadOnly),
               "action": .string(feature.actionType),
-              "actions": .array(feature.actionCases.map(JSONValue.string)),
+              "actions": .array(feature.visibility.publicCases(feature.actionCases).map(JSONValue.string)),
+              "internalActions": .array(feature.visibility.internalActions.map(JSONValue.string)),
               "isolation": .string(self.workers[feature.name] == nil ? "actor" : "process"),
             ]
             if let worker = self.workers[feature.name] { description["worker"] = worker().json }
@@ -181,9 +182,21 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
     case let .int(value)? where value >= 0: since = UInt64(value)
     default: throw VarlinkError.invalidParameter("since")
     }
+    // A `since` is a number in one history; without its history's id it may come from a run of
+    // the daemon before a restart, so it gets a snapshot rather than an unrelated replay.
+    var history: String?
+    switch call.parameters["history"] {
+    case nil, .null: history = nil
+    case let .string(value)? where value.utf8.count <= 64: history = value
+    default: throw VarlinkError.invalidParameter("history")
+    }
     let subscriber: Subscriber
     do {
-      subscriber = try self.router.subscribe(to: pointer, since: since, queueLimit: self.configuration.value.subscriptionQueueLimit)
+      subscriber = try self.router.subscribe(
+        to: pointer,
+        since: since.flatMap { since in history.map { (since, $0) } },
+        queueLimit: self.configuration.value.subscriptionQueueLimit
+      )
     } catch {
       throw self.varlinkError(error)
     }
@@ -195,7 +208,12 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
       if case .overflow = item { item = router.resnapshot(subscriber) }
       switch item {
       case let .snapshot(seq, value):
-        try await reply(VarlinkReply(parameters: ["seq": .int(Int64(seq)), "state": value], continues: true))
+        try await reply(
+          VarlinkReply(
+            parameters: ["seq": .int(Int64(seq)), "history": .string(router.historyID), "state": value],
+            continues: true
+          )
+        )
       case let .patch(seq, patch):
         try await reply(VarlinkReply(parameters: ["seq": .int(Int64(seq)), "patch": patch.jsonValue], continues: true))
       case .end(.cancelled):
@@ -263,6 +281,11 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
       VarlinkError("\(StoreInterface.name).ShuttingDown")
     case let .featureCrashed(feature, reason):
       VarlinkError("\(StoreInterface.name).FeatureCrashed", ["feature": .string(feature), "reason": .string(reason)])
+    case let .internalAction(index, feature, action):
+      VarlinkError(
+        "\(StoreInterface.name).InternalAction",
+        ["index": .int(Int64(index)), "feature": .string(feature), "action": .string(action)]
+      )
     }
   }
 

@@ -19,6 +19,11 @@ public struct SupervisionConfiguration: Sendable, Equatable {
   /// How many restarts may happen within `period` before the supervisor gives up.
   public var intensity: Int = 5
   public var period: Duration = .seconds(10)
+  /// How long a worker may take to answer a health probe before it is killed and restarted, as
+  /// an OTP supervisor kills a child that does not stop within its shutdown time. The daemon
+  /// probes each worker this often, and the watchdog's probes count too: keep it below half of
+  /// `WatchdogSec=`, so that a stuck worker is replaced before systemd gives up on the daemon.
+  public var probeTimeout: Duration = .seconds(3)
 
   public init() {}
 }

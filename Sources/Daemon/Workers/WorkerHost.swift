@@ -24,6 +24,7 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
   private let support: WorkerSupport<RootAction>
   private let router: Router<RootAction>
   private let launch: WorkerLaunch
+  private let probeTimeout: Duration
   private let logger: Logger
   private let contents = Mutex(Contents())
 
@@ -33,6 +34,8 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
     let status: Int32
     /// The supervisor (or the daemon's shutdown) ended it.
     let wasShutdown: Bool
+    /// Set when the daemon killed it for leaving a health probe unanswered this long.
+    var unresponsiveAfter: Duration? = nil
 
     var signal: Int32? { self.status & 0x7f == 0 ? nil : self.status & 0x7f }
     var exitCode: Int32? { self.signal == nil ? (self.status >> 8) & 0xff : nil }
@@ -41,6 +44,7 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
 
     var description: String {
       if self.wasShutdown { return "shut down by the supervisor" }
+      if let unresponsiveAfter { return "killed: it did not answer its health probe within \(unresponsiveAfter)" }
       if let signal { return "killed by signal \(signal) (\(signalName(signal)))" }
       return "exited with status \(self.exitCode ?? -1)"
     }
@@ -83,6 +87,8 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
     /// Who waits for the current worker to be ready, or to end before it is.
     var readyWaiters: [CheckedContinuation<Void, Never>] = []
     var ended: (status: Int32?, linkClosed: Bool) = (nil, false)
+    /// The current worker was killed because it left a health probe unanswered.
+    var killedAsUnresponsive = false
   }
 
   init(
@@ -93,8 +99,10 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
     support: WorkerSupport<RootAction>,
     router: Router<RootAction>,
     launch: WorkerLaunch,
+    probeTimeout: Duration = .seconds(3),
     logger: Logger
   ) {
+    self.probeTimeout = probeTimeout
     self.name = name
     self.index = index
     self.pointer = pointer
@@ -155,16 +163,52 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
 
   /// Answers once the worker's store has reduced everything sent before; at once while no
   /// worker runs (restarting is the supervisor doing its job).
+  ///
+  /// A worker that does not answer within `probeTimeout` is killed: the supervisor restarts it,
+  /// the action it was reducing fails with `FeatureCrashed`, and the probe is answered when it
+  /// has ended, so that one stuck worker never holds back the daemon's own watchdog.
   func probe(_ answered: @escaping @Sendable () -> Void) {
-    let sent: Bool = self.contents.withLock { contents in
-      guard contents.phase == .running, let channel = contents.channel else { return false }
+    let sent = self.contents.withLock { contents -> (id: UInt64, generation: Int, loop: any EventLoop)? in
+      guard contents.phase == .running, let channel = contents.channel else { return nil }
       let id = contents.nextID
       contents.nextID += 1
       contents.probes[id] = answered
       Self.write([WorkerMessage.probe(id: id).encoded()], to: channel)
-      return true
+      return (id, contents.generation, channel.eventLoop)
     }
-    if !sent { answered() }
+    guard let sent else { return answered() }
+    sent.loop.scheduleTask(in: .nanoseconds(Int64(self.probeTimeout / .nanoseconds(1)))) {
+      self.probeTimedOut(id: sent.id, generation: sent.generation)
+    }
+  }
+
+  private func probeTimedOut(id: UInt64, generation: Int) {
+    let pid = self.contents.withLock { contents -> pid_t? in
+      guard contents.generation == generation, contents.probes[id] != nil, let pid = contents.pid,
+        !contents.shuttingDown, !contents.killedAsUnresponsive
+      else { return nil }
+      contents.killedAsUnresponsive = true
+      return pid
+    }
+    guard let pid else { return }
+    self.logger.error(
+      "the worker did not answer its health probe in time: killing it",
+      metadata: ["pid": "\(pid)", "timeout": "\(self.probeTimeout)"]
+    )
+    kill(pid, SIGKILL)
+  }
+
+  /// Probes the worker of `generation` every `probeTimeout` while it is the current one, so a
+  /// stuck worker is found whether or not systemd's watchdog asks.
+  private func startHeartbeat(generation: Int) {
+    Task {
+      while true {
+        try? await Task.sleep(for: self.probeTimeout)
+        let current = self.contents.withLock { $0.generation == generation && $0.phase == .running }
+        guard current else { return }
+        self.probe {}
+      }
+    }
   }
 
   // MARK: Messages from the worker
@@ -185,6 +229,7 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
         contents.readyWaiters.removeAll()
       }
       self.logger.info("worker ready", metadata: ["pid": "\(self.snapshot.pid ?? 0)"])
+      self.startHeartbeat(generation: generation)
       // Only now, so that starting the standby does not slow down the worker that serves.
       Task { await self.prepareStandby() }
     case let .reduced(id, patch):
@@ -395,10 +440,15 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
         if let pid = contents.pid, contents.ended.status == nil, !contents.shuttingDown { kill(pid, SIGKILL) }
       }
       guard let status = contents.ended.status, contents.ended.linkClosed else { return nil }
-      let exit = Exit(status: status, wasShutdown: contents.shuttingDown)
+      let exit = Exit(
+        status: status, wasShutdown: contents.shuttingDown,
+        unresponsiveAfter: contents.killedAsUnresponsive ? self.probeTimeout : nil
+      )
       var crashed: Pending?
       let inProgress = contents.page?.actionID ?? 0
-      let killedFromOutside = exit.signal == SIGKILL || exit.signal == SIGTERM
+      // Killed from outside, the worker was not reducing a bad action: it is delivered again.
+      // Killed for not answering, the action it was stuck on is the one that made it stuck.
+      let killedFromOutside = (exit.signal == SIGKILL || exit.signal == SIGTERM) && !contents.killedAsUnresponsive
       if inProgress != 0, !exit.wasShutdown, !killedFromOutside,
         let index = contents.pending.prefix(contents.sent).firstIndex(where: { $0.id == inProgress })
       {
@@ -413,6 +463,7 @@ final class WorkerHost<RootAction: Sendable>: Sendable {
       contents.lastExit = exit.description
       contents.endedAt = .now
       contents.shuttingDown = false
+      contents.killedAsUnresponsive = false
       for answered in contents.probes.values { answered() }
       contents.probes.removeAll()
       for waiter in contents.readyWaiters { waiter.resume() }

@@ -19,8 +19,15 @@ import Foundation
 /// }
 /// ```
 ///
-/// Integers decode from integral numbers (`.int`, or `.double` when exactly integral and in
-/// range); floating-point types decode from any number. An enum case with a single unlabeled
+/// Integers decode from integral numbers: `.int`, or a nonzero `.double` that is an integer below
+/// 2^53, where a `Double` holds it exactly (so `9007199254740993.0` and `1e-400` are errors, not
+/// other numbers); floating-point types decode from any number.
+///
+/// Client input must never reach code that traps, so Foundation types decode through this
+/// decoder's own checked code (`Date`, `Data`, `URL`, `UUID`, `Decimal`, `IndexSet`, whose size is
+/// bounded by ``maximumIndexSetCount``); any other Foundation type is refused with
+/// `DecodingError.dataCorrupted` rather than handed to its own `init(from:)`, some of which trap
+/// on bad input (`IndexSet`'s on a negative length, `DateInterval`'s on a negative duration). An enum case with a single unlabeled
 /// associated value decodes from that value alone (`{"loaded":[2,3]}`), as ``JSONValueEncoder``
 /// writes it, or from Swift's own `{"loaded":{"_0":[2,3]}}`.
 public struct JSONValueDecoder: Sendable {
@@ -32,13 +39,22 @@ public struct JSONValueDecoder: Sendable {
   /// ```
   public var userInfo: [CodingUserInfoKey: any Sendable]
 
+  /// The most indexes a decoded `IndexSet` may hold.
+  ///
+  /// Foundation's form of an index set is a list of ranges, so about 40 bytes of JSON
+  /// (`{"location":0,"length":10000000}`) stand for ten million indexes, which whatever reads the
+  /// set goes through one by one. Decoding an index set with more throws
+  /// `DecodingError.dataCorrupted`, whose coding path points at it.
+  public var maximumIndexSetCount: Int
+
   /// Creates a decoder.
   ///
   /// ```swift
   /// let decoder = JSONValueDecoder()
   /// ```
-  public init(userInfo: [CodingUserInfoKey: any Sendable] = [:]) {
+  public init(userInfo: [CodingUserInfoKey: any Sendable] = [:], maximumIndexSetCount: Int = 1 << 16) {
     self.userInfo = userInfo
+    self.maximumIndexSetCount = maximumIndexSetCount
   }
 
   /// Decodes a value of the given type from `value`.
@@ -55,7 +71,8 @@ public struct JSONValueDecoder: Sendable {
       value: value,
       parent: nil,
       component: .current,
-      userInfo: userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any }
+      userInfo: userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any },
+      maximumIndexSetCount: maximumIndexSetCount
     )
     return try decoder.decode(T.self)
   }
@@ -131,17 +148,20 @@ final class _JSONTreeDecoder: Decoder {
   let parent: _JSONTreeDecoder?
   let component: _JSONPathComponent
   let userInfo: [CodingUserInfoKey: Any]
+  let maximumIndexSetCount: Int
 
   init(
     value: JSONValue,
     parent: _JSONTreeDecoder?,
     component: _JSONPathComponent,
-    userInfo: [CodingUserInfoKey: Any]
+    userInfo: [CodingUserInfoKey: Any],
+    maximumIndexSetCount: Int
   ) {
     self.value = value
     self.parent = parent
     self.component = component
     self.userInfo = userInfo
+    self.maximumIndexSetCount = maximumIndexSetCount
   }
 
   var codingPath: [any CodingKey] {
@@ -166,7 +186,10 @@ final class _JSONTreeDecoder: Decoder {
   }
 
   func child(_ value: JSONValue, _ component: _JSONPathComponent) -> _JSONTreeDecoder {
-    _JSONTreeDecoder(value: value, parent: self, component: component, userInfo: userInfo)
+    _JSONTreeDecoder(
+      value: value, parent: self, component: component, userInfo: userInfo,
+      maximumIndexSetCount: maximumIndexSetCount
+    )
   }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -286,19 +309,16 @@ final class _JSONTreeDecoder: Decoder {
       return unsafeBitCast(try unboxFloat(value, component), to: T.self)
     } else if T.self == URL.self {
       return unsafeBitCast(try unboxURL(value, component), to: T.self)
-    } else if T.self == IndexSet.self, case let .array(elements) = value {
-      // The array of indexes the encoder writes; Foundation's own form decodes as usual.
-      var indexes = IndexSet()
-      let decoder = child(value, component)
-      for (offset, element) in elements.enumerated() {
-        let index = try decoder.unboxInteger(element, as: Int.self, .index(offset))
-        guard index >= 0 else { throw decoder.dataCorrupted(.index(offset), "An index cannot be negative.") }
-        indexes.insert(index)
-      }
-      return indexes as? T
+    } else if T.self == IndexSet.self {
+      return try unboxIndexSet(value, component) as? T
     } else if T.self == Decimal.self {
       return unsafeBitCast(try unboxDecimal(value, component), to: T.self)
+    } else if T.self == Date.self {
+      return unsafeBitCast(try unboxDate(value, component), to: T.self)
+    } else if T.self == Data.self {
+      return try unboxData(value, component) as? T
     }
+    try _FoundationTypes.refuseUnchecked(T.self, at: codingPath(appending: component))
     return nil
   }
 
@@ -326,11 +346,22 @@ final class _JSONTreeDecoder: Decoder {
       if let exact = I(exactly: int) { return exact }
       throw dataCorrupted(component, "Number \(int) does not fit in \(I.self).")
     case .double(let double):
-      if let exact = I(exactly: double) { return exact }
-      if double.isFinite, double.rounded(.towardZero) == double {
-        throw dataCorrupted(component, "Number \(double) does not fit in \(I.self).")
+      // A number written with a fraction or an exponent went through a Double, which holds
+      // integers exactly only below 2^53, and turns 1e-400 into 0: only what it holds exactly
+      // decodes, so that a client's number is never silently changed into another one.
+      guard double.isFinite, double.rounded(.towardZero) == double else {
+        throw dataCorrupted(component, "Number \(double) is not an integer, so it cannot be decoded as \(I.self).")
       }
-      throw dataCorrupted(component, "Number \(double) is not an integer, so it cannot be decoded as \(I.self).")
+      guard double != 0 else {
+        throw dataCorrupted(
+          component,
+          "A number with a fraction or an exponent that reads as zero (0.0, or one too small for a Double such as 1e-400) is not decoded as \(I.self); write 0."
+        )
+      }
+      guard double.magnitude < 0x1p53, let exact = I(exactly: double) else {
+        throw dataCorrupted(component, "Number \(double) does not fit in \(I.self) exactly; write it as an integer without a fraction or an exponent.")
+      }
+      return exact
     default:
       throw typeMismatch(I.self, value, component)
     }

@@ -6,6 +6,8 @@ struct Replica {
   var seq: UInt64 = 0
   var state: JSONValue = .null
   var snapshots = 0
+  /// The history the sequence numbers belong to, from the last snapshot.
+  var history: JSONValue?
 
   /// Applies one subscription reply.
   mutating func apply(_ reply: JSONValue) throws {
@@ -14,6 +16,7 @@ struct Replica {
     }
     if let state = parameters["state"] {
       self.state = state
+      self.history = parameters["history"]
       self.snapshots += 1
     } else if let patch = parameters["patch"] {
       #expect(UInt64(seq) == self.seq + 1, "a subscriber saw a gap")

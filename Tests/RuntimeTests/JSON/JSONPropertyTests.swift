@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+import SwitchyardTestSupport
 import Testing
 
 @testable import SwitchyardRuntime
@@ -53,7 +54,7 @@ struct JSONPropertyTests {
   @Test("a patch that fails part-way leaves the document exactly as it was")
   func failedPatchesAreAtomic() async {
     await propertyCheck(count: 300, input: JSONGen.mutatedPair, Gen.int(in: 0...Int.max)) { pair, seed in
-      var rng = JSONTestRNG(seed: UInt64(seed))
+      var rng = SplitMix64(seed: UInt64(seed))
       // Some valid operations (including moves and copies), then one that must fail.
       var operations = JSONPatch(from: pair.old, to: pair.new).operations
       if case .object = pair.new {
@@ -79,7 +80,7 @@ struct JSONPropertyTests {
   @Test("diff ignores member order and number representation")
   func diffOfScrambledCopyIsEmpty() async {
     await propertyCheck(count: 200, input: JSONGen.value, Gen.int(in: 0...Int.max)) { value, seed in
-      var rng = JSONTestRNG(seed: UInt64(seed))
+      var rng = SplitMix64(seed: UInt64(seed))
       let scrambled = JSONRandom.scramble(value, using: &rng)
       #expect(scrambled == value)
       #expect(scrambled.hashValue == value.hashValue)
@@ -162,23 +163,5 @@ struct JSONPropertyTests {
       #expect(jsonEqualAsDoubles(decoded, value), "decoded: \(decoded)")
       #expect(jsonEqualAsDoubles(decoded, try JSONValue(parsing: data)))
     }
-  }
-}
-
-/// A tiny deterministic generator for tests that need randomness derived from an input.
-struct JSONTestRNG: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    // SplitMix64.
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
