@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import SwitchyardRuntime
 
 /// The daemon's settings. Read from the configuration file, overridden by environment
 /// variables (`SWITCHYARD_SOCKET_PATH` overrides `socket.path`, and so on).
@@ -24,6 +25,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// Per feature, what the configuration says instead of the code: where it runs and when its
   /// worker restarts.
   public var features: [String: FeatureSettings] = [:]
+  /// Who may do what (`access.rules`); by default the socket's group reads and writes.
+  public var access = AccessPolicy()
 
   /// What the configuration may say about one feature (`features.NAME`).
   public struct FeatureSettings: Sendable, Equatable {
@@ -101,6 +104,17 @@ public struct DaemonConfiguration: Sendable, Equatable {
         settings.restart = value
       }
       if settings != FeatureSettings() { configuration.features[name] = settings }
+    }
+    if let path {
+      // Rules are a list of objects, which the configuration reader has no accessor for: read
+      // from the same file, as JSON.
+      let file: JSONValue
+      do {
+        file = try JSONValue(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+      } catch {
+        throw ConfigurationError("\(path) is not valid JSON: \(error)")
+      }
+      configuration.access = try AccessPolicy.load(from: file)
     }
     return configuration
   }

@@ -139,6 +139,12 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         router: router,
         manager: manager,
         onListening: {
+          let path: String? =
+            switch listener {
+            case let .path(path, _): path
+            case let .inherited(fd): boundPath(ofSocket: fd)
+            }
+          service.socketGroup.store(Int64(socketGroup(boundAt: path)), ordering: .relaxed)
           manager.ready(status: counters().line.description)
           onListening()
         }
@@ -169,7 +175,10 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         manager: manager,
         configuration: configuration,
         load: reloadConfiguration,
-        apply: { router.setHistoryLimit($0.historyLimit) },
+        apply: {
+          router.setHistoryLimit($0.historyLimit)
+          service.revokeSubscriptions()
+        },
         status: { counters().line.description },
         logger: self.logger
       )

@@ -43,6 +43,7 @@ final class LiveConfiguration: Sendable {
       note("subscriptions.queueLimit", \.subscriptionQueueLimit, reloadable: true)
       note("subscriptions.historyLimit", \.historyLimit, reloadable: true)
       note("log.level", \.logLevel, reloadable: true)
+      note("access", \.access, reloadable: true)
       note("supervision", \.supervision, reloadable: false)
       note("features", \.features, reloadable: false)
       self.logLevel.level = current.logLevel

@@ -10,7 +10,7 @@ from conftest import STORE
 
 INTERFACES = ["org.varlink.service", STORE]
 METHODS = {"Send", "SendBatch", "Get", "Subscribe", "Describe", "Status"}
-ERRORS = {"InvalidRequest", "InvalidAction", "ActionNotRouted", "PathNotFound", "ShuttingDown"}
+ERRORS = {"InvalidRequest", "InvalidAction", "ActionNotRouted", "PathNotFound", "ShuttingDown", "PermissionDenied", "InternalAction"}
 
 
 def test_get_info_through_the_client(daemon):

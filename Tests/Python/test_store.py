@@ -117,7 +117,8 @@ def test_describe_lists_the_features(store):
              "worker": description["features"][0]["worker"]},
             {"name": "activityFeed", "state": "/activityFeed", "readOnly": True, "action": "PrimeTime.FavoritesChange", "actions": [], "internalActions": ["added", "removed"], "isolation": "actor"},
             {"name": "signUp", "state": "/signUp", "readOnly": False, "action": "PrimeTime.SignUp.Action", "actions": ["emailChanged", "passwordChanged", "submitTapped"], "internalActions": [], "isolation": "actor"},
-        ]
+        ],
+        "access": {"read": True, "write": True, "admin": True},
     }
 
 

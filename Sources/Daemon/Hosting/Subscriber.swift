@@ -97,4 +97,6 @@ public enum SubscriptionEnd: Sendable, Equatable {
   case cancelled
   /// The subscribed path no longer exists in the state.
   case pathRemoved
+  /// A reload of the access policy took away the subscriber's right to read the path.
+  case permissionRevoked
 }

@@ -67,7 +67,7 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       server = try await bootstrap.bind(fd) { channel in
         Self.initialize(channel, maximumMessageBytes: configuration.value.maximumMessageBytes)
       }
-      self.logger.info("listening on the socket systemd passed", metadata: ["socket": "\(Self.path(of: fd) ?? "fd \(fd)")"])
+      self.logger.info("listening on the socket systemd passed", metadata: ["socket": "\(boundPath(ofSocket: fd) ?? "fd \(fd)")"])
     }
     self.channels.listening(server.channel)
     onListening()
@@ -87,20 +87,6 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     }
   }
 
-  /// The path a listening Unix socket is bound to (`getsockname`), for the log.
-  private static func path(of fd: CInt) -> String? {
-    var address = sockaddr_un()
-    var length = socklen_t(MemoryLayout<sockaddr_un>.size)
-    let named = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    guard named == 0, length > socklen_t(MemoryLayout<sa_family_t>.size) else { return nil }
-    return withUnsafeBytes(of: address.sun_path) { bytes in
-      let path = bytes.prefix(Int(length) - MemoryLayout<sa_family_t>.size).prefix { $0 != 0 }
-      return path.isEmpty ? nil : String(decoding: path, as: UTF8.self)
-    }
-  }
-
   /// Sets up a new connection's pipeline and reads who is on the other end.
   private static func initialize(_ channel: any Channel, maximumMessageBytes: Int) -> EventLoopFuture<Connection> {
     channel.eventLoop.makeCompletedFuture {
@@ -108,7 +94,7 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: maximumMessageBytes))
       )
       let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-        PeerCredentials(socket: $0)
+        Caller(socket: $0)
       }
       return Connection(channel: channel, peer: peer ?? nil)
     }
@@ -153,7 +139,7 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
           do {
             for try await frame in inbound {
               guard self.channels.startAnswering(on: channel) else { break }
-              var queued = self.prepare(frame, on: channel, logger: logger)
+              var queued = self.prepare(frame, on: channel, caller: accepted.peer, logger: logger)
               if queued.prepared.isBarrier {
                 // Nothing after this call is read, let alone routed, until it is answered.
                 await withCheckedContinuation { continuation in
@@ -180,12 +166,13 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   }
 
   /// Parses a message into a call and starts it.
-  private func prepare(_ frame: ByteBuffer, on channel: any Channel, logger: Logger) -> QueuedCall {
+  private func prepare(_ frame: ByteBuffer, on channel: any Channel, caller: Caller?, logger: Logger) -> QueuedCall {
     do {
       let message = try frame.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
       let call = try VarlinkCall(parsing: message)
       let prepared = self.service.prepare(
         call,
+        caller: caller,
         whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } }
       )
       return QueuedCall(
@@ -255,24 +242,7 @@ func loggable(_ text: String) -> String {
 /// is wrapped, the channel does not read (`autoRead` off), so nothing is lost.
 private struct Connection: Sendable {
   let channel: any Channel
-  let peer: PeerCredentials?
-}
-
-/// Who is on the other end of a Unix socket (`SO_PEERCRED`): logged with each connection's
-/// lines, as `SWITCHYARD_PEER_UID` and `SWITCHYARD_PEER_PID` in the journal.
-struct PeerCredentials: Sendable {
-  let pid: pid_t
-  let uid: uid_t
-  let gid: gid_t
-
-  init?(socket: CInt) {
-    // `struct ucred` needs _GNU_SOURCE, which Swift's Glibc module is not built with; its layout
-    // is three 32-bit fields.
-    var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
-    var length = socklen_t(MemoryLayout.size(ofValue: credentials))
-    guard getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
-    (self.pid, self.uid, self.gid) = credentials
-  }
+  let peer: Caller?
 }
 
 /// A call read from a connection, waiting for its turn to be answered.

@@ -97,8 +97,18 @@ public enum StoreInterface {
     # first. A subscriber that falls behind gets a fresh snapshot.
     method Subscribe(path: ?string, since: ?int, history: ?string) -> (seq: int, history: ?string, state: ?object, patch: ?[]object)
 
-    # The features the daemon hosts.
-    method Describe() -> (features: []Feature)
+    # What the access policy lets the caller do: read (and which state paths, when limited),
+    # write (and which actions, when limited), admin.
+    type Access (
+      read: bool,
+      write: bool,
+      admin: bool,
+      paths: ?[]string,
+      actions: ?[]string
+    )
+
+    # The features the daemon hosts, and what the caller may do.
+    method Describe() -> (features: []Feature, access: Access)
 
     # How the daemon is doing.
     method Status() -> (
@@ -125,6 +135,10 @@ public enum StoreInterface {
 
     # The daemon is shutting down.
     error ShuttingDown ()
+
+    # The access policy does not let the caller make this call: "reason" says why, "action"
+    # or "path" names what was refused.
+    error PermissionDenied (method: string, reason: string, action: ?string, path: ?string)
 
     # The action (at "index" of a batch) is one that only the effects of "feature" send:
     # "action" names it. Nothing of the request was applied.

@@ -15,6 +15,12 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
 
   /// The features hosted in worker processes, by name: how their workers are doing.
   let workers: [String: @Sendable () -> WorkerSnapshot]
+  /// The group that owns the socket file (by default, the group that may read and write),
+  /// known once the socket listens; -1 before.
+  let socketGroup = Atomic<Int64>(-1)
+  /// The open subscriptions and who holds them, so that a reload can end those whose caller
+  /// may no longer read what they follow.
+  private let subscriptions = Mutex<[Int: (subscriber: Subscriber, caller: Caller?)]>([:])
 
   init(
     router: Router<Action>,
@@ -36,10 +42,18 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
   /// keep their order and reduce while earlier replies are still being written. Every other call
   /// is a barrier: it runs when its turn to answer comes, and the connection reads nothing after
   /// it until it is answered, so a `Get` sees exactly the sends before it.
+  ///
+  /// - Parameter caller: Who sent the call (`SO_PEERCRED`); `nil`, when the kernel did not say,
+  ///   may do nothing.
   func prepare(
     _ call: VarlinkCall,
+    caller: Caller?,
     whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
   ) -> PreparedCall {
+    let grants = self.grants(for: caller)
+    if let denial = grants.denial(of: call) {
+      return PreparedCall { _ in throw denial }
+    }
     if call.interface == StoreInterface.name, call.name == "Send" || call.name == "SendBatch" {
       let ticket: RouteTicket
       let count: Int
@@ -69,8 +83,15 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
       }
     }
     return PreparedCall(isBarrier: true) { reply in
-      try await self.handle(call, whenClosed: whenClosed, reply: reply)
+      try await self.handle(call, caller: caller, grants: grants, whenClosed: whenClosed, reply: reply)
     }
+  }
+
+  /// What `caller` may do under the policy in force now: a reload applies from the next call.
+  func grants(for caller: Caller?) -> Grants {
+    guard let caller else { return Grants() }
+    let group = self.socketGroup.load(ordering: .relaxed)
+    return self.configuration.value.access.grants(for: caller, socketGroup: group < 0 ? nil : gid_t(group))
   }
 
   /// Answers `call` through `reply`; throws the error reply.
@@ -79,6 +100,8 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
   ///   subscription notices a subscriber that hung up even while nothing changes.
   func handle(
     _ call: VarlinkCall,
+    caller: Caller?,
+    grants: Grants,
     whenClosed: @Sendable (@escaping @Sendable () -> Void) -> Void,
     reply: (VarlinkReply) async throws -> Void
   ) async throws {
@@ -87,9 +110,9 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
       try await reply(VarlinkReply(parameters: try self.service(call)))
     case StoreInterface.name:
       if call.name == "Subscribe" {
-        try await self.subscribe(call, whenClosed: whenClosed, reply: reply)
+        try await self.subscribe(call, caller: caller, whenClosed: whenClosed, reply: reply)
       } else {
-        try await reply(VarlinkReply(parameters: try await self.store(call)))
+        try await reply(VarlinkReply(parameters: try await self.store(call, grants: grants)))
       }
     default:
       throw VarlinkError.interfaceNotFound(call.interface)
@@ -120,7 +143,7 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
     }
   }
 
-  private func store(_ call: VarlinkCall) async throws(VarlinkError) -> JSONObject {
+  private func store(_ call: VarlinkCall, grants: Grants) async throws(VarlinkError) -> JSONObject {
     switch call.name {
     case "Send":
       guard let action = call.parameters["action"] else { throw .invalidParameter("action") }
@@ -150,7 +173,8 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
             if let worker = self.workers[feature.name] { description["worker"] = worker().json }
             return .object(description)
           }
-        )
+        ),
+        "access": grants.json,
       ]
     case "Status":
       return [
@@ -171,6 +195,7 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
 
   private func subscribe(
     _ call: VarlinkCall,
+    caller: Caller?,
     whenClosed: @Sendable (@escaping @Sendable () -> Void) -> Void,
     reply: (VarlinkReply) async throws -> Void
   ) async throws {
@@ -201,8 +226,12 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
       throw self.varlinkError(error)
     }
     let router = self.router
+    self.subscriptions.withLock { $0[subscriber.id] = (subscriber, caller) }
     whenClosed { router.unsubscribe(subscriber) }
-    defer { router.unsubscribe(subscriber) }
+    defer {
+      router.unsubscribe(subscriber)
+      _ = self.subscriptions.withLock { $0.removeValue(forKey: subscriber.id) }
+    }
     while true {
       var item = await subscriber.next()
       if case .overflow = item { item = router.resnapshot(subscriber) }
@@ -222,9 +251,20 @@ final class StoreService<State: Codable & Sendable, Action: Codable & Sendable>:
         throw VarlinkError("\(StoreInterface.name).ShuttingDown")
       case .end(.pathRemoved):
         throw VarlinkError("\(StoreInterface.name).PathNotFound", ["path": .string(pointer.description)])
+      case .end(.permissionRevoked):
+        throw VarlinkError.permissionDenied(call.method, "the access policy no longer lets you read this", path: pointer.description)
       case .overflow:
         continue
       }
+    }
+  }
+
+  /// Ends the subscriptions whose caller may no longer read what they follow: called when the
+  /// configuration was reloaded.
+  func revokeSubscriptions() {
+    let open = self.subscriptions.withLock { Array($0.values) }
+    for (subscriber, caller) in open where !self.grants(for: caller).mayRead(subscriber.pointer) {
+      subscriber.end(.permissionRevoked)
     }
   }
 

@@ -85,6 +85,14 @@ public struct VarlinkError: Error, Sendable, Equatable, CustomStringConvertible 
     Self("org.varlink.service.ExpectedMore")
   }
 
+  /// `io.switchyard.Store.PermissionDenied`, naming the method and what of it was refused.
+  static func permissionDenied(_ method: String, _ reason: String, action: String? = nil, path: String? = nil) -> Self {
+    var parameters: JSONObject = ["method": .string(method), "reason": .string(reason)]
+    if let action { parameters["action"] = .string(action) }
+    if let path { parameters["path"] = .string(path) }
+    return Self("\(StoreInterface.name).PermissionDenied", parameters)
+  }
+
   static func invalidRequest(_ reason: String) -> Self {
     Self("\(StoreInterface.name).InvalidRequest", ["reason": .string(reason)])
   }

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The process on the other end of a connection, as the kernel vouches for it: `SO_PEERCRED`
+/// (pid, uid, gid) and `SO_PEERGROUPS` (its supplementary groups), read once when it connects.
+///
+/// Its groups are those of the connecting process, not a lookup of the uid's: a process that
+/// dropped a group cannot use it, and a uid with no passwd entry still has its groups.
+public struct Caller: Sendable, Equatable, CustomStringConvertible {
+  public let pid: pid_t
+  public let uid: uid_t
+  public let gid: gid_t
+  public let groups: [gid_t]
+
+  public init(pid: pid_t, uid: uid_t, gid: gid_t, groups: [gid_t] = []) {
+    self.pid = pid
+    self.uid = uid
+    self.gid = gid
+    self.groups = groups
+  }
+
+  /// Reads the credentials of the peer of a connected Unix socket; `nil` when the kernel does
+  /// not say (not a Unix socket).
+  public init?(socket: CInt) {
+    // `struct ucred` needs _GNU_SOURCE, which Swift's Glibc module is not built with; its layout
+    // is three 32-bit fields.
+    var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
+    var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+    guard getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+    self.init(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: Self.groups(of: socket))
+  }
+
+  /// `SO_PEERGROUPS` (Linux 4.13), sized by a first call that fails with `ERANGE`.
+  private static func groups(of socket: CInt) -> [gid_t] {
+    let peerGroups: CInt = 59  // SO_PEERGROUPS, not exported by Swift's Glibc module
+    var groups = [gid_t](repeating: 0, count: 64)
+    for _ in 0..<2 {
+      var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+      let result = groups.withUnsafeMutableBytes { getsockopt(socket, SOL_SOCKET, peerGroups, $0.baseAddress, &length) }
+      if result == 0 { return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size)) }
+      guard errno == ERANGE, Int(length) / MemoryLayout<gid_t>.size > groups.count else { return [] }
+      groups = [gid_t](repeating: 0, count: Int(length) / MemoryLayout<gid_t>.size)
+    }
+    return []
+  }
+
+  public var description: String { "uid \(self.uid) gid \(self.gid) pid \(self.pid)" }
+}
