@@ -6,6 +6,7 @@
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR)
 #   make systemd-test  unit-file checks, then switchyard.socket/.service under a real systemd in nspawn
+#   make soak    the live protocol fuzzer with a million inputs
 
 SWIFT        ?= swift
 BUILD_DIR    ?= .build
@@ -61,6 +62,15 @@ $(VENV)/pyvenv.cfg:
 $(PYTHON_STAMP): $(PYTHON_REQUIREMENTS) $(VENV)/pyvenv.cfg
 	$(VENV)/bin/python3 -m pip install -q -r $(PYTHON_REQUIREMENTS)
 	touch $@
+
+# The live protocol fuzzer (Tests/Python/test_live_fuzz.py) at length: a million invalid inputs
+# against a release build while a well-behaved client keeps calling. `make test` sends 100,000.
+SOAK_INPUTS ?= 1000000
+.PHONY: soak
+soak: deps $(PYTHON_STAMP)
+	$(SWIFT) build -c release --product switchyardd
+	SWITCHYARDD="$$($(SWIFT) build -c release --show-bin-path)/switchyardd" SWITCHYARD_FUZZ_INPUTS=$(SOAK_INPUTS) \
+	  PYTHONDONTWRITEBYTECODE=1 $(VENV)/bin/python3 -m pytest -q -s Tests/Python/test_live_fuzz.py
 
 # Serves PrimeTime on run/switchyard.sock in the foreground; prints how to talk to it.
 run: deps

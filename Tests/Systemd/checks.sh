@@ -198,6 +198,22 @@ for _ in 1 2 3; do
 done
 count="$(as_member "$BIN/switchyard" get /primes 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])' 2>&1 || true)"
 equal "get /primes: count" 3 "$count"
+
+step "the access policy: the socket's group (SocketGroup=switchyard) reads and writes public actions"
+access="$(as_member "$BIN/switchyard" describe 2>&1 | python3 -c '
+import json, sys
+a = json.load(sys.stdin)["access"]
+print(a["read"], a["write"], a["admin"])' 2>&1 || true)"
+equal "Describe's access for a member of switchyard" "True True False" "$access"
+set +e
+out="$(as_member "$BIN/switchyard" send counter.restarted 2>&1)"
+status=$?
+set -e
+if ((status != 0)) && grep -q 'InternalAction' <<<"$out"; then
+  pass "an action only effects send is refused from a client (InternalAction)"
+else
+  fail "an internal action from a client was not refused" "exit $status: $out"
+fi
 watch_lines() { test "$(wc -l <"$watch_out")" -ge "$1"; }
 if eventually 10 watch_lines 4; then
   pass "watch got the snapshot and 3 patches"
