@@ -33,8 +33,13 @@ let package = Package(
   ],
   targets: [
     .target(
+      name: "SwitchyardSynchronization",
+      path: "Sources/Synchronization"
+    ),
+    .target(
       name: "SwitchyardRuntime",
       dependencies: [
+        "SwitchyardSynchronization",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
@@ -76,6 +81,7 @@ let package = Package(
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
+        "SwitchyardSynchronization",
         "SwitchyardRuntime",
         "SwitchyardVarlink",
         "CSystemd",
@@ -108,6 +114,7 @@ let package = Package(
     .target(
       name: "SwitchyardClient",
       dependencies: [
+        "SwitchyardSynchronization",
         "SwitchyardRuntime",
         "SwitchyardVarlink",
         .product(name: "NIOCore", package: "swift-nio"),
@@ -127,6 +134,7 @@ let package = Package(
     .testTarget(
       name: "ClientTests",
       dependencies: [
+        "SwitchyardSynchronization",
         "SwitchyardTestSupport",
         "SwitchyardClient",
         "SwitchyardRuntime",

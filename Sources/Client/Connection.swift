@@ -1,7 +1,7 @@
 import NIOCore
 import SwitchyardVarlink
 import NIOPosix
-import Synchronization
+import SwitchyardSynchronization
 import SwitchyardRuntime
 
 /// One Varlink connection: calls are written in order, pipelined, and their replies matched to

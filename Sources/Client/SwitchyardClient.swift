@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import SwitchyardSynchronization
 import SwitchyardRuntime
 
 /// A client of `switchyardd`: sends actions to the application's features, reads its state and

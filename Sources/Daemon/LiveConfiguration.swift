@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import SwitchyardSynchronization
 
 /// The configuration the running daemon uses, which a reload (SIGHUP) replaces.
 ///

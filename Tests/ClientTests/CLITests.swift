@@ -1,6 +1,6 @@
 import Foundation
 import SwitchyardRuntime
-import Synchronization
+import SwitchyardSynchronization
 import SwitchyardTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import DequeModule
 import Foundation
 import Logging
-import Synchronization
+import SwitchyardSynchronization
 import SwitchyardRuntime
 
 /// Delivers global actions to the features whose routes extract them, numbers every published

@@ -1,5 +1,5 @@
 import DequeModule
-import Synchronization
+import SwitchyardSynchronization
 import SwitchyardRuntime
 
 /// One subscription's queue of changes, bounded.

@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import SwitchyardSynchronization
 
 /// The daemon's log level, read by every handler that ``DaemonLogging/bootstrap(identifier:level:environment:)``
 /// makes, so that a configuration reload changes it for loggers that already exist.

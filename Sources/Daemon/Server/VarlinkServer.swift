@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
+import SwitchyardSynchronization
 import SwitchyardRuntime
 import SwitchyardVarlink
 

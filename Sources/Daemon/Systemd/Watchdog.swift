@@ -1,6 +1,6 @@
 import Logging
 import ServiceLifecycle
-import Synchronization
+import SwitchyardSynchronization
 
 /// Pings systemd's watchdog (`WATCHDOG=1`) at half the interval it expects, but only while the
 /// daemon is healthy: each ping is sent only if the router and every hosted feature answered

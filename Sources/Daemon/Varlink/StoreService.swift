@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import SwitchyardSynchronization
 import SwitchyardRuntime
 
 /// Answers Varlink calls: `org.varlink.service` and `io.switchyard.Store`.

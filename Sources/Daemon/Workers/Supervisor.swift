@@ -1,7 +1,7 @@
 import DequeModule
 import Logging
 import ServiceLifecycle
-import Synchronization
+import SwitchyardSynchronization
 
 /// How a supervisor restarts its workers, as Erlang/OTP's supervisors do.
 public struct SupervisionConfiguration: Sendable, Equatable {

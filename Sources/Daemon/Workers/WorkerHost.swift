@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
+import SwitchyardSynchronization
 import SwitchyardRuntime
 
 /// A feature hosted in a worker process, as the daemon sees it: the actions routed to it, in

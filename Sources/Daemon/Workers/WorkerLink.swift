@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SwitchyardSynchronization
 
 /// The worker's end of its link to the daemon: blocking reads on one thread, writes from any
 /// thread, each frame written whole under a lock so that frames never interleave.

@@ -2,7 +2,7 @@ import CWorkerSpawn
 import Dependencies
 import Foundation
 import Logging
-import Synchronization
+import SwitchyardSynchronization
 import SwitchyardRuntime
 
 /// The worker side of a feature hosted in a process: what `switchyardd worker` runs.

@@ -2,7 +2,7 @@ import CWorkerSpawn
 import DequeModule
 import Foundation
 import Glibc
-import Synchronization
+import SwitchyardSynchronization
 
 /// A worker process just started: its pid and the daemon's ends of what connects it.
 struct SpawnedWorker: Sendable {

@@ -1,4 +1,4 @@
-import Synchronization
+import SwitchyardSynchronization
 
 /// Runs effects for one store: starts their tasks, tracks them, and owns the store's
 /// cancellation registry, so `.cancel(id:)` never reaches another store's effects.

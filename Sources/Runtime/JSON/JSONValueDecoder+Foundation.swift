@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SwitchyardSynchronization
 
 // Foundation's own `init(from:)` conformances are written for trusted archives: some trap on
 // values a client can choose (`IndexSet` on a negative length or a range past `Int.max`,

@@ -1,5 +1,5 @@
 import DequeModule
-import Synchronization
+import SwitchyardSynchronization
 
 /// The FIFO queue in front of a store.
 ///

@@ -1,4 +1,4 @@
-import Synchronization
+import SwitchyardSynchronization
 @_spi(Testing) import SwitchyardClient
 import SwitchyardRuntime
 
