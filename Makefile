@@ -68,12 +68,14 @@ $(PYTHON_STAMP): $(PYTHON_REQUIREMENTS) $(VENV)/pyvenv.cfg
 # project's Mutex tell TSan when it is taken and given back (the standard one waits in the
 # uninstrumented runtime, so TSan would see races behind every lock). A race ends the run: in the
 # test process at once, in a daemon a test starts with exit status 66, which fails that test.
+# One test at a time: TSan slows everything five to fifteen times, and tests that measure time
+# (watchdog intervals, probe timeouts) would measure the crowding instead.
 TSAN_DIR   ?= .build-tsan
 TSAN_FLAGS := --sanitize=thread -Xswiftc -DSWITCHYARD_TSAN --scratch-path $(TSAN_DIR)
 .PHONY: test-tsan
 test-tsan: deps
 	$(SWIFT) build --build-tests $(TSAN_FLAGS)
-	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(SWIFT) test $(TSAN_FLAGS) --skip-build
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(SWIFT) test $(TSAN_FLAGS) --skip-build --no-parallel
 
 # The live protocol fuzzer (Tests/Python/test_live_fuzz.py) at length: a million invalid inputs
 # against a release build while a well-behaved client keeps calling. `make test` sends 100,000.

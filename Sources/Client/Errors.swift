@@ -22,6 +22,16 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
   case pathNotFound(path: String)
   /// `io.switchyard.Store.ShuttingDown`: the daemon is shutting down.
   case shuttingDown
+  /// `io.switchyard.Store.FeatureCrashed`: the worker process of `feature` ended while it
+  /// applied the action (or was killed for not answering its health probe), which was
+  /// therefore not applied.
+  case featureCrashed(feature: String, reason: String)
+  /// `io.switchyard.Store.InternalAction`: the action at `index` is one only the effects of
+  /// `feature` send; nothing of the request was applied.
+  case internalAction(index: Int, feature: String, action: String)
+  /// `io.switchyard.Store.PermissionDenied`: the daemon's access policy does not let this
+  /// process make the call; `action` or `path` names what was refused.
+  case permissionDenied(method: String, reason: String, action: String?, path: String?)
   /// `io.switchyard.Store.InvalidRequest`: the call was not a well-formed Varlink call.
   case invalidRequest(reason: String)
   /// `org.varlink.service.MethodNotFound`.
@@ -51,6 +61,18 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
       }
     case "io.switchyard.Store.PathNotFound": self = .pathNotFound(path: string("path") ?? "")
     case "io.switchyard.Store.ShuttingDown": self = .shuttingDown
+    case "io.switchyard.Store.FeatureCrashed":
+      self = .featureCrashed(feature: string("feature") ?? "", reason: string("reason") ?? "")
+    case "io.switchyard.Store.InternalAction":
+      guard case let .int(index)? = parameters["index"] else {
+        self = .unknown(name: name, parameters: parameters)
+        return
+      }
+      self = .internalAction(index: Int(index), feature: string("feature") ?? "", action: string("action") ?? "")
+    case "io.switchyard.Store.PermissionDenied":
+      self = .permissionDenied(
+        method: string("method") ?? "", reason: string("reason") ?? "", action: string("action"), path: string("path")
+      )
     case "io.switchyard.Store.InvalidRequest": self = .invalidRequest(reason: string("reason") ?? "")
     case "org.varlink.service.MethodNotFound": self = .methodNotFound(method: string("method") ?? "")
     case "org.varlink.service.InterfaceNotFound": self = .interfaceNotFound(interface: string("interface") ?? "")
@@ -67,6 +89,9 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case .actionNotRouted: "io.switchyard.Store.ActionNotRouted"
     case .pathNotFound: "io.switchyard.Store.PathNotFound"
     case .shuttingDown: "io.switchyard.Store.ShuttingDown"
+    case .featureCrashed: "io.switchyard.Store.FeatureCrashed"
+    case .internalAction: "io.switchyard.Store.InternalAction"
+    case .permissionDenied: "io.switchyard.Store.PermissionDenied"
     case .invalidRequest: "io.switchyard.Store.InvalidRequest"
     case .methodNotFound: "org.varlink.service.MethodNotFound"
     case .interfaceNotFound: "org.varlink.service.InterfaceNotFound"
@@ -83,6 +108,16 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case let .actionNotRouted(index): ["index": .int(Int64(index))]
     case let .pathNotFound(path): ["path": .string(path)]
     case .shuttingDown, .expectedMore: [:]
+    case let .featureCrashed(feature, reason): ["feature": .string(feature), "reason": .string(reason)]
+    case let .internalAction(index, feature, action):
+      ["index": .int(Int64(index)), "feature": .string(feature), "action": .string(action)]
+    case let .permissionDenied(method, reason, action, path):
+      {
+        var parameters: JSONObject = ["method": .string(method), "reason": .string(reason)]
+        if let action { parameters["action"] = .string(action) }
+        if let path { parameters["path"] = .string(path) }
+        return .object(parameters)
+      }()
     case let .invalidRequest(reason): ["reason": .string(reason)]
     case let .methodNotFound(method): ["method": .string(method)]
     case let .interfaceNotFound(interface): ["interface": .string(interface)]
@@ -106,8 +141,9 @@ public enum SwitchyardConnectionError: Error, Sendable, Equatable, CustomStringC
   case messageTooLarge(limit: Int)
   /// A reply was not the JSON a Varlink reply is.
   case malformedReply(String)
-  /// A subscription's daemon numbers its changes from below a change the subscription already
-  /// delivered: the daemon restarted without its history. Subscribe again to start afresh.
+  /// A subscription's daemon numbers its changes, in the same history, from below a change the
+  /// subscription already delivered. (A daemon that restarted with a new history answers with a
+  /// snapshot of it instead, which the subscription takes.)
   case sequenceWentBackwards(delivered: UInt64, received: UInt64)
 
   public var description: String {

@@ -116,6 +116,9 @@ import Testing
     await #expect(throws: SwitchyardError.expectedMore) {
       try await client.call(method: "io.switchyard.Store.Subscribe")
     }
+    await #expect(throws: SwitchyardError.internalAction(index: 0, feature: "primes", action: "favoritePrimes.loaded")) {
+      try await client.send(.favoritePrimes(.loaded([2, 3])))
+    }
     // A subscription the daemon refuses ends with its error.
     await #expect(throws: SwitchyardError.pathNotFound(path: "/nope")) {
       for try await _ in client.subscribe(path: "/nope", as: JSONValue.self) {}
