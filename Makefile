@@ -75,7 +75,7 @@ TSAN_FLAGS := --sanitize=thread -Xswiftc -DSWITCHYARD_TSAN --scratch-path $(TSAN
 .PHONY: test-tsan
 test-tsan: deps
 	$(SWIFT) build --build-tests $(TSAN_FLAGS)
-	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(SWIFT) test $(TSAN_FLAGS) --skip-build --no-parallel
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" SWITCHYARD_TEST_TIME_SCALE=4 $(SWIFT) test $(TSAN_FLAGS) --skip-build --no-parallel
 
 # The live protocol fuzzer (Tests/Python/test_live_fuzz.py) at length: a million invalid inputs
 # against a release build while a well-behaved client keeps calling. `make test` sends 100,000.

@@ -160,6 +160,8 @@ let package = Package(
     .testTarget(
       name: "DaemonTests",
       dependencies: [
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         "SwitchyardTestSupport",
         "SwitchyardDaemon",
         "SwitchyardRuntime",

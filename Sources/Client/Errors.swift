@@ -22,6 +22,9 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
   case pathNotFound(path: String)
   /// `io.switchyard.Store.ShuttingDown`: the daemon is shutting down.
   case shuttingDown
+  /// `io.switchyard.Store.TooManyConnections`: the daemon serves as many connections as it may
+  /// (`limit`) and closed this one.
+  case tooManyConnections(limit: Int)
   /// `io.switchyard.Store.FeatureCrashed`: the worker process of `feature` ended while it
   /// applied the action (or was killed for not answering its health probe), which was
   /// therefore not applied.
@@ -61,6 +64,12 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
       }
     case "io.switchyard.Store.PathNotFound": self = .pathNotFound(path: string("path") ?? "")
     case "io.switchyard.Store.ShuttingDown": self = .shuttingDown
+    case "io.switchyard.Store.TooManyConnections":
+      guard case let .int(limit)? = parameters["limit"] else {
+        self = .unknown(name: name, parameters: parameters)
+        return
+      }
+      self = .tooManyConnections(limit: Int(limit))
     case "io.switchyard.Store.FeatureCrashed":
       self = .featureCrashed(feature: string("feature") ?? "", reason: string("reason") ?? "")
     case "io.switchyard.Store.InternalAction":
@@ -89,6 +98,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case .actionNotRouted: "io.switchyard.Store.ActionNotRouted"
     case .pathNotFound: "io.switchyard.Store.PathNotFound"
     case .shuttingDown: "io.switchyard.Store.ShuttingDown"
+    case .tooManyConnections: "io.switchyard.Store.TooManyConnections"
     case .featureCrashed: "io.switchyard.Store.FeatureCrashed"
     case .internalAction: "io.switchyard.Store.InternalAction"
     case .permissionDenied: "io.switchyard.Store.PermissionDenied"
@@ -108,6 +118,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case let .actionNotRouted(index): ["index": .int(Int64(index))]
     case let .pathNotFound(path): ["path": .string(path)]
     case .shuttingDown, .expectedMore: [:]
+    case let .tooManyConnections(limit): ["limit": .int(Int64(limit))]
     case let .featureCrashed(feature, reason): ["feature": .string(feature), "reason": .string(reason)]
     case let .internalAction(index, feature, action):
       ["index": .int(Int64(index)), "feature": .string(feature), "action": .string(action)]

@@ -12,8 +12,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
   public var socketMode: mode_t = 0o660
   /// The largest message a client may send, in bytes.
   public var maximumMessageBytes: Int = 1 << 20
-  /// How many connections may be open at once.
+  /// How many connections may be open at once (fewer when the file descriptor limit is lower).
   public var maximumConnections: Int = 1024
+  /// How many calls one connection may have read and not yet answered; past it the daemon stops
+  /// reading from that connection until it answers some.
+  public var maximumQueuedCalls: Int = 128
+  /// How many bytes of replies one connection may leave unread before the daemon stops
+  /// answering it (the channel's high write watermark).
+  public var maximumUnwrittenBytes: Int = 64 << 10
+  /// How long a client may take to finish a call it started sending.
+  public var frameTimeout: Duration = .seconds(10)
+  /// How long a connection with no call in flight may stay silent.
+  public var idleTimeout: Duration = .seconds(300)
   /// How many changes a subscription may fall behind before it gets a snapshot instead.
   public var subscriptionQueueLimit: Int = 256
   /// How many changes the daemon keeps for subscribers that resume with `since`.
@@ -64,6 +74,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     configuration.socketMode = socketMode
     configuration.maximumMessageBytes = try positive(config.int(forKey: "limits.maxMessageBytes", default: configuration.maximumMessageBytes), "limits.maxMessageBytes")
     configuration.maximumConnections = try positive(config.int(forKey: "limits.maxConnections", default: configuration.maximumConnections), "limits.maxConnections")
+    configuration.maximumQueuedCalls = try positive(config.int(forKey: "limits.maxQueuedCalls", default: configuration.maximumQueuedCalls), "limits.maxQueuedCalls")
+    configuration.maximumUnwrittenBytes = try positive(config.int(forKey: "limits.maxUnwrittenBytes", default: configuration.maximumUnwrittenBytes), "limits.maxUnwrittenBytes")
+    configuration.frameTimeout = try seconds(config.double(forKey: "limits.frameTimeout", default: 10), "limits.frameTimeout")
+    configuration.idleTimeout = try seconds(config.double(forKey: "limits.idleTimeout", default: 300), "limits.idleTimeout")
     configuration.subscriptionQueueLimit = try positive(config.int(forKey: "subscriptions.queueLimit", default: configuration.subscriptionQueueLimit), "subscriptions.queueLimit")
     configuration.historyLimit = try positive(config.int(forKey: "subscriptions.historyLimit", default: configuration.historyLimit), "subscriptions.historyLimit")
     let level = config.string(forKey: "log.level", default: configuration.logLevel.rawValue)
@@ -118,6 +132,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
     return configuration
   }
+}
+
+private func seconds(_ value: Double, _ key: String) throws -> Duration {
+  guard value > 0, value <= 86_400 else { throw ConfigurationError("\(key) must be a number of seconds in (0, 86400], not \(value)") }
+  return .milliseconds(Int64(value * 1000))
 }
 
 private func positive(_ value: Int, _ key: String) throws -> Int {

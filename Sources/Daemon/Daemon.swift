@@ -105,7 +105,17 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     router.attach(hosts)
     let workerHosts = workers
     let supervisor = Supervisor(configuration: self.configuration.supervision, children: workerHosts, logger: self.logger)
+    // Before the workers start, so they inherit the raised limit too.
+    let fileDescriptorLimit = FileDescriptorLimit.raiseSoftLimit(logger: self.logger)
     try await supervisor.start()
+    // Counted once the workers (and their standbys' links) are open.
+    let connectionCeiling = FileDescriptorLimit.connectionCeiling(configured: .max, softLimit: fileDescriptorLimit)
+    if connectionCeiling < self.configuration.maximumConnections {
+      self.logger.notice(
+        "the file descriptor limit leaves room for fewer connections than limits.maxConnections",
+        metadata: ["connections": "\(connectionCeiling)", "limit": "\(fileDescriptorLimit)"]
+      )
+    }
     for feature in self.application.features {
       let isolation = workers.contains { $0.name == feature.name } ? "process" : "actor"
       self.logger.info("feature started", metadata: ["feature": "\(feature.name)", "isolation": "\(isolation)"])
@@ -135,7 +145,10 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     }
     var services: [any Service] = [
       ServerService(
-        server: VarlinkServer(service: service, listener: listener, configuration: configuration, logger: self.logger),
+        server: VarlinkServer(
+          service: service, listener: listener, configuration: configuration,
+          connectionCeiling: connectionCeiling, logger: self.logger
+        ),
         router: router,
         manager: manager,
         onListening: {

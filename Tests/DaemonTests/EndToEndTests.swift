@@ -218,7 +218,7 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
-  @Test func connectionsOverTheLimitAreClosedAndTheOthersGoOn() async throws {
+  @Test func connectionsOverTheLimitAreToldWhyAndClosedAndTheOthersGoOn() async throws {
     let daemon = try await DaemonProcess(environment: ["SWITCHYARD_LIMITS_MAX_CONNECTIONS": "3"])
     // The daemon's own readiness probe connected and left; wait until it is counted out.
     let first = try daemon.connect()
@@ -228,7 +228,8 @@ import Testing
     // Connecting returns as soon as the kernel queues the connection; the daemon counts it a moment later.
     try await eventually { try third.call("io.switchyard.Store.Status")["connections"] == 3 }
     let fourth = try daemon.connect()
-    #expect(try fourth.read() == nil, "the fourth connection is closed")
+    #expect(try fourth.read() == ["error": "io.switchyard.Store.TooManyConnections", "parameters": ["limit": 3]])
+    #expect(try fourth.read() == nil, "then the fourth connection is closed")
     #expect(try second.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 0)
     #expect(await daemon.terminate() == 0)
   }

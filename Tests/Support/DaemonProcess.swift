@@ -28,24 +28,33 @@ public final class DaemonProcess: @unchecked Sendable {
   ///   - arguments: Further command-line arguments.
   ///   - executable: The daemon to start: `switchyardd`, or `switchyard-fixture` for features
   ///     that misbehave on purpose.
+  ///   - launcher: A command that runs the daemon and becomes it (`exec`s it), such as
+  ///     `["/usr/bin/prlimit", "--nofile=128:128"]`.
   public init(
     socketPath: String? = nil,
     environment: [String: String] = [:],
     arguments: [String] = [],
-    executable: String = "switchyardd"
+    executable: String = "switchyardd",
+    launcher: [String] = []
   ) async throws {
     self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
     self.socketPath = socketPath ?? self.directory.appendingPathComponent("s.sock").path
-    self.process.executableURL = Self.productsDirectory.appendingPathComponent(executable)
-    self.process.arguments = ["--socket", self.socketPath] + arguments
+    let daemon = Self.productsDirectory.appendingPathComponent(executable)
+    if let command = launcher.first {
+      self.process.executableURL = URL(fileURLWithPath: command)
+      self.process.arguments = launcher.dropFirst() + [daemon.path, "--socket", self.socketPath] + arguments
+    } else {
+      self.process.executableURL = daemon
+      self.process.arguments = ["--socket", self.socketPath] + arguments
+    }
     var processEnvironment = ProcessInfo.processInfo.environment.filter { !Self.isInheritedByMistake($0.key) }
     processEnvironment.merge(environment) { $1 }
     self.process.environment = processEnvironment
     self.process.standardError = self.stderr
     self.process.standardOutput = FileHandle.nullDevice
     try self.process.run()
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(10) * Self.timeScale
     while !canConnect(to: self.socketPath) {
       guard self.process.isRunning, ContinuousClock.now < deadline else {
         throw DaemonFailedToStart(log: self.log)
@@ -60,6 +69,11 @@ public final class DaemonProcess: @unchecked Sendable {
     name.hasPrefix("SWITCHYARD_") || name.hasPrefix("LISTEN_") || name.hasPrefix("WATCHDOG_")
       || ["NOTIFY_SOCKET", "JOURNAL_STREAM"].contains(name)
   }
+
+  /// How much longer than usual the daemon may take to start and stop:
+  /// `SWITCHYARD_TEST_TIME_SCALE`, which `make test-tsan` sets, since ThreadSanitizer slows
+  /// everything several times.
+  static let timeScale = Int(ProcessInfo.processInfo.environment["SWITCHYARD_TEST_TIME_SCALE"] ?? "") ?? 1
 
   /// The process's id.
   public var pid: pid_t { self.process.processIdentifier }
@@ -81,6 +95,7 @@ public final class DaemonProcess: @unchecked Sendable {
   /// Waits for the daemon to exit by itself; its exit status, or `nil` when it still runs
   /// after `timeout` (it is then killed).
   public func waitForExit(within timeout: Duration = .seconds(10)) async -> Int32? {
+    let timeout = timeout * Self.timeScale
     let deadline = ContinuousClock.now + timeout
     while self.process.isRunning && ContinuousClock.now < deadline {
       try? await Task.sleep(for: .milliseconds(20))

@@ -136,6 +136,9 @@ public enum StoreInterface {
     # The daemon is shutting down.
     error ShuttingDown ()
 
+    # The daemon serves as many connections as it may ("limit"); this one is closed.
+    error TooManyConnections (limit: int)
+
     # The access policy does not let the caller make this call: "reason" says why, "action"
     # or "path" names what was refused.
     error PermissionDenied (method: string, reason: string, action: ?string, path: ?string)

@@ -93,6 +93,11 @@ public struct VarlinkError: Error, Sendable, Equatable, CustomStringConvertible 
     return Self("\(StoreInterface.name).PermissionDenied", parameters)
   }
 
+  /// `io.switchyard.Store.TooManyConnections`: the daemon serves as many connections as it may.
+  static func tooManyConnections(limit: Int) -> Self {
+    Self("\(StoreInterface.name).TooManyConnections", ["limit": .int(Int64(limit))])
+  }
+
   static func invalidRequest(_ reason: String) -> Self {
     Self("\(StoreInterface.name).InvalidRequest", ["reason": .string(reason)])
   }

@@ -23,7 +23,7 @@ import Testing
     _ = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }))
 
     let third = try daemon.connect()
-    #expect(try third.read() == nil, "a third connection is over the new limit of 2")
+    #expect(try third.read()?["error"] == "io.switchyard.Store.TooManyConnections", "a third connection is over the new limit of 2")
     #expect(try client.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 1, "state survives")
     _ = try client.call("io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])
     #expect(try subscriber.read()?["parameters"]?["patch"] != nil, "the subscription goes on")
@@ -53,7 +53,7 @@ import Testing
     let second = try daemon.connect()
     #expect(try second.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 0)
     let third = try daemon.connect()
-    #expect(try third.read() == nil, "the limit of 2 still holds")
+    #expect(try third.read()?["error"] == "io.switchyard.Store.TooManyConnections", "the limit of 2 still holds")
     #expect(await daemon.terminate() == 0)
     let log = daemon.log
     #expect(log.components(separatedBy: "configuration reload rejected").count - 1 == 2, "\(log)")
