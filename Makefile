@@ -8,6 +8,7 @@
 #   make systemd-test  unit-file checks, then switchyard.socket/.service under a real systemd in nspawn
 #   make soak    the live protocol fuzzer with a million inputs
 #   make test-tsan  every Swift suite under ThreadSanitizer
+#   make fuzz    each libFuzzer target for FUZZ_SECONDS
 
 SWIFT        ?= swift
 BUILD_DIR    ?= .build
@@ -77,6 +78,17 @@ test-tsan: deps
 	$(SWIFT) build --build-tests $(TSAN_FLAGS)
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" SWITCHYARD_TEST_TIME_SCALE=4 $(SWIFT) test $(TSAN_FLAGS) --skip-build --no-parallel
 
+# libFuzzer targets (Fuzz/README.md): `make fuzz` runs each for FUZZ_SECONDS in release;
+# `make fuzz-brief` runs each for 5 s in debug.
+FUZZ_DIR     ?= .build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 1
+.PHONY: fuzz fuzz-brief
+fuzz:
+	SWIFT=$(SWIFT) FUZZ_BUILD_DIR=$(abspath $(FUZZ_DIR)) FUZZ_JOBS=$(FUZZ_JOBS) Fuzz/run.sh $(FUZZ_SECONDS)
+fuzz-brief:
+	SWIFT=$(SWIFT) FUZZ_BUILD_DIR=$(abspath $(FUZZ_DIR)) FUZZ_CONFIGURATION=debug FUZZ_JOBS=2 Fuzz/run.sh 5
+
 # The live protocol fuzzer (Tests/Python/test_live_fuzz.py) at length: a million invalid inputs
 # against a release build while a well-behaved client keeps calling. `make test` sends 100,000.
 SOAK_INPUTS ?= 1000000
@@ -102,7 +114,7 @@ bench-e2e: deps
 	Benchmarks/EndToEnd/run.sh
 
 clean:
-	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(RELEASE_DIR) $(TSAN_DIR)
+	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(RELEASE_DIR) $(TSAN_DIR) $(FUZZ_DIR)
 
 # Tests/Systemd: the units checked offline (systemd-analyze verify and security), then run under a
 # real systemd 252 as PID 1 in systemd-nspawn against the debug build: socket activation, notify,

@@ -25,6 +25,9 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
   /// `io.switchyard.Store.TooManyConnections`: the daemon serves as many connections as it may
   /// (`limit`) and closed this one.
   case tooManyConnections(limit: Int)
+  /// `io.switchyard.Store.Timeout`: this process began a call and did not finish sending it
+  /// within `seconds`; the daemon closed the connection.
+  case timeout(seconds: Double)
   /// `io.switchyard.Store.FeatureCrashed`: the worker process of `feature` ended while it
   /// applied the action (or was killed for not answering its health probe), which was
   /// therefore not applied.
@@ -70,6 +73,12 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
         return
       }
       self = .tooManyConnections(limit: Int(limit))
+    case "io.switchyard.Store.Timeout":
+      switch parameters["seconds"] {
+      case let .double(seconds)?: self = .timeout(seconds: seconds)
+      case let .int(seconds)?: self = .timeout(seconds: Double(seconds))
+      default: self = .unknown(name: name, parameters: parameters)
+      }
     case "io.switchyard.Store.FeatureCrashed":
       self = .featureCrashed(feature: string("feature") ?? "", reason: string("reason") ?? "")
     case "io.switchyard.Store.InternalAction":
@@ -99,6 +108,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case .pathNotFound: "io.switchyard.Store.PathNotFound"
     case .shuttingDown: "io.switchyard.Store.ShuttingDown"
     case .tooManyConnections: "io.switchyard.Store.TooManyConnections"
+    case .timeout: "io.switchyard.Store.Timeout"
     case .featureCrashed: "io.switchyard.Store.FeatureCrashed"
     case .internalAction: "io.switchyard.Store.InternalAction"
     case .permissionDenied: "io.switchyard.Store.PermissionDenied"
@@ -119,6 +129,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case let .pathNotFound(path): ["path": .string(path)]
     case .shuttingDown, .expectedMore: [:]
     case let .tooManyConnections(limit): ["limit": .int(Int64(limit))]
+    case let .timeout(seconds): ["seconds": .double(seconds)]
     case let .featureCrashed(feature, reason): ["feature": .string(feature), "reason": .string(reason)]
     case let .internalAction(index, feature, action):
       ["index": .int(Int64(index)), "feature": .string(feature), "action": .string(action)]

@@ -20,9 +20,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// How many bytes of replies one connection may leave unread before the daemon stops
   /// answering it (the channel's high write watermark).
   public var maximumUnwrittenBytes: Int = 64 << 10
-  /// How long a client may take to finish a call it started sending.
+  /// How long a client may take to finish a call it started sending, while the daemon waits to
+  /// read it (not while it holds the client back).
   public var frameTimeout: Duration = .seconds(10)
-  /// How long a connection with no call in flight may stay silent.
+  /// How long a connection with no call in flight may stay silent after its last call's reply.
   public var idleTimeout: Duration = .seconds(300)
   /// How many changes a subscription may fall behind before it gets a snapshot instead.
   public var subscriptionQueueLimit: Int = 256

@@ -60,13 +60,16 @@ final class ServerChannels: Sendable {
   }
 
   /// Stops accepting, closes idle connections, and lets busy ones close once their call is
-  /// answered.
+  /// answered — except those whose client does not read its replies: their answer waits for
+  /// room that would never come (a subscriber that stopped reading would hold the daemon up
+  /// forever), so they are closed now.
   func drain() {
-    let (listener, idle) = self.contents.withLock { contents in
+    let (listener, closing) = self.contents.withLock { contents in
       contents.isDraining = true
-      return (contents.listener, contents.connections.values.filter { $0.callsInFlight == 0 }.map(\.channel))
+      let closing = contents.connections.values.filter { $0.callsInFlight == 0 || !$0.channel.isWritable }
+      return (contents.listener, closing.map(\.channel))
     }
     listener?.close(promise: nil)
-    for channel in idle { channel.close(promise: nil) }
+    for channel in closing { channel.close(promise: nil) }
   }
 }

@@ -91,11 +91,11 @@ extension VarlinkServer {
       return QueuedCall(method: call.method, oneway: call.oneway, prepared: prepared, action: call.parameters["action"])
     } catch let error as VarlinkError {
       log.refusal("invalid call", ["error": "\(loggable("\(error)"))"])
-      return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw error })
+      return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw error }, errorIsLogged: true)
     } catch {
       log.refusal("malformed message", ["error": "\(loggable("\(error)"))"])
       let reply = VarlinkError.invalidRequest("malformed JSON: \(error)")
-      return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw reply })
+      return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw reply }, errorIsLogged: true)
     }
   }
 
@@ -119,11 +119,13 @@ extension VarlinkServer {
         if !queued.oneway { try await write(reply.message) }
       }
     } catch let error as VarlinkError {
-      log.refusal("error reply") {
-        // Built only when the line is written.
-        var metadata: Logger.Metadata = ["method": "\(loggable(queued.method))", "error": "\(loggable("\(error)"))"]
-        if let action = queued.action { metadata["action"] = "\(String(action.serialized().prefix(512)))" }
-        return metadata
+      if !queued.errorIsLogged {
+        log.refusal("error reply") {
+          // Built only when the line is written.
+          var metadata: Logger.Metadata = ["method": "\(loggable(queued.method))", "error": "\(loggable("\(error)"))"]
+          if let action = queued.action { metadata["action"] = "\(String(action.serialized().prefix(512)))" }
+          return metadata
+        }
       }
       if !queued.oneway { try? await write(error.message) }
     } catch {
@@ -139,6 +141,8 @@ struct QueuedCall: Sendable {
   let prepared: PreparedCall
   /// A `Send`'s action, for the log line should it fail.
   var action: JSONValue? = nil
+  /// The call could not be read, which was logged then: its error reply is not logged again.
+  var errorIsLogged = false
   /// Set for a barrier: the reader waits for it before it reads on.
   var answered: Answered?
 }

@@ -65,10 +65,15 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       .serverChannelOption(.backlog, value: 256)
       .serverChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(logger: logger))
+          try channel.pipeline.syncOperations.addHandler(OutOfDescriptorsBackoffHandler(logger: logger))
         }
       }
       .childChannelOption(.autoRead, value: false)
+      // A read's bytes are all split into calls at once, and the calls wait for their turn in
+      // the connection's buffer, past any back-pressure: small reads keep what a client that
+      // pipelines and never reads can make the daemon hold small (about 16 KiB, not 256 KiB).
+      .childChannelOption(.maxMessagesPerRead, value: 1)
+      .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16 << 10))
     switch self.listener {
     case let .path(path, mode):
       try FileManager.default.createDirectory(

@@ -139,6 +139,10 @@ public enum StoreInterface {
     # The daemon serves as many connections as it may ("limit"); this one is closed.
     error TooManyConnections (limit: int)
 
+    # The call was not sent in full within "seconds" (limits.frameTimeout); the connection is
+    # closed.
+    error Timeout (seconds: float)
+
     # The access policy does not let the caller make this call: "reason" says why, "action"
     # or "path" names what was refused.
     error PermissionDenied (method: string, reason: string, action: ?string, path: ?string)

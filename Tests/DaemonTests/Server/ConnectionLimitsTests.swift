@@ -69,12 +69,36 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  @Test func outOfFileDescriptorsUnderTheLimitTheDaemonPausesAcceptingAndCatchesUpLater() async throws {
+    let daemon = try await DaemonProcess()
+    // Lowered under the running daemon, the file descriptor limit no longer leaves room for
+    // its connection limit: accepting fails with EMFILE while clients wait in the backlog.
+    let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd").count
+    try runProcess("/usr/bin/prlimit", "--pid", "\(daemon.pid)", "--nofile=\(open + 16):\(open + 16)")
+    var clients: [RawSocket] = []
+    for _ in 0..<40 { clients.append(try RawSocket(path: daemon.socketPath, blocking: true)) }
+    try await Task.sleep(for: .milliseconds(500))
+    let cpuBefore = try cpuSeconds(of: daemon.pid)
+    try await Task.sleep(for: .seconds(1))
+    let cpu = try cpuSeconds(of: daemon.pid) - cpuBefore
+    #expect(cpu < 0.3, "the daemon used \(cpu) s of CPU in a second with clients it cannot accept")
+    // Descriptors free up: the client that waited is accepted and served.
+    let waiting = clients.removeLast()
+    for client in clients { client.close() }
+    _ = waiting.sendSome(Array(#"{"method":"io.switchyard.Store.Status"}"#.utf8) + [0])
+    #expect(try waiting.readMessage()?["parameters"]?["features"] == 3)
+    waiting.close()
+    #expect(await daemon.terminate() == 0)
+    #expect(daemon.log.contains("out of file descriptors: not accepting connections for a while"))
+  }
+
   @Test func aCallLeftUnfinishedTimesOut() async throws {
     let daemon = try await DaemonProcess(environment: ["SWITCHYARD_LIMITS_FRAME_TIMEOUT": "1"])
     let slow = try daemon.connect()
     try slow.write(Array(#"{"method":"io.switchyard.Store.St"#.utf8))
     let started = ContinuousClock.now
-    #expect(try slow.read() == nil, "closed")
+    #expect(try slow.read() == ["error": "io.switchyard.Store.Timeout", "parameters": ["seconds": 1.0]])
+    #expect(try slow.read() == nil, "then closed")
     let waited = ContinuousClock.now - started
     #expect(waited >= .milliseconds(900) && waited < .seconds(3), "\(waited)")
     // A call sent in two parts within the timeout is answered.
@@ -83,6 +107,42 @@ import Testing
     try await Task.sleep(for: .milliseconds(300))
     try patient.write(Array(#"atus"}"#.utf8) + [0])
     #expect(try patient.read()?["parameters"]?["features"] == 3)
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func aClientHeldBackLongerThanTheFrameTimeoutKeepsItsConnectionAndEveryReply() async throws {
+    let daemon = try await DaemonProcess(environment: ["SWITCHYARD_LIMITS_FRAME_TIMEOUT": "1"])
+    let client = try RawSocket(path: daemon.socketPath, blocking: false)
+    // Pipelines without reading until the daemon holds it back; its last read most likely ends
+    // inside a call, whose rest waits in the socket.
+    let calls = Array((0..<50_000).map { _ in Self.send }.joined())
+    var written = 0
+    var stalledSince: ContinuousClock.Instant?
+    while written < calls.count {
+      let count = client.sendSome(Array(calls[written...].prefix(64 << 10)))
+      if count > 0 {
+        written += count
+        stalledSince = nil
+      } else {
+        let since = stalledSince ?? .now
+        stalledSince = since
+        if ContinuousClock.now - since > .milliseconds(300) { break }
+        try await Task.sleep(for: .milliseconds(10))
+      }
+    }
+    #expect(written < calls.count, "the daemon held the client back")
+    // Held back for twice the frame timeout: the client is not the one that is slow.
+    try await Task.sleep(for: .seconds(2))
+    // Finishes the call it was writing and reads: every call is answered, in order.
+    let sent = (written + Self.send.count - 1) / Self.send.count
+    let replies = try client.exchange(calls[written..<(sent * Self.send.count)], readingMessages: sent, within: .seconds(5))
+    #expect(replies.count == sent, "\(replies.count) replies to \(sent) calls")
+    let sequence = replies.compactMap { reply -> Int? in
+      guard case let .int(seq)? = reply["parameters"]?["seq"] else { return nil }
+      return Int(seq)
+    }
+    #expect(sequence.count == sent && zip(sequence, sequence.dropFirst()).allSatisfy { $0 < $1 }, "replies in call order")
+    client.close()
     #expect(await daemon.terminate() == 0)
   }
 
@@ -101,77 +161,44 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  @Test func aSubscriberThatStopsReadingDoesNotHoldUpAGracefulShutdown() async throws {
+    let daemon = try await DaemonProcess(environment: ["SWITCHYARD_LIMITS_MAX_UNWRITTEN_BYTES": "1024"])
+    let subscriber = try daemon.connect()
+    try subscriber.send("io.switchyard.Store.Subscribe", [:], more: true)
+    #expect(try subscriber.read()?["parameters"]?["state"] != nil)
+    // Changes it never reads: its socket fills, then what the daemon may buffer for it.
+    let client = try daemon.connect()
+    for _ in 0..<3 {
+      try client.write(Array((0..<1000).map { _ in Self.send }.joined()))
+      for _ in 0..<1000 { _ = try client.read() }
+    }
+    daemon.signal(SIGTERM)
+    let deadline = ContinuousClock.now + .seconds(5)
+    while daemon.process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(!daemon.process.isRunning, "the daemon waited for a subscriber that does not read")
+    if daemon.process.isRunning { daemon.signal(SIGKILL) }
+  }
+
   @Test func tenThousandInvalidCallsWriteAFewLogLinesAndASummary() async throws {
     let daemon = try await DaemonProcess()
-    let client = try daemon.connect()
-    let garbage = Array("{nope".utf8) + [0]
-    for _ in 0..<10 {
-      try client.write(Array((0..<1000).map { _ in garbage }.joined()))
-      for _ in 0..<1000 { #expect(try client.read()?["error"] == "io.switchyard.Store.InvalidRequest") }
-    }
-    #expect(await daemon.terminate() == 0)
-    let lines = daemon.log.split(separator: "\n").filter { $0.contains("malformed message") || $0.contains("left out") }
-    #expect(lines.count < 30, "\(lines.count) lines")
-    #expect(lines.contains { $0.contains("suppressed=") }, "a summary says how many were left out")
-  }
-}
-
-/// A Unix stream socket with only what these tests need: writes that may be partial, and reads
-/// of a NUL-ended message.
-final class RawSocket {
-  let fd: Int32
-  private var buffer: [UInt8] = []
-
-  init(path: String, blocking: Bool) throws {
-    self.fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8.prefix($0.count - 1)) }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(self.fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard connected == 0 else {
-      let code = errno
-      Glibc.close(self.fd)
-      throw POSIXError(.init(rawValue: code) ?? .EIO)
-    }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    if !blocking { _ = fcntl(self.fd, F_SETFL, fcntl(self.fd, F_GETFL) | O_NONBLOCK) }
-  }
-
-  /// Writes what the socket takes now; 0 when it takes nothing.
-  func sendSome(_ bytes: [UInt8]) -> Int {
-    max(0, bytes.withUnsafeBytes { Glibc.send(self.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) })
-  }
-
-  func readMessage() throws -> JSONValue? {
-    while true {
-      if let end = self.buffer.firstIndex(of: 0) {
-        defer { self.buffer.removeSubrange(...end) }
-        return try JSONValue(parsing: Array(self.buffer[..<end]))
+    do {
+      let client = try daemon.connect()
+      let garbage = Array("{nope".utf8) + [0]
+      for _ in 0..<10 {
+        try client.write(Array((0..<1000).map { _ in garbage }.joined()))
+        for _ in 0..<1000 { #expect(try client.read()?["error"] == "io.switchyard.Store.InvalidRequest") }
       }
-      var chunk = [UInt8](repeating: 0, count: 4096)
-      let count = chunk.withUnsafeMutableBytes { recv(self.fd, $0.baseAddress, $0.count, 0) }
-      if count <= 0 { return nil }
-      self.buffer += chunk[..<count]
     }
+    try await eventually { try daemon.connect().call("io.switchyard.Store.Status")["connections"] == 1 }
+    #expect(await daemon.terminate() == 0)
+    let lines = daemon.log.split(separator: "\n")
+    // Starting and stopping take about ten lines; the 10,000 refusals a few more.
+    #expect(lines.count < 40, "\(lines.count) lines:\n\(lines.joined(separator: "\n"))")
+    #expect(lines.filter { $0.contains("malformed message") }.count >= 10, "the first ones are logged")
+    #expect(!lines.contains { $0.contains("error reply") }, "once each, not again with their error reply")
+    #expect(
+      lines.contains { $0.contains("connection ended") && $0.contains("suppressed=") },
+      "when the connection ends, a summary says how many were left out"
+    )
   }
-
-  func close() { Glibc.close(self.fd) }
-}
-
-/// A process's resident memory, from /proc.
-func residentMegabytes(of pid: pid_t) throws -> Int {
-  let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-  let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-  return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
-}
-
-/// A process's CPU time (user and system), from /proc.
-func cpuSeconds(of pid: pid_t) throws -> Double {
-  let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-  // Past the command, which is in parentheses and may hold spaces.
-  let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
-  return (Double(fields[11])! + Double(fields[12])!) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }

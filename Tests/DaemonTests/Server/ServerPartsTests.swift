@@ -44,7 +44,7 @@ import Testing
     let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(logger: .init(label: "test")))
+          try channel.pipeline.syncOperations.addHandler(OutOfDescriptorsBackoffHandler(logger: .init(label: "test")))
         }
       }
       .bind(unixDomainSocketPath: path).get()

@@ -11,14 +11,20 @@ import NIOCore
 /// listening socket stays readable and the event loop would call `accept` again at once,
 /// forever. Turning `autoRead` off takes the socket out of the event loop's interest until the
 /// backoff ends; it doubles, from 50 ms up to 1 s, while accepting keeps failing.
-final class AcceptBackoffHandler: ChannelInboundHandler, RemovableChannelHandler {
+///
+/// NIO's own `AcceptBackoffHandler`, which `ServerBootstrap` adds behind this one, does not
+/// help here (swift-nio 2.101): it delays the `read` calls that pass through the pipeline, and
+/// after a failed accept the server channel makes none — its read stays pending and the socket
+/// stays registered.
+final class OutOfDescriptorsBackoffHandler: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = any Channel
   typealias InboundOut = any Channel
 
   private let logger: Logger
   private var backoff: TimeAmount = .zero
-  private var failures = 0
   private var resume: Scheduled<Void>?
+  /// A shortage that comes and goes as connections close would otherwise log a line each time.
+  private var warnings = LogRateLimiter(burst: 1, interval: .seconds(10))
 
   init(logger: Logger) {
     self.logger = logger
@@ -35,13 +41,11 @@ final class AcceptBackoffHandler: ChannelInboundHandler, RemovableChannelHandler
       context.fireErrorCaught(error)
       return
     }
-    self.failures += 1
     self.backoff = self.backoff == .zero ? .milliseconds(50) : min(self.backoff * 2, .seconds(1))
-    if self.failures == 1 || self.backoff == .seconds(1) {
-      self.logger.warning(
-        "out of file descriptors: not accepting connections for a while",
-        metadata: ["backoff": "\(self.backoff)", "failures": "\(self.failures)"]
-      )
+    if let suppressed = self.warnings.admit(at: .now) {
+      var metadata: Logger.Metadata = ["backoff": "\(self.backoff)", "error": "\(error)"]
+      if suppressed > 0 { metadata["suppressed"] = "\(suppressed)" }
+      self.logger.warning("out of file descriptors: not accepting connections for a while", metadata: metadata)
     }
     let channel = context.channel
     try? channel.syncOptions?.setOption(.autoRead, value: false)

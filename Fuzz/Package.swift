@@ -1,0 +1,99 @@
+// swift-tools-version: 6.1
+// libFuzzer targets for what a client's bytes reach first (see README.md). Run them with
+// `Fuzz/run.sh SECONDS` (`make fuzz`).
+//
+// The project's modules are compiled here a second time, from symlinks (Sources/SwitchyardRuntime
+// → ../../Sources/Runtime, …), because coverage guidance needs the code under test instrumented:
+// per-target `unsafeFlags` apply only to a root package's own targets, and `-Xswiftc` would also
+// reach every dependency and the macro plugins (CasePathsMacros, DependenciesMacrosPlugin), which
+// must stay ordinary host executables. The libraries they use are built plainly. Keep the
+// targets' dependencies in step with ../Package.swift.
+
+import PackageDescription
+
+/// Coverage instrumentation for libFuzzer and AddressSanitizer, on the project's own modules and
+/// the fuzz entries.
+let fuzzed: [SwiftSetting] = [
+  .unsafeFlags(["-sanitize=fuzzer,address"]),
+  .unsafeFlags(["-O"], .when(configuration: .debug)),
+]
+/// libFuzzer and the ASan runtime, linked into each fuzz executable. lld, because gold prints a
+/// "Cannot export local symbol __asan_…" warning per sanitizer symbol.
+let link: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
+
+let package = Package(
+  name: "SwitchyardFuzz",
+  platforms: [.macOS(.v15)],
+  dependencies: [
+    .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
+    .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+    .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+  ],
+  targets: [
+    .target(name: "SwitchyardSynchronization", swiftSettings: fuzzed),
+    .target(
+      name: "SwitchyardRuntime",
+      dependencies: [
+        "SwitchyardSynchronization",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "OrderedCollections", package: "swift-collections"),
+        .product(name: "DequeModule", package: "swift-collections"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: fuzzed
+    ),
+    .target(
+      name: "PrimeTime",
+      dependencies: [
+        "SwitchyardRuntime",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "DependenciesMacros", package: "swift-dependencies"),
+      ],
+      swiftSettings: fuzzed
+    ),
+    .target(
+      name: "SwitchyardVarlink",
+      dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+      swiftSettings: fuzzed
+    ),
+    .target(name: "FuzzDriver"),
+    .executableTarget(
+      name: "FuzzFrameDecoder",
+      dependencies: [
+        "FuzzDriver",
+        "SwitchyardVarlink",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+      ],
+      swiftSettings: fuzzed, linkerSettings: link
+    ),
+    .executableTarget(name: "FuzzJSONParser", dependencies: ["FuzzDriver", "SwitchyardRuntime"], swiftSettings: fuzzed, linkerSettings: link),
+    .executableTarget(name: "FuzzJSONPointer", dependencies: ["FuzzDriver", "SwitchyardRuntime"], swiftSettings: fuzzed, linkerSettings: link),
+    .executableTarget(name: "FuzzJSONPatch", dependencies: ["FuzzDriver", "SwitchyardRuntime"], swiftSettings: fuzzed, linkerSettings: link),
+    .executableTarget(name: "FuzzActions", dependencies: ["FuzzDriver", "SwitchyardRuntime", "PrimeTime"], swiftSettings: fuzzed, linkerSettings: link),
+    // The daemon's call envelope, compiled from the daemon's own two files, symlinked beside
+    // main.swift: the daemon's module needs libsystemd and much more, and `VarlinkCall` is
+    // internal to it.
+    .executableTarget(
+      name: "FuzzCallEnvelope",
+      dependencies: ["FuzzDriver", "SwitchyardRuntime", .product(name: "OrderedCollections", package: "swift-collections")],
+      swiftSettings: fuzzed, linkerSettings: link
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+../../../Sources/Daemon/Varlink/Interfaces.swift

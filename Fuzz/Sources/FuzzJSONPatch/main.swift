@@ -1,0 +1,36 @@
+import FuzzDriver
+import SwitchyardRuntime
+
+/// A document and a patch, the bytes before and after the first NUL. The patch parses or throws,
+/// and what parses writes out and reads back as itself. It applies or throws; a patch that throws
+/// leaves the document as it was (application is atomic). What it makes of the document, the
+/// diff the daemon would publish for that change makes too.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+  guard let data else { return 0 }
+  let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  guard let split = bytes.firstIndex(of: 0),
+    let original = try? JSONValue(parsing: Array(bytes[..<split])),
+    let patchJSON = try? JSONValue(parsing: Array(bytes[(split + 1)...])),
+    let patch = try? JSONPatch(jsonValue: patchJSON)
+  else { return 0 }
+  precondition((try? JSONPatch(jsonValue: patch.jsonValue)) == patch, "a patch does not read back as itself")
+  var document = original
+  do {
+    try patch.apply(to: &document)
+  } catch {
+    precondition(document == original, "a failed patch changed the document")
+    return 0
+  }
+  var again = original
+  let diff = JSONPatch(from: original, to: document)
+  do {
+    try diff.apply(to: &again)
+  } catch {
+    preconditionFailure("the diff of a change does not apply: \(error)")
+  }
+  precondition(again == document, "the diff of a change makes something else")
+  return 0
+}
+
+runFuzzer(fuzz)
