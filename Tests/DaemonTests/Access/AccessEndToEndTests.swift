@@ -131,6 +131,9 @@ import Testing
     let (reader, readerOutput) = try start(Self.nobody, daemon, [Self.getPrimes, "wait-for:\(marker)", Self.getPrimes])
     let root = try daemon.connect()
     try await eventually { try root.call("io.switchyard.Store.Status")["subscribers"] == 1 }
+    // The reader's first Get must come before the reload: it connected, and its call follows at once.
+    try await eventually { try root.call("io.switchyard.Store.Status")["connections"] == 3 }
+    try await Task.sleep(for: .milliseconds(500))
 
     try #"{"switchyard": {"access": {"rules": {"nobody": {"user": "nobody", "allow": ["write"]}}}}}"#.write(
       to: config, atomically: true, encoding: .utf8
