@@ -1,7 +1,7 @@
 # Switchyard — the two commands of the quick start, and a few more.
 #
 #   make run     build and start switchyardd in the foreground, serving PrimeTime
-#   make test    build everything and run every test
+#   make test    build everything and run every test (the fuzz targets briefly too)
 #   make bench   run the runtime benchmarks and print their ratios to the references
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR)
@@ -41,7 +41,7 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 
-test: build python-test systemd-test
+test: build python-test systemd-test fuzz-brief
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 
 # Tests/Python: a third-party client's view of switchyardd (PyPI varlink, jsonpatch, asyncvarlink),

@@ -127,7 +127,11 @@ import Testing
     #expect(try await client.send(.counter(.incrTapped)) == 1)
     #expect(await daemon.terminate() == 0)
 
-    // Nobody listens any more.
+    // Nobody listens any more. The connection the client kept may not have seen the daemon's
+    // end yet: a call written to it fails as closed, and the next one finds nobody to connect to.
+    await #expect(throws: SwitchyardConnectionError.self) {
+      try await client.get(.root)
+    }
     await #expect {
       try await client.get(.root)
     } throws: { error in
