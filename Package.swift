@@ -7,9 +7,12 @@ let package = Package(
   name: "Switchyard",
   platforms: [.macOS(.v15)],
   products: [
+    .library(name: "SwitchyardJSON", targets: ["SwitchyardJSON"]),
+    .library(name: "SwitchyardVarlink", targets: ["SwitchyardVarlink"]),
     .library(name: "SwitchyardRuntime", targets: ["SwitchyardRuntime"]),
     .library(name: "PrimeTime", targets: ["PrimeTime"]),
     .library(name: "SwitchyardDaemon", targets: ["SwitchyardDaemon"]),
+    .library(name: "SwitchyardCommands", targets: ["SwitchyardCommands"]),
     .executable(name: "switchyardd", targets: ["switchyardd"]),
     .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
     .executable(name: "switchyard", targets: ["switchyard"]),
@@ -37,14 +40,22 @@ let package = Package(
       path: "Sources/Synchronization"
     ),
     .target(
+      name: "SwitchyardJSON",
+      dependencies: [
+        "SwitchyardSynchronization",
+        .product(name: "OrderedCollections", package: "swift-collections"),
+      ],
+      path: "Sources/JSON"
+    ),
+    .target(
       name: "SwitchyardRuntime",
       dependencies: [
+        "SwitchyardJSON",
         "SwitchyardSynchronization",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
-        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "OrderedCollections", package: "swift-collections"),
@@ -66,7 +77,11 @@ let package = Package(
     ),
     .target(
       name: "SwitchyardVarlink",
-      dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+      dependencies: [
+        "SwitchyardJSON",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "OrderedCollections", package: "swift-collections"),
+      ],
       path: "Sources/Varlink"
     ),
     .systemLibrary(
@@ -86,7 +101,6 @@ let package = Package(
         "SwitchyardVarlink",
         "CSystemd",
         "CWorkerSpawn",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -101,10 +115,20 @@ let package = Package(
       ],
       path: "Sources/Daemon"
     ),
+    .target(
+      name: "SwitchyardCommands",
+      dependencies: [
+        "SwitchyardDaemon",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Sources/Commands"
+    ),
     .executableTarget(
       name: "switchyardd",
       dependencies: [
+        "SwitchyardCommands",
         "SwitchyardDaemon",
+        "SwitchyardVarlink",
         "PrimeTime",
         "SwitchyardRuntime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -115,7 +139,7 @@ let package = Package(
       name: "SwitchyardClient",
       dependencies: [
         "SwitchyardSynchronization",
-        "SwitchyardRuntime",
+        "SwitchyardJSON",
         "SwitchyardVarlink",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -127,7 +151,8 @@ let package = Package(
       name: "switchyard",
       dependencies: [
         "SwitchyardClient",
-        "SwitchyardRuntime",
+        "SwitchyardJSON",
+        "SwitchyardVarlink",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -149,6 +174,7 @@ let package = Package(
     .executableTarget(
       name: "switchyard-fixture",
       dependencies: [
+        "SwitchyardCommands",
         "SwitchyardDaemon",
         "SwitchyardRuntime",
         .product(name: "CasePaths", package: "swift-case-paths"),
@@ -160,6 +186,7 @@ let package = Package(
     .testTarget(
       name: "DaemonTests",
       dependencies: [
+        "SwitchyardVarlink",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         "SwitchyardTestSupport",
@@ -171,6 +198,24 @@ let package = Package(
       ],
       // Run by the access tests as another user, from where it is.
       exclude: ["Access/peer_call.py"]
+    ),
+    .testTarget(
+      name: "VarlinkTests",
+      dependencies: [
+        "SwitchyardJSON",
+        "SwitchyardVarlink",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+      ]
+    ),
+    .testTarget(
+      name: "JSONTests",
+      dependencies: [
+        "SwitchyardTestSupport",
+        "SwitchyardJSON",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ]
     ),
     .testTarget(
       name: "RuntimeTests",

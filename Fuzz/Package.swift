@@ -2,8 +2,8 @@
 // libFuzzer targets for what a client's bytes reach first (see README.md). Run them with
 // `Fuzz/run.sh SECONDS` (`make fuzz`).
 //
-// The project's modules are compiled here a second time, from symlinks (Sources/SwitchyardRuntime
-// → ../../Sources/Runtime, …), because coverage guidance needs the code under test instrumented:
+// The project's modules are compiled here a second time, from symlinks (Sources/SwitchyardJSON
+// → ../../Sources/JSON, …), because coverage guidance needs the code under test instrumented:
 // per-target `unsafeFlags` apply only to a root package's own targets, and `-Xswiftc` would also
 // reach every dependency and the macro plugins (CasePathsMacros, DependenciesMacrosPlugin), which
 // must stay ordinary host executables. The libraries they use are built plainly. Keep the
@@ -29,7 +29,6 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
-    .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -39,14 +38,19 @@ let package = Package(
   targets: [
     .target(name: "SwitchyardSynchronization", swiftSettings: fuzzed),
     .target(
+      name: "SwitchyardJSON",
+      dependencies: ["SwitchyardSynchronization", .product(name: "OrderedCollections", package: "swift-collections")],
+      swiftSettings: fuzzed
+    ),
+    .target(
       name: "SwitchyardRuntime",
       dependencies: [
+        "SwitchyardJSON",
         "SwitchyardSynchronization",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
-        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "OrderedCollections", package: "swift-collections"),
@@ -68,7 +72,7 @@ let package = Package(
     ),
     .target(
       name: "SwitchyardVarlink",
-      dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+      dependencies: ["SwitchyardJSON", .product(name: "NIOCore", package: "swift-nio"), .product(name: "OrderedCollections", package: "swift-collections")],
       swiftSettings: fuzzed
     ),
     .target(name: "FuzzDriver"),
@@ -82,16 +86,12 @@ let package = Package(
       ],
       swiftSettings: fuzzed, linkerSettings: link
     ),
-    .executableTarget(name: "FuzzJSONParser", dependencies: ["FuzzDriver", "SwitchyardRuntime"], swiftSettings: fuzzed, linkerSettings: link),
-    .executableTarget(name: "FuzzJSONPointer", dependencies: ["FuzzDriver", "SwitchyardRuntime"], swiftSettings: fuzzed, linkerSettings: link),
-    .executableTarget(name: "FuzzJSONPatch", dependencies: ["FuzzDriver", "SwitchyardRuntime"], swiftSettings: fuzzed, linkerSettings: link),
+    .executableTarget(name: "FuzzJSONParser", dependencies: ["FuzzDriver", "SwitchyardJSON"], swiftSettings: fuzzed, linkerSettings: link),
+    .executableTarget(name: "FuzzJSONPointer", dependencies: ["FuzzDriver", "SwitchyardJSON"], swiftSettings: fuzzed, linkerSettings: link),
+    .executableTarget(name: "FuzzJSONPatch", dependencies: ["FuzzDriver", "SwitchyardJSON"], swiftSettings: fuzzed, linkerSettings: link),
     .executableTarget(name: "FuzzActions", dependencies: ["FuzzDriver", "SwitchyardRuntime", "PrimeTime"], swiftSettings: fuzzed, linkerSettings: link),
-    // The daemon's call envelope, compiled from the daemon's own two files, symlinked beside
-    // main.swift: the daemon's module needs libsystemd and much more, and `VarlinkCall` is
-    // internal to it.
     .executableTarget(
-      name: "FuzzCallEnvelope",
-      dependencies: ["FuzzDriver", "SwitchyardRuntime", .product(name: "OrderedCollections", package: "swift-collections")],
+      name: "FuzzCallEnvelope", dependencies: ["FuzzDriver", "SwitchyardJSON", "SwitchyardVarlink"],
       swiftSettings: fuzzed, linkerSettings: link
     ),
   ],

@@ -2,7 +2,7 @@ import NIOCore
 import SwitchyardVarlink
 import NIOPosix
 import SwitchyardSynchronization
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// One Varlink connection: calls are written in order, pipelined, and their replies matched to
 /// them first in, first out — Varlink answers calls in the order they were made.
@@ -29,10 +29,10 @@ final class VarlinkConnection: Sendable {
 
   let path: String
   private let channel: any Channel
-  private let outgoing: AsyncStream<ByteBuffer>.Continuation
+  private let outgoing: AsyncStream<JSONValue>.Continuation
   private let state = Mutex(State())
 
-  private init(path: String, channel: any Channel, outgoing: AsyncStream<ByteBuffer>.Continuation) {
+  private init(path: String, channel: any Channel, outgoing: AsyncStream<JSONValue>.Continuation) {
     self.path = path
     self.channel = channel
     self.outgoing = outgoing
@@ -40,15 +40,16 @@ final class VarlinkConnection: Sendable {
 
   /// Connects to the Unix socket at `path`.
   static func connect(path: String, maximumMessageBytes: Int) async throws -> VarlinkConnection {
-    let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    let asyncChannel: NIOAsyncChannel<ByteBuffer, JSONValue>
     do {
       asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .connect(unixDomainSocketPath: path) { channel in
           channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(
-              ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: maximumMessageBytes))
+            try channel.pipeline.syncOperations.addHandlers(
+              ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: maximumMessageBytes)),
+              MessageToByteHandler(VarlinkMessageEncoder())
             )
-            return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            return try NIOAsyncChannel<ByteBuffer, JSONValue>(wrappingChannelSynchronously: channel)
           }
         }
     } catch let error as IOError {
@@ -56,7 +57,7 @@ final class VarlinkConnection: Sendable {
     } catch {
       throw SwitchyardConnectionError.cannotConnect(path: path, reason: "\(error)")
     }
-    let (frames, outgoing) = AsyncStream<ByteBuffer>.makeStream()
+    let (frames, outgoing) = AsyncStream<JSONValue>.makeStream()
     let connection = VarlinkConnection(path: path, channel: asyncChannel.channel, outgoing: outgoing)
     Task {
       do {
@@ -131,32 +132,25 @@ final class VarlinkConnection: Sendable {
     self.channel.close(promise: nil)
   }
 
-  private func frame(_ method: String, _ parameters: JSONObject, more: Bool) -> ByteBuffer {
-    var call: JSONObject = ["method": .string(method), "parameters": .object(parameters)]
-    if more { call["more"] = true }
-    var bytes = JSONValue.object(call).serializedBytes()
-    bytes.append(0)
-    return self.channel.allocator.buffer(bytes: bytes)
+  private func frame(_ method: String, _ parameters: JSONObject, more: Bool) -> JSONValue {
+    VarlinkCall(method: method, parameters: parameters, more: more).message
   }
 
   private func receive(_ frame: ByteBuffer) {
-    let reply: JSONValue
+    let answer: VarlinkAnswer
     do {
-      reply = try frame.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
+      answer = try VarlinkAnswer(parsing: try frame.withUnsafeReadableBytes { try JSONValue(parsing: $0) })
     } catch {
       self.terminate(SwitchyardConnectionError.malformedReply("\(error)"))
       return
     }
-    guard case .object = reply else {
-      self.terminate(SwitchyardConnectionError.malformedReply("a reply must be a JSON object"))
-      return
-    }
-    let continues = reply["continues"] == true
     var failure: SwitchyardError?
-    if case let .string(name)? = reply["error"] {
-      failure = SwitchyardError(name: name, parameters: reply["parameters"] ?? [:])
+    var parameters = JSONValue.object([:])
+    var continues = false
+    switch answer {
+    case let .error(error): failure = SwitchyardError(error)
+    case let .reply(reply): (parameters, continues) = (.object(reply.parameters), reply.continues)
     }
-    let parameters = reply["parameters"] ?? [:]
     let head: Pending? = self.state.withLock { state in
       guard let head = state.pending.first else { return nil }
       if failure != nil || !continues { state.pending.removeFirst() }

@@ -1,4 +1,4 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// A feature the daemon hosts, as `Describe` reports it.
 public struct FeatureDescription: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// One reply of a subscription: the state at the subscribed path, or a change to it.
 ///

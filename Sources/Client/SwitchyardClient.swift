@@ -1,6 +1,6 @@
 import Logging
 import SwitchyardSynchronization
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// A client of `switchyardd`: sends actions to the application's features, reads its state and
 /// follows every change to it, over Varlink (`io.switchyard.Store`) on a Unix socket.
@@ -120,7 +120,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   ///   ``SwitchyardError/invalidAction(reason:path:)`` when the daemon does not know it.
   @discardableResult
   public func send(_ action: Action) async throws -> UInt64 {
-    try Self.seq(of: await self.call(method: "io.switchyard.Store.Send", parameters: ["action": self.encode(action)]))
+    try Self.seq(of: await self.call(method: StoreInterface.Method.send.qualifiedName, parameters: ["action": self.encode(action)]))
   }
 
   /// Routes several actions in order, with one reply once all are applied.
@@ -131,7 +131,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   @discardableResult
   public func send(batch actions: [Action]) async throws -> UInt64 {
     let encoded = try actions.map(self.encode)
-    return try Self.seq(of: await self.call(method: "io.switchyard.Store.SendBatch", parameters: ["actions": .array(encoded)]))
+    return try Self.seq(of: await self.call(method: StoreInterface.Method.sendBatch.qualifiedName, parameters: ["actions": .array(encoded)]))
   }
 
   /// The whole state, and the sequence number it is at.
@@ -154,7 +154,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   public func get(_ pointer: JSONPointer) async throws -> (seq: UInt64, state: JSONValue) {
     var parameters: JSONObject = [:]
     if !pointer.isRoot { parameters["path"] = .string(pointer.description) }
-    let reply = try await self.call(method: "io.switchyard.Store.Get", parameters: parameters)
+    let reply = try await self.call(method: StoreInterface.Method.get.qualifiedName, parameters: parameters)
     guard let state = reply["state"] else {
       throw SwitchyardConnectionError.malformedReply("Get replied without \"state\": \(reply.serialized())")
     }
@@ -173,13 +173,13 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
 
   /// The features the daemon hosts.
   public func describe() async throws -> [FeatureDescription] {
-    let reply = try await self.call(method: "io.switchyard.Store.Describe")
+    let reply = try await self.call(method: StoreInterface.Method.describe.qualifiedName)
     return try JSONValueDecoder().decode([FeatureDescription].self, from: reply["features"] ?? [])
   }
 
   /// How the daemon is doing.
   public func status() async throws -> DaemonStatus {
-    try JSONValueDecoder().decode(DaemonStatus.self, from: await self.call(method: "io.switchyard.Store.Status"))
+    try JSONValueDecoder().decode(DaemonStatus.self, from: await self.call(method: StoreInterface.Method.status.qualifiedName))
   }
 
   // MARK: - Subscriptions
@@ -318,7 +318,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
           parameters["since"] = .int(Int64(delivered))
           parameters["history"] = .string(history)
         }
-        for try await reply in connection.callMore("io.switchyard.Store.Subscribe", parameters: parameters) {
+        for try await reply in connection.callMore(StoreInterface.Method.subscribe.qualifiedName, parameters: parameters) {
           let event = try SubscriptionEvent(parameters: reply)
           failures = 0
           if case .snapshot = event, case let .string(replyHistory)? = reply["history"], replyHistory != history {

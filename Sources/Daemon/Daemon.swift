@@ -47,63 +47,21 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   /// - Throws: ``ApplicationError`` when the application is inconsistent, and a description of
   ///   the problem when socket activation passed a socket the daemon cannot serve on.
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
-    let initialJSON = try self.application.validate()
-    let listener: VarlinkServer<State, Action>.Listener
+    let listener: VarlinkListener
     if let fd = try SocketActivation.listeningSocket(named: "varlink") {
       listener = .inherited(fd)
     } else {
       listener = .path(self.configuration.socketPath, mode: self.configuration.socketMode)
     }
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
-    let router = Router<Action>(
-      initialState: initialJSON,
-      pointers: self.application.features.map(\.pointer),
-      historyLimit: self.configuration.historyLimit,
+    let hosted = try await HostedApplication.start(
+      self.application,
+      configuration: self.configuration,
+      launch: WorkerLaunch(logLevel: self.logLevel),
+      encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
       logger: self.logger
     )
-    var hosts: [FeatureHost<Action>] = []
-    var workers: [WorkerHost<Action>] = []
-    let launch = WorkerLaunch(logLevel: self.logLevel)
-    for (index, feature) in self.application.features.enumerated() {
-      let settings = self.configuration.features[feature.name]
-      switch settings?.isolation ?? feature.isolation {
-      case .actor:
-        hosts.append(try await feature.start(self.application.initialState, router, index))
-      case .process:
-        guard let support = feature.worker else {
-          throw ApplicationError(
-            """
-            feature "\(feature.name)" cannot run in a worker process: its state and action types \
-            must be Codable to cross the process boundary
-            """
-          )
-        }
-        let worker = WorkerHost(
-          name: feature.name,
-          index: index,
-          pointer: feature.pointer,
-          restart: settings?.restart ?? feature.restart,
-          support: support,
-          router: router,
-          launch: launch,
-          probeTimeout: self.configuration.supervision.probeTimeout,
-          logger: self.logger
-        )
-        workers.append(worker)
-        hosts.append(
-          FeatureHost(
-            name: feature.name,
-            isReadOnly: feature.isReadOnly,
-            internalAction: feature.internalAction,
-            offer: { worker.offer($0, ticket: $1) },
-            probe: { worker.probe($0) },
-            stop: {}
-          )
-        )
-      }
-    }
-    router.attach(hosts)
-    let workerHosts = workers
+    let workerHosts = hosted.workers
     let supervisor = Supervisor(configuration: self.configuration.supervision, children: workerHosts, logger: self.logger)
     // Before the workers start, so they inherit the raised limit too.
     let fileDescriptorLimit = FileDescriptorLimit.raiseSoftLimit(logger: self.logger)
@@ -117,11 +75,14 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       )
     }
     for feature in self.application.features {
-      let isolation = workers.contains { $0.name == feature.name } ? "process" : "actor"
+      let isolation = workerHosts.contains { $0.name == feature.name } ? "process" : "actor"
       self.logger.info("feature started", metadata: ["feature": "\(feature.name)", "isolation": "\(isolation)"])
     }
-    let service = StoreService(
-      router: router,
+    let counters = ServerCounters()
+    let responder = StoreResponder(
+      router: hosted.router,
+      changeLog: hosted.changeLog,
+      subscriptions: hosted.subscriptions,
       features: self.application.features,
       workers: Dictionary(
         uniqueKeysWithValues: workerHosts.map { worker -> (String, @Sendable () -> WorkerSnapshot) in
@@ -129,27 +90,29 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         }
       ),
       configuration: configuration,
+      counters: counters,
       logger: self.logger
     )
     let manager = ServiceManager()
-    let featureCount = hosts.count
-    let counters: @Sendable () -> (line: StatusLine, actions: Int) = {
+    let featureCount = hosted.hosts.count
+    let subscriptions = hosted.subscriptions
+    let statusCounters: @Sendable () -> (line: StatusLine, actions: Int) = {
       let line = StatusLine(
         features: featureCount,
         workers: workerHosts.count { $0.snapshot.pid != nil },
-        connections: service.connectionCount.load(ordering: .relaxed),
-        subscribers: router.subscriberCount,
+        connections: counters.connections.load(ordering: .relaxed),
+        subscribers: subscriptions.count,
         actionsPerSecond: 0
       )
-      return (line, service.actionCount.load(ordering: .relaxed))
+      return (line, responder.actionCount.load(ordering: .relaxed))
     }
     var services: [any Service] = [
       ServerService(
         server: VarlinkServer(
-          service: service, listener: listener, configuration: configuration,
+          responder: responder, counters: counters, listener: listener, configuration: configuration,
           connectionCeiling: connectionCeiling, logger: self.logger
         ),
-        router: router,
+        changeLog: hosted.changeLog,
         manager: manager,
         onListening: {
           let path: String? =
@@ -157,14 +120,14 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
             case let .path(path, _): path
             case let .inherited(fd): boundPath(ofSocket: fd)
             }
-          service.socketGroup.store(Int64(socketGroup(boundAt: path)), ordering: .relaxed)
-          manager.ready(status: counters().line.description)
+          responder.socketGroup.store(Int64(socketGroup(boundAt: path)), ordering: .relaxed)
+          manager.ready(status: statusCounters().line.description)
           onListening()
         }
       ),
-      StatusReporter(manager: manager, interval: .seconds(1), counters: counters),
+      StatusReporter(manager: manager, interval: .seconds(1), counters: statusCounters),
     ]
-    if !workers.isEmpty {
+    if !workerHosts.isEmpty {
       services.append(SupervisorService(supervisor: supervisor, manager: manager))
     }
     if let interval = manager.watchdogInterval {
@@ -172,8 +135,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         Watchdog(
           manager: manager,
           period: interval / 2,
-          probe: { router.probe($0) },
-          featureNames: hosts.map(\.name),
+          probe: { hosted.router.probe($0) },
+          featureNames: hosted.hosts.map(\.name),
           logger: self.logger
         )
       )
@@ -189,10 +152,10 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         configuration: configuration,
         load: reloadConfiguration,
         apply: {
-          router.setHistoryLimit($0.historyLimit)
-          service.revokeSubscriptions()
+          hosted.changeLog.setHistoryLimit($0.historyLimit)
+          responder.revokeSubscriptions()
         },
-        status: { counters().line.description },
+        status: { statusCounters().line.description },
         logger: self.logger
       )
     )
@@ -207,11 +170,11 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       try await group.run()
     } catch {
       await supervisor.stop()
-      for host in hosts { await host.stop() }
+      await hosted.stop()
       throw error
     }
     await supervisor.stop()
-    for host in hosts { await host.stop() }
+    await hosted.stop()
     if case let .path(path, _) = listener {
       try? FileManager.default.removeItem(atPath: path)
     }
@@ -221,9 +184,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
 
 /// The Varlink server as a service of the service group: on graceful shutdown it tells the
 /// service manager, ends the subscriptions with `ShuttingDown`, and stops accepting.
-private struct ServerService<State: Codable & Sendable, Action: Codable & Sendable>: Service {
-  let server: VarlinkServer<State, Action>
-  let router: Router<Action>
+private struct ServerService<Responder: VarlinkResponder>: Service {
+  let server: VarlinkServer<Responder>
+  let changeLog: ChangeLog
   let manager: ServiceManager
   let onListening: @Sendable () -> Void
 
@@ -235,13 +198,13 @@ private struct ServerService<State: Codable & Sendable, Action: Codable & Sendab
         try await self.server.run(onListening: self.onListening)
       } onGracefulShutdown: {
         self.manager.stopping()
-        self.router.shutDown()
+        self.changeLog.shutDown()
         self.server.drain()
       }
     } onCancel: {
       // The group is failing (the supervisor gave up): end subscriptions too, or they would
       // hold their connections open and the daemon with them.
-      self.router.shutDown()
+      self.changeLog.shutDown()
     }
   }
 }

@@ -1,4 +1,4 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 
 extension JSONValue {
   /// The JSON text indented by two spaces, keys in the order they came.

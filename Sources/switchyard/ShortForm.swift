@@ -1,5 +1,5 @@
 import ArgumentParser
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// The short form of an action a person can type: a dotted path of case names, then the
 /// payload as JSON.

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import SwitchyardClient
-import SwitchyardRuntime
+import SwitchyardJSON
+import SwitchyardVarlink
 
 /// `switchyard`: talks to `switchyardd` from a shell.
 ///
@@ -16,7 +17,7 @@ struct Switchyard: AsyncParsableCommand {
       Exit codes: 0 success, 1 the daemon answered with an error, 2 usage error, \
       3 cannot connect to the daemon.
       """,
-    version: "0.1.0",
+    version: switchyardVersion,
     subcommands: [Send.self, Get.self, Watch.self, Status.self, Describe.self, Call.self]
   )
 
@@ -185,7 +186,7 @@ struct Status: AsyncParsableCommand {
 
   func run() async throws {
     try await self.global.withClient { client in
-      print(try await client.call(method: "io.switchyard.Store.Status").prettyPrinted())
+      print(try await client.call(method: StoreInterface.Method.status.qualifiedName).prettyPrinted())
     }
   }
 }
@@ -197,7 +198,7 @@ struct Describe: AsyncParsableCommand {
 
   func run() async throws {
     try await self.global.withClient { client in
-      print(try await client.call(method: "io.switchyard.Store.Describe").prettyPrinted())
+      print(try await client.call(method: StoreInterface.Method.describe.qualifiedName).prettyPrinted())
     }
   }
 }

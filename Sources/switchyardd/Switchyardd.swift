@@ -2,8 +2,10 @@ import ArgumentParser
 import Foundation
 import Logging
 import PrimeTime
+import SwitchyardCommands
 import SwitchyardDaemon
 import SwitchyardRuntime
+import SwitchyardVarlink
 
 /// `switchyardd`: the Switchyard daemon, serving the PrimeTime demo application.
 @main
@@ -27,7 +29,7 @@ struct Worker: AsyncParsableCommand {
   @OptionGroup var options: WorkerOptions
 
   func run() async throws {
-    try await primeTime.runWorker(feature: self.options.feature, parent: self.options.parent, logLevel: self.options.logLevel)
+    try await primeTime.runWorker(self.options)
   }
 }
 

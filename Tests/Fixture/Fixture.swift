@@ -2,6 +2,7 @@ import ArgumentParser
 import CasePaths
 import Foundation
 import Logging
+import SwitchyardCommands
 import SwitchyardDaemon
 import SwitchyardRuntime
 

@@ -1,5 +1,6 @@
 import FuzzDriver
-import SwitchyardRuntime
+import SwitchyardJSON
+import SwitchyardVarlink
 
 /// Any bytes as a Varlink call, as the daemon reads one: JSON, then the envelope
 /// (`method`, `parameters`, `more`, `oneway`), which is a call or a `VarlinkError`.

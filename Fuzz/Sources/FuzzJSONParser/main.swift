@@ -1,5 +1,5 @@
 import FuzzDriver
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// Any bytes into the JSON parser: it parses or throws, and what it parses writes out and reads
 /// back as the same value.

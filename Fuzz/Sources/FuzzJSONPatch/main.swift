@@ -1,5 +1,5 @@
 import FuzzDriver
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// A document and a patch, the bytes before and after the first NUL. The patch parses or throws,
 /// and what parses writes out and reads back as itself. It applies or throws; a patch that throws

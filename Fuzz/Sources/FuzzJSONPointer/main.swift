@@ -1,5 +1,5 @@
 import FuzzDriver
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// Any text as a JSON Pointer: it parses or throws; a parsed pointer writes out as itself and
 /// looks up a value, or nothing, in a document with objects and arrays.

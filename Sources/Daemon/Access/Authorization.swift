@@ -1,4 +1,5 @@
 import SwitchyardRuntime
+import SwitchyardVarlink
 
 extension Grants {
   /// Why `call` is refused, or `nil` when the caller may make it.
@@ -12,11 +13,11 @@ extension Grants {
     guard call.interface == StoreInterface.name else {
       return self.mayDoAnything ? nil : .permissionDenied(call.method, "this policy grants you nothing")
     }
-    switch call.name {
-    case "Send", "SendBatch":
+    switch StoreInterface.Method(rawValue: call.name) {
+    case .send, .sendBatch:
       guard self.mayWrite else { return .permissionDenied(call.method, "writing needs the write permission") }
       let actions: [JSONValue]
-      if call.name == "Send" {
+      if call.name == StoreInterface.Method.send.rawValue {
         actions = call.parameters["action"].map { [$0] } ?? []
       } else if case let .array(batch)? = call.parameters["actions"] {
         actions = batch
@@ -32,7 +33,7 @@ extension Grants {
         }
       }
       return nil
-    case "Get", "Subscribe":
+    case .get, .subscribe:
       guard self.mayRead else { return .permissionDenied(call.method, "reading needs the read permission") }
       guard case let .string(text)? = call.parameters["path"], let pointer = try? JSONPointer(parsing: text) else {
         // The whole state, or a path the method refuses as malformed.
@@ -45,10 +46,19 @@ extension Grants {
         return .permissionDenied(call.method, "this policy does not let you read this path", path: pointer.description)
       }
       return nil
-    case "Describe", "Status":
+    case .describe, .status:
       return self.mayRead ? nil : .permissionDenied(call.method, "reading needs the read permission")
-    default:
+    case nil:
       return self.mayDoAnything ? nil : .permissionDenied(call.method, "this policy grants you nothing")
     }
+  }
+}
+
+extension VarlinkError {
+  /// `io.switchyard.Store.PermissionDenied`, naming the method and what of it was refused.
+  fileprivate static func permissionDenied(
+    _ method: String, _ reason: String, action: String? = nil, path: String? = nil
+  ) -> Self {
+    Self(SwitchyardError.permissionDenied(method: method, reason: reason, action: action, path: path))
   }
 }

@@ -4,11 +4,14 @@ import SwitchyardRuntime
 /// that own its parts.
 ///
 /// ```swift
-/// let application = Application(initialState: App.State()) {
-///   .actor("primes", state: \.primes, action: App.primesRoute) { Primes() }
-///   .actor("activityFeed", state: \.activityFeed, action: App.activityFeedRoute) { ActivityFeed() }
-///   .actor("signUp", state: \.signUp, action: .case(\.signUp)) { SignUp() }
-/// }
+/// let application = Application(
+///   initialState: App.State(),
+///   features: [
+///     .process("primes", state: \.primes, action: App.primesRoute) { Primes() },
+///     .actor("activityFeed", state: \.activityFeed, action: App.activityFeedRoute) { ActivityFeed() },
+///     .actor("signUp", state: \.signUp, action: .case(\App.Action.Cases.signUp)) { SignUp() },
+///   ]
+/// )
 /// ```
 public struct Application<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
   public let initialState: State

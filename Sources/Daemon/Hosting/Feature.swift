@@ -1,5 +1,6 @@
 import ConcurrencyExtras
 import Dependencies
+import Logging
 import SwitchyardRuntime
 
 /// A part of an application that the daemon hosts in an actor of its own: a reducer, the part of
@@ -41,7 +42,8 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   let internalAction: @Sendable (RootAction) -> String?
 
   let encodeLocalState: @Sendable (RootState) throws -> JSONValue
-  let start: @Sendable (RootState, _ router: Router<RootAction>, _ index: Int) async throws -> FeatureHost<RootAction>
+  /// Starts the feature in an actor (``ActorHost``).
+  let startActor: @Sendable (RootState, ChangeSink, _ effectActions: @escaping @Sendable (RootAction) -> Void) async throws -> any FeatureHost<RootAction>
 }
 
 extension Feature {
@@ -154,16 +156,16 @@ extension Feature {
       visibility: visibility,
       internalAction: internalAction,
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
-      start: { root, router, index in
-        try await startActor(
+      startActor: { root, sink, effectActions in
+        try await ActorHost.start(
           name: name,
-          internalAction: internalAction,
           initialState: root[keyPath: toLocalState.value],
           route: route,
+          internalAction: internalAction,
           prepareDependencies: prepareDependencies,
           reducer: reducer,
-          router: router,
-          index: index
+          sink: sink,
+          effectActions: effectActions
         )
       }
     )
@@ -178,124 +180,51 @@ public enum FeatureIsolation: String, Sendable, CaseIterable {
   case process
 }
 
-/// When a supervisor restarts a worker process that ended, as OTP names it.
-public enum RestartPolicy: String, Sendable, CaseIterable {
-  /// Always.
-  case permanent
-  /// Only when it ended abnormally: killed by a signal, or exited with a non-zero status.
-  case transient
-  /// Never.
-  case temporary
+/// What starting a feature's host takes, whatever its isolation.
+struct HostingContext<RootAction: Sendable>: Sendable {
+  let changeLog: ChangeLog
+  /// Where effects' global actions go: the router.
+  let effectActions: @Sendable (RootAction) -> Void
+  let launch: WorkerLaunch
+  let probeTimeout: Duration
+  let logger: Logger
 }
 
-/// What the daemon and a worker need to run a feature in a worker process, with the feature's
-/// own types erased to JSON.
-struct WorkerSupport<RootAction: Sendable>: Sendable {
-  /// The feature's local action in `action`, as JSON, when its route takes it.
-  let extract: @Sendable (RootAction) -> JSONValue?
-  /// The global action for a local action an effect sent, on a full route.
-  let embed: (@Sendable (JSONValue) throws -> RootAction)?
-  /// The lifecycle action sent first after a restart, as JSON.
-  let afterRestart: JSONValue?
-  /// The worker process's side: runs the feature's store behind the link.
-  let run: @Sendable (WorkerLink, InProgressPage) async throws -> Void
-
-  init<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>(
-    route: some ActionRoute<RootAction, LocalAction>,
-    afterRestart: LocalAction?,
-    prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
-    reducer: @escaping @Sendable () -> R
-  ) where R: Reducer<LocalState, LocalAction> & SendableMetatype {
-    let encoder = JSONValueEncoder()
-    let decoder = JSONValueDecoder()
-    self.extract = { action in route.extract(from: action).flatMap { try? encoder.encode($0) } }
-    if let embed = route.embed.map({ UncheckedSendable($0) }) {
-      self.embed = { json in embed.value(try decoder.decode(LocalAction.self, from: json)) }
-    } else {
-      self.embed = nil
+extension Feature {
+  /// Starts the feature's host where `isolation` says: an ``ActorHost`` running its store now,
+  /// or a ``WorkerHost`` whose worker its supervisor starts.
+  ///
+  /// - Throws: ``ApplicationError`` when the feature cannot run in a worker process.
+  func host(
+    isolation: FeatureIsolation,
+    restart: RestartPolicy,
+    initialState: RootState,
+    context: HostingContext<RootAction>
+  ) async throws -> any FeatureHost<RootAction> {
+    let sink = ChangeSink(pointer: self.pointer, changeLog: context.changeLog)
+    switch isolation {
+    case .actor:
+      return try await self.startActor(initialState, sink, context.effectActions)
+    case .process:
+      guard let support = self.worker else {
+        throw ApplicationError(
+          """
+          feature "\(self.name)" cannot run in a worker process: its state and action types \
+          must be Codable to cross the process boundary
+          """
+        )
+      }
+      return WorkerHost(
+        name: self.name,
+        restart: restart,
+        support: support,
+        internalAction: self.internalAction,
+        sink: sink,
+        effectActions: context.effectActions,
+        launch: context.launch,
+        probeTimeout: context.probeTimeout,
+        logger: context.logger
+      )
     }
-    self.afterRestart = afterRestart.flatMap { try? encoder.encode($0) }
-    self.run = { link, page in
-      try await runWorkerStore(link: link, page: page, reducer: reducer, prepareDependencies: prepareDependencies)
-        as Void
-    }
-  }
-}
-
-/// Starts a feature's store, observes it for the router, and hands back its host.
-private func startActor<RootAction: Sendable, LocalState: Codable & Sendable, LocalAction: Sendable, R>(
-  name: String,
-  internalAction: @escaping @Sendable (RootAction) -> String?,
-  initialState: LocalState,
-  route: some ActionRoute<RootAction, LocalAction>,
-  prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
-  reducer: @escaping @Sendable () -> R,
-  router: Router<RootAction>,
-  index: Int
-) async throws -> FeatureHost<RootAction> where R: Reducer<LocalState, LocalAction> & SendableMetatype {
-  // A full route embeds the effect's action and routes it again, so that listeners on
-  // read-only routes see it; a read-only route keeps it here.
-  var effectActions: (@Sendable (LocalAction) -> Void)?
-  if let embed = route.embed.map({ UncheckedSendable($0) }) {
-    effectActions = { router.routeEffectAction(embed.value($0)) }
-  }
-  let store: Store<LocalState, LocalAction>
-  if let prepareDependencies {
-    store = Store(
-      initialState: initialState,
-      reducer: { reducer() },
-      withDependencies: { prepareDependencies(&$0) },
-      effectActions: effectActions
-    )
-  } else {
-    store = Store(initialState: initialState, reducer: { reducer() }, effectActions: effectActions)
-  }
-  let (_, observation) = try await store.observe { change in
-    router.publish(change, from: index)
-  }
-  return FeatureHost(
-    name: name,
-    isReadOnly: route.isReadOnly,
-    internalAction: internalAction,
-    offer: { action, ticket in
-      guard let local = route.extract(from: action) else { return false }
-      store.enqueue(local, onReduced: ticket?.done)
-      return true
-    },
-    probe: { store.probe($0) },
-    stop: {
-      observation.cancel()
-      await store.cancelEffects()
-    }
-  )
-}
-
-/// A running feature, as the router sees it.
-final class FeatureHost<RootAction: Sendable>: Sendable {
-  let name: String
-  let isReadOnly: Bool
-  /// The name of `action` when the feature takes it as one of its internal actions.
-  let internalAction: @Sendable (RootAction) -> String?
-  /// Queues the feature's local action for `action` when its route extracts one.
-  let offer: @Sendable (RootAction, RouteTicket?) -> Bool
-  /// Calls its argument once the feature has reduced everything queued before: the watchdog's
-  /// health probe.
-  let probe: @Sendable (_ answered: @escaping @Sendable () -> Void) -> Void
-  let stop: @Sendable () async -> Void
-
-  init(
-    name: String,
-    isReadOnly: Bool,
-    internalAction: @escaping @Sendable (RootAction) -> String? = { _ in nil },
-    offer: @escaping @Sendable (RootAction, RouteTicket?) -> Bool,
-    probe: @escaping @Sendable (_ answered: @escaping @Sendable () -> Void) -> Void,
-    stop: @escaping @Sendable () async -> Void
-  ) {
-    self.name = name
-    self.isReadOnly = isReadOnly
-    self.internalAction = internalAction
-    self.offer = offer
-    self.probe = probe
-    self.stop = stop
   }
 }

@@ -1,3 +1,4 @@
+import SwitchyardVarlink
 import Logging
 import NIOCore
 
@@ -103,8 +104,7 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
       // otherwise it would come before the replies it waits for.
       if !self.isBusy() {
         let seconds = Double(timeouts.frame.nanoseconds) / 1e9
-        var bytes = VarlinkError("\(StoreInterface.name).Timeout", ["seconds": .double(seconds)]).message.serializedBytes()
-        bytes.append(0)
+        let bytes = VarlinkMessageEncoder.frame(VarlinkError(SwitchyardError.timeout(seconds: seconds)).message)
         // Written at once: nothing else is queued on the connection, and its socket has room.
         context.writeAndFlush(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
       }

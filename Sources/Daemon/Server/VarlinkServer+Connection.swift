@@ -1,6 +1,6 @@
 import Logging
 import NIOCore
-import SwitchyardRuntime
+import SwitchyardJSON
 import SwitchyardSynchronization
 import SwitchyardVarlink
 
@@ -10,8 +10,8 @@ extension VarlinkServer {
   /// with at most `limits.maxQueuedCalls` between them.
   func serve(_ accepted: Connection) async {
     let channel = accepted.channel
-    let count = self.service.connectionCount.add(1, ordering: .relaxed).newValue
-    defer { self.service.connectionCount.subtract(1, ordering: .relaxed) }
+    let count = self.counters.connections.add(1, ordering: .relaxed).newValue
+    defer { self.counters.connections.subtract(1, ordering: .relaxed) }
     let log = ConnectionLog(logger: self.logger, peer: accepted.peer)
     let settings = self.configuration.value
     let limit = min(settings.maximumConnections, self.connectionCeiling)
@@ -19,7 +19,7 @@ extension VarlinkServer {
       self.refusedConnections.refusal("refusing a connection over the limit") {
         ["limit": "\(limit)", "peer.uid": "\(accepted.peer.map { "\($0.uid)" } ?? "-")"]
       }
-      await Self.refuse(channel, with: .tooManyConnections(limit: limit))
+      await Self.refuse(channel, with: VarlinkError(SwitchyardError.tooManyConnections(limit: limit)))
       return
     }
     guard self.channels.opened(channel) else {
@@ -72,9 +72,7 @@ extension VarlinkServer {
 
   /// Writes `error` to a connection that will not be served, then closes it.
   private static func refuse(_ channel: any Channel, with error: VarlinkError) async {
-    var bytes = error.message.serializedBytes()
-    bytes.append(0)
-    try? await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
+    try? await channel.writeAndFlush(channel.allocator.buffer(bytes: VarlinkMessageEncoder.frame(error.message)))
     try? await channel.close()
   }
 
@@ -83,7 +81,7 @@ extension VarlinkServer {
     do {
       let message = try frame.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
       let call = try VarlinkCall(parsing: message)
-      let prepared = self.service.prepare(
+      let prepared = self.responder.prepare(
         call,
         caller: caller,
         whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } }
@@ -91,11 +89,11 @@ extension VarlinkServer {
       return QueuedCall(method: call.method, oneway: call.oneway, prepared: prepared, action: call.parameters["action"])
     } catch let error as VarlinkError {
       log.refusal("invalid call", ["error": "\(loggable("\(error)"))"])
-      return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw error }, errorIsLogged: true)
+      return QueuedCall(method: "", oneway: false, prepared: .failing(error), errorIsLogged: true)
     } catch {
       log.refusal("malformed message", ["error": "\(loggable("\(error)"))"])
       let reply = VarlinkError.invalidRequest("malformed JSON: \(error)")
-      return QueuedCall(method: "", oneway: false, prepared: PreparedCall { _ in throw reply }, errorIsLogged: true)
+      return QueuedCall(method: "", oneway: false, prepared: .failing(reply), errorIsLogged: true)
     }
   }
 
@@ -108,15 +106,17 @@ extension VarlinkServer {
   ) async {
     defer { self.channels.finishedAnswering(on: channel) }
     let allocator = channel.allocator
+    // Waits while the client leaves more than `limits.maxUnwrittenBytes` unread.
     @Sendable func write(_ message: JSONValue) async throws {
-      var bytes = message.serializedBytes()
-      bytes.append(0)
-      // Waits while the client leaves more than `limits.maxUnwrittenBytes` unread.
-      try await outbound.write(allocator.buffer(bytes: bytes))
+      try await outbound.write(allocator.buffer(bytes: VarlinkMessageEncoder.frame(message)))
     }
     do {
-      try await queued.prepared.run { reply in
-        if !queued.oneway { try await write(reply.message) }
+      try await queued.prepared.run { outgoing in
+        guard !queued.oneway else { return }
+        switch outgoing {
+        case let .reply(reply): try await write(reply.message)
+        case let .encoded(bytes): try await outbound.write(bytes)
+        }
       }
     } catch let error as VarlinkError {
       if !queued.errorIsLogged {

@@ -3,27 +3,29 @@ import Logging
 import NIOCore
 import NIOPosix
 import SwitchyardSynchronization
-import SwitchyardRuntime
+import SwitchyardJSON
 import SwitchyardVarlink
 
-/// Serves a ``StoreService`` over Varlink on a Unix stream socket.
+/// Where a server's connections come from.
+enum VarlinkListener: Sendable {
+  /// Bind a socket at the configured path.
+  case path(String, mode: mode_t)
+  /// Serve on a listening socket systemd passed (socket activation).
+  case inherited(CInt)
+}
+
+/// Serves a ``VarlinkResponder`` over Varlink on a Unix stream socket. It knows the protocol —
+/// framing, call order, limits, timeouts — and nothing of what the calls mean.
 ///
 /// Each connection reads NUL-ended calls and answers them one after another, so replies come in
 /// call order and clients may pipeline. A `more` call occupies its connection until its last
 /// reply; a `oneway` call gets none. A call that cannot be parsed gets an error reply and the
 /// connection goes on; a message over the size limit closes the connection, since the stream
 /// cannot be resynchronised.
-struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
-  /// Where connections come from.
-  enum Listener: Sendable {
-    /// Bind a socket at the configured path.
-    case path(String, mode: mode_t)
-    /// Serve on a listening socket systemd passed (socket activation).
-    case inherited(CInt)
-  }
-
-  let service: StoreService<State, Action>
-  let listener: Listener
+struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
+  let responder: Responder
+  let counters: ServerCounters
+  let listener: VarlinkListener
   let configuration: LiveConfiguration
   let logger: Logger
   let channels = ServerChannels()
@@ -34,13 +36,15 @@ struct VarlinkServer<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   let refusedConnections: ConnectionLog
 
   init(
-    service: StoreService<State, Action>,
-    listener: Listener,
+    responder: Responder,
+    counters: ServerCounters,
+    listener: VarlinkListener,
     configuration: LiveConfiguration,
     connectionCeiling: Int = .max,
     logger: Logger
   ) {
-    self.service = service
+    self.responder = responder
+    self.counters = counters
     self.listener = listener
     self.configuration = configuration
     self.connectionCeiling = connectionCeiling

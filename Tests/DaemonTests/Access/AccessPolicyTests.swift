@@ -1,5 +1,6 @@
 import Foundation
 import SwitchyardRuntime
+import SwitchyardVarlink
 import Testing
 
 @testable import SwitchyardDaemon

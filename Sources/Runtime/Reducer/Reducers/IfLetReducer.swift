@@ -110,26 +110,3 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
 struct _IfLetID: Hashable, @unchecked Sendable {
   let path: AnyKeyPath
 }
-
-/// Where an operator was applied, for the issues it reports.
-public struct _SourceLocation: Sendable {
-  let fileID: StaticString
-  let filePath: StaticString
-  let line: UInt
-  let column: UInt
-
-  func report(_ message: String) {
-    reportIssue(message, fileID: self.fileID, filePath: self.filePath, line: self.line, column: self.column)
-  }
-}
-
-/// A one-line description of an action or value for diagnostics.
-func _describe(_ value: Any) -> String {
-  var output = ""
-  dump(value, to: &output, maxDepth: 4)
-  return output
-    .split(separator: "\n")
-    .map { $0.trimmingPrefix { $0 == " " || $0 == "▿" || $0 == "-" } }
-    .prefix(6)
-    .joined(separator: " ")
-}

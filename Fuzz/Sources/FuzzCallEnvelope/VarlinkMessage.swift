@@ -1,1 +1,0 @@
-../../../Sources/Daemon/Varlink/VarlinkMessage.swift

@@ -1,0 +1,42 @@
+import ArgumentParser
+import SwitchyardDaemon
+
+/// The command line of a daemon: `--config FILE` and `--socket PATH`.
+public struct ServeOptions: ParsableArguments {
+  @Option(help: "The configuration file (JSON). Environment variables such as SWITCHYARD_SOCKET_PATH override it.")
+  public var config: String?
+
+  @Option(help: "The socket path; overrides the configuration.")
+  public var socket: String?
+
+  public init() {}
+}
+
+extension Application {
+  /// Serves the application with the command line's options; see
+  /// ``SwitchyardDaemon/Application/serve(configurationFile:socketPath:identifier:)``.
+  ///
+  /// ```swift
+  /// struct Serve: AsyncParsableCommand {
+  ///   @OptionGroup var options: ServeOptions
+  ///   func run() async throws { try await application.serve(self.options, identifier: "myd") }
+  /// }
+  /// ```
+  ///
+  /// - Throws: `ValidationError` for an invalid configuration (argument-parser prints it with
+  ///   the usage); `ExitCode.failure` when the daemon cannot run (already logged).
+  public func serve(_ options: ServeOptions, identifier: String) async throws {
+    do {
+      try await self.serve(configurationFile: options.config, socketPath: options.socket, identifier: identifier)
+    } catch let error as InvalidConfiguration {
+      throw ValidationError(error.description)
+    } catch is DaemonFailure {
+      throw ExitCode.failure
+    }
+  }
+
+  /// Runs one feature's worker process with the options its daemon started it with.
+  public func runWorker(_ options: WorkerOptions) async throws {
+    try await self.runWorker(feature: options.feature, parent: options.parent, logLevel: options.logLevel)
+  }
+}

@@ -1,0 +1,147 @@
+import ConcurrencyExtras
+import Dependencies
+import SwitchyardRuntime
+import SwitchyardSynchronization
+
+/// A feature hosted in an actor of the daemon's process: a ``Store`` of its own with a FIFO
+/// mailbox, observed into the feature's ``ChangeSink``.
+///
+/// Each change the store publishes is appended to the change log on the store's isolation,
+/// right after the reduction that made it and before that reduction's ticket hears of it, so
+/// the ticket gets the sequence number the change log gave the change.
+final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, LocalAction: Sendable>: FeatureHost {
+  let name: String
+  private let route: any ActionRoute<RootAction, LocalAction>
+  private let store: Store<LocalState, LocalAction>
+  private let sink: ChangeSink
+  private let internalActionName: @Sendable (RootAction) -> String?
+  private let versions: Mutex<Versions>
+  private let observation = Mutex<StoreObservation?>(nil)
+
+  /// The store's version (its own count of changes) against the change log's numbers: read and
+  /// written on the store's isolation only, by the observer and by the reductions' callbacks.
+  private struct Versions {
+    /// The store's version when a reduction last reported, and the latest change's.
+    var reported: UInt64
+    var changed: UInt64
+    /// The change log's number for the latest change.
+    var seq: UInt64 = 0
+  }
+
+  fileprivate init(
+    name: String,
+    route: some ActionRoute<RootAction, LocalAction>,
+    store: Store<LocalState, LocalAction>,
+    sink: ChangeSink,
+    internalAction: @escaping @Sendable (RootAction) -> String?
+  ) {
+    self.name = name
+    self.route = route
+    self.store = store
+    self.sink = sink
+    self.internalActionName = internalAction
+    self.versions = Mutex(Versions(reported: 0, changed: 0))
+  }
+
+  /// Starts the feature's store from `initialState` and observes it into `sink`.
+  ///
+  /// - Parameter effectActions: Where the global actions of effects go (the router) when the
+  ///   route can embed them, so that listeners on read-only routes see them; a read-only route
+  ///   keeps them in the feature's own mailbox.
+  static func start<R: Reducer<LocalState, LocalAction> & SendableMetatype>(
+    name: String,
+    initialState: LocalState,
+    route: some ActionRoute<RootAction, LocalAction>,
+    internalAction: @escaping @Sendable (RootAction) -> String?,
+    prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
+    reducer: @escaping @Sendable () -> R,
+    sink: ChangeSink,
+    effectActions: @escaping @Sendable (RootAction) -> Void
+  ) async throws -> ActorHost {
+    var localEffectActions: (@Sendable (LocalAction) -> Void)?
+    if let embed = route.embed {
+      let embed = UncheckedSendable(embed)
+      localEffectActions = { effectActions(embed.value($0)) }
+    }
+    let store: Store<LocalState, LocalAction>
+    if let prepareDependencies {
+      store = Store(
+        initialState: initialState,
+        reducer: { reducer() },
+        withDependencies: { prepareDependencies(&$0) },
+        effectActions: localEffectActions
+      )
+    } else {
+      store = Store(initialState: initialState, reducer: { reducer() }, effectActions: localEffectActions)
+    }
+    let host = try await store.observing(
+      name: name, route: route, sink: sink, internalAction: internalAction
+    )
+    return host
+  }
+
+  func offer(_ action: RootAction, ticket: RouteTicket?) -> Bool {
+    guard let local = self.route.extract(from: action) else { return false }
+    guard let ticket else {
+      self.store.enqueue(local)
+      return true
+    }
+    self.store.enqueue(local) { version in ticket.done(self.seq(reducedAt: version)) }
+    return true
+  }
+
+  func internalAction(_ action: RootAction) -> String? {
+    self.internalActionName(action)
+  }
+
+  func probe(_ answered: @escaping @Sendable () -> Void) {
+    self.store.probe(answered)
+  }
+
+  func stop() async {
+    self.observation.withLock { $0 }?.cancel()
+    await self.store.cancelEffects()
+  }
+
+  /// Called on the store's isolation right after each change.
+  fileprivate func published(_ change: StateChange) {
+    guard let seq = self.sink.append(change.patch) else { return }
+    self.versions.withLock { versions in
+      versions.changed = change.seq
+      versions.seq = seq
+    }
+  }
+
+  /// Starts from the store's version `version`, observed through `observation`.
+  fileprivate func observed(from version: UInt64, through observation: StoreObservation) {
+    self.versions.withLock { $0 = Versions(reported: version, changed: version) }
+    self.observation.withLock { $0 = observation }
+  }
+
+  /// The sequence number a reduction reports: the change log's number for the latest change
+  /// when the store changed since the last report, or — when it changed nothing — the latest
+  /// number of all.
+  private func seq(reducedAt version: UInt64) -> UInt64 {
+    let changed = self.versions.withLock { versions -> UInt64? in
+      defer { versions.reported = version }
+      return version != versions.reported && versions.changed == version ? versions.seq : nil
+    }
+    return changed ?? self.sink.currentSeq
+  }
+}
+
+extension Store where State: Encodable {
+  /// Observes the store into a new host, on the store's isolation: no change can come between
+  /// the version the host starts from and its observer.
+  fileprivate func observing<RootAction: Sendable>(
+    name: String,
+    route: some ActionRoute<RootAction, Action>,
+    sink: ChangeSink,
+    internalAction: @escaping @Sendable (RootAction) -> String?
+  ) throws -> ActorHost<RootAction, State, Action> where State: Codable {
+    let host = ActorHost(name: name, route: route, store: self, sink: sink, internalAction: internalAction)
+    let (snapshot, observation) = try self.observe { host.published($0) }
+    host.observed(from: snapshot.seq, through: observation)
+    return host
+  }
+}

@@ -1,0 +1,59 @@
+import Logging
+
+extension Application {
+  /// Serves the application until SIGTERM, as the daemon `identifier` (its name in the journal):
+  /// reads the configuration, logs to the journal when systemd connected stderr to it (text on
+  /// stderr otherwise), and reloads the configuration on SIGHUP.
+  ///
+  /// ```swift
+  /// try await application.serve(configurationFile: "/etc/myd.json", socketPath: nil, identifier: "myd")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - configurationFile: The configuration file (JSON); environment variables such as
+  ///     `SWITCHYARD_SOCKET_PATH` override it.
+  ///   - socketPath: Overrides the configuration's socket path.
+  /// - Throws: ``InvalidConfiguration`` for an invalid configuration; ``DaemonFailure``, after a
+  ///   critical log line, when the daemon cannot run or its supervisor gives up.
+  public func serve(configurationFile file: String?, socketPath socket: String?, identifier: String) async throws {
+    let configuration = try await self.configuration(file: file, socket: socket)
+    let level = SharedLogLevel(configuration.logLevel)
+    DaemonLogging.bootstrap(identifier: identifier, level: level)
+    let logger = Logger(label: identifier)
+    let daemon = Daemon(
+      application: self,
+      configuration: configuration,
+      logger: logger,
+      logLevel: level,
+      reloadConfiguration: { try await self.configuration(file: file, socket: socket) }
+    )
+    do {
+      try await daemon.run()
+    } catch {
+      logger.critical("\(identifier) cannot run", metadata: ["error": "\(error)"])
+      throw DaemonFailure(description: "\(error)")
+    }
+  }
+
+  /// The configuration file and the environment, with the command line's overrides.
+  private func configuration(file: String?, socket: String?) async throws -> DaemonConfiguration {
+    var configuration: DaemonConfiguration
+    do {
+      configuration = try await DaemonConfiguration.load(file: file, featureNames: self.features.map(\.name))
+    } catch {
+      throw InvalidConfiguration(description: "invalid configuration: \(error)")
+    }
+    if let socket { configuration.socketPath = socket }
+    return configuration
+  }
+}
+
+/// The configuration file or the environment holds something the daemon cannot run with.
+public struct InvalidConfiguration: Error, CustomStringConvertible, Sendable {
+  public let description: String
+}
+
+/// The daemon could not run, or its supervisor gave up; the reason was logged as critical.
+public struct DaemonFailure: Error, CustomStringConvertible, Sendable {
+  public let description: String
+}

@@ -1,0 +1,31 @@
+import CWorkerSpawn
+import Foundation
+import Logging
+import SwitchyardRuntime
+
+/// The worker side of a feature hosted in a process: what `switchyardd worker` runs.
+extension Application {
+  /// Runs the feature `name` as a worker of the daemon whose pid is `parent`: the link to the
+  /// daemon is fd 3, the page where the worker notes the action it is reducing is fd 4, and
+  /// stderr is a pipe the daemon logs under the feature's name.
+  ///
+  /// Returns when the daemon closes the link.
+  public func runWorker(feature name: String, parent: pid_t, logLevel: String) async throws {
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+      return handler
+    }
+    // A worker never outlives its daemon: the kernel kills it when the daemon's spawning thread
+    // ends, and a daemon that ended before this line is noticed right after it.
+    _ = switchyard_set_parent_death_signal(SIGKILL)
+    guard getppid() == parent else { throw WorkerStartError("the daemon (pid \(parent)) is gone") }
+    guard let feature = self.features.first(where: { $0.name == name }) else {
+      throw WorkerStartError("the application has no feature named \(name)")
+    }
+    guard let worker = feature.worker else {
+      throw WorkerStartError("feature \(name) cannot run in a worker: its state and actions are not Codable")
+    }
+    try await worker.run(WorkerLink(fd: 3), InProgressPage(fd: 4))
+  }
+}

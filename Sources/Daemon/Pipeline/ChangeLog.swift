@@ -1,0 +1,137 @@
+import DequeModule
+import Foundation
+import Logging
+import SwitchyardRuntime
+import SwitchyardSynchronization
+
+/// The composed state of every hosted feature, numbered: each change a feature publishes is
+/// appended here, gets the next global sequence number, is kept in a bounded history, and goes
+/// on to the ``Subscriptions``.
+///
+/// ```swift
+/// let seq = changeLog.append(patch)  // 42: the state at 42 is the state at 41 with `patch` applied
+/// ```
+///
+/// Numbers have no gaps: the state at `seq` is the initial state with every change up to `seq`
+/// applied. This is the one place every change passes through, in order — where a journal
+/// hangs from.
+final class ChangeLog: Sendable {
+  private struct Contents: ~Copyable {
+    var seq: UInt64 = 0
+    var state: JSONValue
+    var history = Deque<StateChange>()
+    var isShuttingDown = false
+  }
+
+  /// Which history the sequence numbers belong to: a new one each time the daemon starts, since
+  /// nothing of the last run's is kept. A `since` from another history means nothing here.
+  let historyID: String
+  private let contents: Mutex<Contents>
+  private let historyLimit: Atomic<Int>
+  private let subscriptions: Subscriptions
+  private let logger: Logger
+
+  init(
+    initialState: JSONValue,
+    historyLimit: Int,
+    historyID: String = UUID().uuidString.lowercased(),
+    subscriptions: Subscriptions,
+    logger: Logger
+  ) {
+    self.historyID = historyID
+    self.contents = Mutex(Contents(state: initialState))
+    self.historyLimit = Atomic(max(0, historyLimit))
+    self.subscriptions = subscriptions
+    self.logger = logger
+  }
+
+  /// Applies `patch` (its paths from the root of the composed state), numbers it, keeps it and
+  /// hands it to the subscriptions.
+  ///
+  /// - Returns: The change's sequence number, or `nil` when the patch does not apply, which is
+  ///   a bug in the host that made it (logged as critical; the state stays as it was).
+  func append(_ patch: JSONPatch) -> UInt64? {
+    self.contents.withLock { contents in
+      do {
+        try patch.apply(to: &contents.state)
+      } catch {
+        self.logger.critical("a feature's change does not apply to the composed state", metadata: ["error": "\(error)"])
+        return nil
+      }
+      contents.seq += 1
+      let change = StateChange(seq: contents.seq, patch: patch)
+      let historyLimit = self.historyLimit.load(ordering: .relaxed)
+      // A reload may have lowered the limit: drop down to it, oldest first.
+      while contents.history.count >= max(historyLimit, 1) { contents.history.removeFirst() }
+      if historyLimit > 0 { contents.history.append(change) }
+      self.subscriptions.deliver(change, state: contents.state)
+      return contents.seq
+    }
+  }
+
+  /// The sequence number of the latest change.
+  var currentSeq: UInt64 {
+    self.contents.withLock { $0.seq }
+  }
+
+  /// The state, or the part at `pointer`, with the sequence number it is at.
+  func get(_ pointer: JSONPointer = .root) -> (seq: UInt64, value: JSONValue)? {
+    self.contents.withLock { contents in
+      contents.state.value(at: pointer).map { (contents.seq, $0) }
+    }
+  }
+
+  /// Starts a subscription to the state at `pointer`, in step with the changes: nothing is
+  /// appended between the first item it gets and its registration.
+  ///
+  /// With `since` of this history (``historyID``), the changes after it are replayed from the
+  /// history when it still holds them; otherwise — without `since`, with a `since` of another
+  /// history or of none named — the subscription starts with a snapshot.
+  func subscribe(
+    to pointer: JSONPointer, since: (seq: UInt64, history: String)?, queueLimit: Int
+  ) throws(SubscriptionError) -> Subscriber {
+    try self.contents.withLock { contents throws(SubscriptionError) in
+      if contents.isShuttingDown { throw .shuttingDown }
+      guard let value = contents.state.value(at: pointer) else { throw .pathNotFound(pointer) }
+      let subscriber = self.subscriptions.add(pointer: pointer, queueLimit: queueLimit)
+      if let (since, history) = since, history == self.historyID, since <= contents.seq,
+        since == contents.seq || contents.history.first.map({ $0.seq <= since + 1 }) == true
+      {
+        for change in contents.history where change.seq > since {
+          Subscriptions.deliver(change, to: subscriber, state: contents.state)
+        }
+      } else {
+        subscriber.push(.snapshot(seq: contents.seq, value: value))
+      }
+      return subscriber
+    }
+  }
+
+  /// A fresh snapshot for a subscriber whose queue overflowed, replacing what it had queued.
+  func resnapshot(_ subscriber: Subscriber) -> Subscriber.Item {
+    self.contents.withLock { contents in
+      subscriber.reset()
+      guard let value = contents.state.value(at: subscriber.pointer) else { return .end(reason: .pathRemoved) }
+      return .snapshot(seq: contents.seq, value: value)
+    }
+  }
+
+  /// Changes how many changes the history keeps; it shrinks with the next change.
+  func setHistoryLimit(_ limit: Int) {
+    self.historyLimit.store(max(0, limit), ordering: .relaxed)
+  }
+
+  /// Refuses new subscriptions and ends the open ones.
+  func shutDown() {
+    self.contents.withLock { $0.isShuttingDown = true }
+    self.subscriptions.endAll(.shuttingDown)
+  }
+}
+
+/// Why a subscription could not start.
+enum SubscriptionError: Error, Equatable, Sendable {
+  /// The state has nothing at the pointer.
+  case pathNotFound(JSONPointer)
+  /// The daemon is shutting down.
+  case shuttingDown
+}

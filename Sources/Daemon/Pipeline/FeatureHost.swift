@@ -1,0 +1,32 @@
+import SwitchyardRuntime
+
+/// A running feature, as the ``Router`` sees it: where the actions its route takes go.
+///
+/// ``ActorHost`` runs the feature's store in the daemon's process, ``WorkerHost`` in a
+/// supervised worker process. Either owns a ``ChangeSink`` bound to the feature's part of the
+/// state and appends its changes there; what it reduced it reports to the ``RouteTicket`` with
+/// the sequence number the change log gave it.
+protocol FeatureHost<RootAction>: Sendable {
+  associatedtype RootAction: Sendable
+
+  /// The feature's name, and its key in the composed state.
+  var name: String { get }
+
+  /// Queues the feature's local action for `action` when its route takes it, and tells
+  /// `ticket` once it is reduced (or failed).
+  ///
+  /// - Returns: Whether the route took the action.
+  func offer(_ action: RootAction, ticket: RouteTicket?) -> Bool
+
+  /// The internal action's name when the feature takes `action` and it is one that only the
+  /// feature's effects may send (``InternalActions``).
+  func internalAction(_ action: RootAction) -> String?
+
+  /// Calls `answered` once the feature has reduced everything queued before: the watchdog's
+  /// health probe. A feature that is stuck never answers.
+  func probe(_ answered: @escaping @Sendable () -> Void)
+
+  /// Ends the feature's effects (an actor) or marks it stopped (a worker, which its
+  /// supervisor ends).
+  func stop() async
+}

@@ -1,0 +1,115 @@
+import Logging
+import SwitchyardRuntime
+import SwitchyardSynchronization
+
+/// Delivers global actions to the features whose routes take them.
+///
+/// A global action goes to every feature whose route extracts a local action from it, in the
+/// order the features were declared; each feature reduces actions in the order the router
+/// offered them. What the features change goes on from them to the ``ChangeLog``; the router
+/// only routes.
+///
+/// ```swift
+/// let seq = try await router.send([.counter(.incrTapped)])
+/// ```
+public final class Router<Action: Sendable>: Sendable {
+  private let hosts = Mutex<[any FeatureHost<Action>]>([])
+  // Held while offering one action to every feature, so all features see actions in one order.
+  private let routing = Mutex(())
+  private let logger: Logger
+
+  init(logger: Logger) {
+    self.logger = logger
+  }
+
+  /// The hosts to route to, in declaration order. Set once they are started: an effect's
+  /// action sent before then reaches no feature.
+  func attach(_ hosts: [any FeatureHost<Action>]) {
+    self.hosts.withLock { $0 = hosts }
+  }
+
+  /// Routes `actions` in order and returns the sequence number once all of them are reduced.
+  ///
+  /// - Throws: ``RouterError/actionNotRouted(index:)`` when no feature takes one of them; the
+  ///   actions before it were routed, those after it were not.
+  public func send(_ actions: [Action]) async throws(RouterError) -> UInt64 {
+    try await self.route(actions).reduced()
+  }
+
+  /// Routes `actions` in order now, without waiting for them to be reduced: a connection routes
+  /// pipelined calls as it reads them, so they keep their order, and answers each when its
+  /// ticket is done.
+  ///
+  /// A request with an action that only a feature's effects may send (``InternalActions``) is
+  /// refused whole, before any of its actions is routed.
+  func route(_ actions: [Action]) -> RouteTicket {
+    let hosts = self.hosts.withLock { $0 }
+    let ticket = RouteTicket()
+    for (index, action) in actions.enumerated() {
+      for host in hosts {
+        if let name = host.internalAction(action) {
+          ticket.refuse(.internalAction(index: index, feature: host.name, action: name))
+          ticket.routed()
+          return ticket
+        }
+      }
+    }
+    self.routing.withLock { _ in
+      for (index, action) in actions.enumerated() {
+        var taken = 0
+        for host in hosts {
+          ticket.expect()
+          if host.offer(action, ticket: ticket) {
+            taken += 1
+          } else {
+            ticket.unexpect()
+          }
+        }
+        if taken == 0 {
+          ticket.refuse(.actionNotRouted(index: index))
+          break
+        }
+      }
+    }
+    ticket.routed()
+    return ticket
+  }
+
+  /// Routes an action that a feature's effect sent, without waiting for it.
+  func routeEffectAction(_ action: Action) {
+    let hosts = self.hosts.withLock { $0 }
+    let taken = self.routing.withLock { _ in
+      hosts.reduce(0) { count, host in host.offer(action, ticket: nil) ? count + 1 : count }
+    }
+    if taken == 0 {
+      self.logger.warning("an effect sent an action that no feature takes", metadata: ["action": "\(action)"])
+    }
+  }
+
+  /// Calls `answered` with each feature's name once its host has reduced everything queued
+  /// before the probe, and with `nil` for the router itself once no routing holds its lock. A
+  /// feature whose actor is blocked, or a router stuck while routing, never answers.
+  ///
+  /// - Returns: How many answers to expect.
+  func probe(_ answered: @escaping @Sendable (_ feature: String?) -> Void) -> Int {
+    let hosts = self.hosts.withLock { $0 }
+    for host in hosts {
+      let name = host.name
+      host.probe { answered(name) }
+    }
+    self.routing.withLock { _ in }
+    answered(nil)
+    return hosts.count + 1
+  }
+}
+
+/// Why the router refused a request.
+public enum RouterError: Error, Equatable, Sendable {
+  /// No feature's route extracts the action at `index` of the request.
+  case actionNotRouted(index: Int)
+  /// The worker process of `feature` ended while it reduced the action, which was therefore
+  /// not applied: `reason` says how it ended.
+  case featureCrashed(feature: String, reason: String)
+  /// The action at `index` is one that only the effects of `feature` may send: `action` names it.
+  case internalAction(index: Int, feature: String, action: String)
+}

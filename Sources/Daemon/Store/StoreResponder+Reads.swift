@@ -1,0 +1,50 @@
+import SwitchyardRuntime
+import SwitchyardVarlink
+
+extension StoreResponder {
+  /// `Get`: the state at a path, with the sequence number it is at.
+  func get(_ call: VarlinkCall) throws(VarlinkError) -> JSONObject {
+    let pointer = try self.pointer(call)
+    guard let (seq, value) = self.changeLog.get(pointer) else {
+      throw VarlinkError(SwitchyardError.pathNotFound(path: pointer.description))
+    }
+    return ["seq": .int(Int64(seq)), "state": value]
+  }
+
+  /// `Describe`: the features, and what the caller may do.
+  func describe(grants: Grants) -> JSONObject {
+    [
+      "features": .array(
+        self.features.map { feature in
+          var description: JSONObject = [
+            "name": .string(feature.name),
+            "state": .string(feature.pointer.description),
+            "readOnly": .bool(feature.isReadOnly),
+            "action": .string(feature.actionType),
+            "actions": .array(feature.visibility.publicCases(feature.actionCases).map(JSONValue.string)),
+            "internalActions": .array(feature.visibility.internalActions.map(JSONValue.string)),
+            "isolation": .string(self.workers[feature.name] == nil ? "actor" : "process"),
+          ]
+          if let worker = self.workers[feature.name] { description["worker"] = worker().json }
+          return .object(description)
+        }
+      ),
+      "access": grants.json,
+    ]
+  }
+
+  /// `Status`: how the daemon is doing.
+  func status() -> JSONObject {
+    [
+      "uptime": .double(Double((ContinuousClock.now - self.started).components.seconds)),
+      "features": .int(Int64(self.features.count)),
+      "connections": .int(Int64(self.counters.connections.load(ordering: .relaxed))),
+      "subscribers": .int(Int64(self.subscriptions.count)),
+      "actions": .int(Int64(self.actionCount.load(ordering: .relaxed))),
+      "seq": .int(Int64(self.changeLog.currentSeq)),
+      "workers": .array(
+        self.features.compactMap { feature in self.workers[feature.name].map { $0().json } }
+      ),
+    ]
+  }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Logging
+import NIOCore
+import SwitchyardRuntime
+import SwitchyardSynchronization
+import SwitchyardVarlink
+
+/// Answers the calls of `org.varlink.service` and `io.switchyard.Store`: decodes actions and
+/// hands them to the ``Router``, reads the state from the ``ChangeLog``, follows it through the
+/// ``Subscriptions``, and checks every call against the access policy first.
+///
+/// `Send` and `SendBatch` are decoded and routed as the call is read, so pipelined sends keep
+/// their order and reduce while earlier replies are still being written. Every other call is a
+/// barrier: it runs when its turn to answer comes, and the connection reads nothing after it
+/// until it is answered, so a `Get` sees exactly the sends before it.
+final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable>: VarlinkResponder {
+  let router: Router<Action>
+  let changeLog: ChangeLog
+  let subscriptions: Subscriptions
+  let features: [Feature<State, Action>]
+  /// The features hosted in worker processes, by name: how their workers are doing.
+  let workers: [String: @Sendable () -> WorkerSnapshot]
+  let configuration: LiveConfiguration
+  let counters: ServerCounters
+  let logger: Logger
+  let started = ContinuousClock.now
+  let actionCount = Atomic<Int>(0)
+  let decoder = ActionDecoder<Action>()
+  /// The group that owns the socket file (by default, the group that may read and write),
+  /// known once the socket listens; -1 before.
+  let socketGroup = Atomic<Int64>(-1)
+  /// The open subscriptions and who holds them, so that a reload can end those whose caller
+  /// may no longer read what they follow.
+  let subscribers = Mutex<[Int: (subscriber: Subscriber, caller: Caller?)]>([:])
+
+  init(
+    router: Router<Action>,
+    changeLog: ChangeLog,
+    subscriptions: Subscriptions,
+    features: [Feature<State, Action>],
+    workers: [String: @Sendable () -> WorkerSnapshot],
+    configuration: LiveConfiguration,
+    counters: ServerCounters,
+    logger: Logger
+  ) {
+    self.router = router
+    self.changeLog = changeLog
+    self.subscriptions = subscriptions
+    self.features = features
+    self.workers = workers
+    self.configuration = configuration
+    self.counters = counters
+    self.logger = logger
+  }
+
+  func prepare(
+    _ call: VarlinkCall,
+    caller: Caller?,
+    whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+  ) -> PreparedCall {
+    let grants = self.grants(for: caller)
+    if let denial = grants.denial(of: call) { return .failing(denial) }
+    guard call.interface == StoreInterface.name, let method = StoreInterface.Method(rawValue: call.name) else {
+      return PreparedCall(isBarrier: true) { reply in
+        try await reply(.reply(VarlinkReply(parameters: try self.service(call))))
+      }
+    }
+    switch method {
+    case .send, .sendBatch:
+      return self.route(call, method)
+    case .subscribe:
+      return PreparedCall(isBarrier: true) { reply in
+        try await self.subscribe(call, caller: caller, whenClosed: whenClosed, reply: reply)
+      }
+    case .get, .describe, .status:
+      return PreparedCall(isBarrier: true) { reply in
+        let parameters: JSONObject
+        switch method {
+        case .get: parameters = try self.get(call)
+        case .describe: parameters = self.describe(grants: grants)
+        default: parameters = self.status()
+        }
+        try await reply(.reply(VarlinkReply(parameters: parameters)))
+      }
+    }
+  }
+
+  /// What `caller` may do under the policy in force now: a reload applies from the next call.
+  func grants(for caller: Caller?) -> Grants {
+    guard let caller else { return Grants() }
+    let group = self.socketGroup.load(ordering: .relaxed)
+    return self.configuration.value.access.grants(for: caller, socketGroup: group < 0 ? nil : gid_t(group))
+  }
+
+  /// Decodes and routes the actions of a `Send` or `SendBatch` now; the reply waits for them.
+  private func route(_ call: VarlinkCall, _ method: StoreInterface.Method) -> PreparedCall {
+    let actions: [Action]
+    do throws(VarlinkError) {
+      if method == .send {
+        guard let action = call.parameters["action"] else { throw .invalidParameter("action") }
+        actions = [try self.decoder.decode(action)]
+      } else {
+        guard case let .array(values)? = call.parameters["actions"] else { throw .invalidParameter("actions") }
+        actions = try values.map { value throws(VarlinkError) in try self.decoder.decode(value) }
+      }
+    } catch {
+      return .failing(error)
+    }
+    let ticket = self.router.route(actions)
+    return PreparedCall { reply in
+      let seq: UInt64
+      do {
+        seq = try await ticket.reduced()
+      } catch let error as RouterError {
+        throw VarlinkError(SwitchyardError(error))
+      }
+      self.actionCount.add(actions.count, ordering: .relaxed)
+      try await reply(.reply(VarlinkReply(parameters: ["seq": .int(Int64(seq))])))
+    }
+  }
+
+  /// `org.varlink.service`, and any interface the daemon does not have.
+  private func service(_ call: VarlinkCall) throws(VarlinkError) -> JSONObject {
+    guard call.interface == ServiceInterface.name else {
+      if call.interface == StoreInterface.name { throw .methodNotFound(call.method) }
+      throw .interfaceNotFound(call.interface)
+    }
+    switch ServiceInterface.Method(rawValue: call.name) {
+    case .getInfo:
+      return [
+        "vendor": "Switchyard",
+        "product": "switchyardd",
+        "version": .string(switchyardVersion),
+        "url": "https://github.com/switchyard/switchyard",
+        "interfaces": [.string(ServiceInterface.name), .string(StoreInterface.name)],
+      ]
+    case .getInterfaceDescription:
+      guard case let .string(interface)? = call.parameters["interface"] else {
+        throw .invalidParameter("interface")
+      }
+      switch interface {
+      case ServiceInterface.name: return ["description": .string(ServiceInterface.description)]
+      case StoreInterface.name: return ["description": .string(StoreInterface.description)]
+      default: throw .interfaceNotFound(interface)
+      }
+    case nil:
+      throw .methodNotFound(call.method)
+    }
+  }
+
+  /// The `path` parameter: the root when absent.
+  func pointer(_ call: VarlinkCall) throws(VarlinkError) -> JSONPointer {
+    switch call.parameters["path"] {
+    case nil, .null:
+      return .root
+    case let .string(path)?:
+      do { return try JSONPointer(parsing: path) } catch { throw .invalidParameter("path") }
+    default:
+      throw .invalidParameter("path")
+    }
+  }
+}
+
+extension SwitchyardError {
+  /// The error reply for a request the router refused.
+  init(_ error: RouterError) {
+    switch error {
+    case let .actionNotRouted(index): self = .actionNotRouted(index: index)
+    case let .featureCrashed(feature, reason): self = .featureCrashed(feature: feature, reason: reason)
+    case let .internalAction(index, feature, action): self = .internalAction(index: index, feature: feature, action: action)
+    }
+  }
+
+  /// The error reply for a subscription that could not start.
+  init(_ error: SubscriptionError) {
+    switch error {
+    case let .pathNotFound(pointer): self = .pathNotFound(path: pointer.description)
+    case .shuttingDown: self = .shuttingDown
+    }
+  }
+}

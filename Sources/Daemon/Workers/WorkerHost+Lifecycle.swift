@@ -1,0 +1,266 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SwitchyardRuntime
+
+extension WorkerHost {
+  /// A worker process and its link, not yet handed a state.
+  struct Launched: @unchecked Sendable {
+    let generation: Int
+    let pid: pid_t
+    let page: SharedPage
+    let channel: any Channel
+  }
+
+  /// Starts a worker from the feature's part of the daemon's state — the standby when one is
+  /// ready, a new process otherwise — and returns once it is ready or has ended, as OTP's
+  /// supervisors wait for a child's `init`. A worker that ends before it is ready is reported
+  /// through `onExit` like any other.
+  func start(restarted: Bool) async throws {
+    guard let state = self.sink.state else {
+      throw WorkerProtocolError("the daemon holds no state for \(self.sink.pointer)")
+    }
+    let standby = self.contents.withLock { contents in
+      defer { contents.standby = nil }
+      return contents.standby
+    }
+    let worker: Launched
+    if let standby {
+      worker = standby
+    } else {
+      worker = try await self.launchProcess()
+    }
+    self.contents.withLock { contents in
+      contents.generation = worker.generation
+      contents.phase = .starting
+      contents.pid = worker.pid
+      contents.page = worker.page
+      contents.channel = worker.channel
+      contents.sent = 0
+      contents.ended = (nil, false)
+      if restarted, let lifecycle = self.support.afterRestart {
+        contents.pending.removeAll { $0.isLifecycle }
+        contents.pending.insert(
+          Pending(
+            id: contents.nextID,
+            frame: WorkerMessage.action(id: contents.nextID, action: lifecycle).encoded(),
+            action: lifecycle,
+            ticket: nil,
+            isLifecycle: true
+          ),
+          at: 0
+        )
+        contents.nextID += 1
+      }
+    }
+    self.logger.info(
+      restarted ? "worker restarted" : "worker started",
+      metadata: ["pid": "\(worker.pid)", "standby": "\(standby != nil)"]
+    )
+    await withCheckedContinuation { continuation in
+      let waiting = self.contents.withLock { contents in
+        guard contents.generation == worker.generation, contents.phase == .starting else { return false }
+        contents.readyWaiters.append(continuation)
+        return true
+      }
+      // Written once the waiter is in place, so that `ready` cannot come before it.
+      Self.write([WorkerMessage.start(state: state, restarted: restarted).encoded()], to: worker.channel)
+      if !waiting { continuation.resume() }
+    }
+  }
+
+  /// Spawns a worker process and connects its link; the worker waits for its state.
+  private func launchProcess() async throws -> Launched {
+    let worker = try await self.launch.spawn(feature: self.name)
+    let generation = self.contents.withLock { contents in
+      contents.lastGeneration += 1
+      return contents.lastGeneration
+    }
+    self.watch(worker, generation: generation)
+    let channel: any Channel
+    do {
+      channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandlers(
+              ByteToMessageHandler(WorkerFrameDecoder()),
+              WorkerLinkHandler(host: self, generation: generation)
+            )
+          }
+        }
+        .withConnectedSocket(worker.link)
+        .get()
+    } catch {
+      close(worker.link)
+      kill(worker.pid, SIGKILL)
+      throw error
+    }
+    channel.closeFuture.whenComplete { _ in self.ended(generation: generation, status: nil, linkClosed: true) }
+    return Launched(generation: generation, pid: worker.pid, page: worker.page, channel: channel)
+  }
+
+  /// Keeps a worker process started and waiting, so that a restart only has to hand it the
+  /// state: starting a process and the Swift runtime is most of what a restart costs.
+  func prepareStandby() async {
+    let wanted = self.contents.withLock { contents in
+      guard contents.standby == nil, !contents.isPreparingStandby, contents.phase != .stopped else { return false }
+      contents.isPreparingStandby = true
+      return true
+    }
+    guard wanted else { return }
+    let launched: Launched?
+    do {
+      launched = try await self.launchProcess()
+    } catch {
+      self.logger.warning("no standby worker", metadata: ["error": "\(error)"])
+      launched = nil
+    }
+    let unwanted = self.contents.withLock { contents -> Launched? in
+      contents.isPreparingStandby = false
+      guard contents.phase != .stopped else { return launched }
+      contents.standby = launched
+      return nil
+    }
+    unwanted?.channel.close(promise: nil)
+  }
+
+  /// Ends the standby worker, if there is one: closing its link ends it.
+  func dropStandby() {
+    let standby = self.contents.withLock { contents in
+      defer { contents.standby = nil }
+      return contents.standby
+    }
+    standby?.channel.close(promise: nil)
+  }
+
+  /// Logs the worker's stderr under the feature's name until it closes, then reaps the worker.
+  private func watch(_ worker: SpawnedWorker, generation: Int) {
+    let logger = self.logger
+    let thread = Thread {
+      var pending: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = read(worker.stderr, &buffer, buffer.count)
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { break }
+        pending.append(contentsOf: buffer[..<count])
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+          logWorkerLine(String(decoding: pending[..<newline], as: UTF8.self), pid: worker.pid, logger: logger)
+          pending.removeSubrange(...newline)
+        }
+      }
+      if !pending.isEmpty { logWorkerLine(String(decoding: pending, as: UTF8.self), pid: worker.pid, logger: logger) }
+      close(worker.stderr)
+      var status: Int32 = 0
+      while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
+      self.ended(generation: generation, status: status, linkClosed: false)
+    }
+    thread.name = "switchyard-worker-\(self.name)"
+    thread.start()
+  }
+
+  /// The worker ended once its process was reaped and its link read to the end, so that every
+  /// answer it sent before it died has been taken into account.
+  private func ended(generation: Int, status: Int32?, linkClosed: Bool) {
+    let outcome: (exit: Exit, crashed: Pending?, waiters: [CheckedContinuation<Exit, Never>])? = self.contents.withLock { contents in
+      if let standby = contents.standby, standby.generation == generation {
+        // The standby ended before it was needed: the next restart starts a process instead.
+        contents.standby = nil
+        if linkClosed { kill(standby.pid, SIGKILL) } else { standby.channel.close(promise: nil) }
+        return nil
+      }
+      guard contents.generation == generation else { return nil }
+      if let status { contents.ended.status = status }
+      if linkClosed {
+        contents.ended.linkClosed = true
+        // The process may still run (it closed its end, or the daemon's end failed): make sure
+        // it ends, so that it is reaped.
+        if let pid = contents.pid, contents.ended.status == nil, !contents.shuttingDown { kill(pid, SIGKILL) }
+      }
+      guard let status = contents.ended.status, contents.ended.linkClosed else { return nil }
+      let exit = Exit(
+        status: status, wasShutdown: contents.shuttingDown,
+        unresponsiveAfter: contents.killedAsUnresponsive ? self.probeTimeout : nil
+      )
+      var crashed: Pending?
+      let inProgress = contents.page?.actionID ?? 0
+      // Killed from outside, the worker was not reducing a bad action: it is delivered again.
+      // Killed for not answering, the action it was stuck on is the one that made it stuck.
+      let killedFromOutside = (exit.signal == SIGKILL || exit.signal == SIGTERM) && !contents.killedAsUnresponsive
+      if inProgress != 0, !exit.wasShutdown, !killedFromOutside,
+        let index = contents.pending.prefix(contents.sent).firstIndex(where: { $0.id == inProgress })
+      {
+        crashed = contents.pending.remove(at: index)
+      }
+      contents.generation = 0
+      contents.channel = nil
+      contents.pid = nil
+      contents.page = nil
+      contents.sent = 0
+      contents.phase = .restarting
+      contents.lastExit = exit.description
+      contents.endedAt = .now
+      contents.shuttingDown = false
+      contents.killedAsUnresponsive = false
+      for answered in contents.probes.values { answered() }
+      contents.probes.removeAll()
+      for waiter in contents.readyWaiters { waiter.resume() }
+      contents.readyWaiters.removeAll()
+      defer { contents.endWaiters.removeAll() }
+      return (exit, crashed, contents.endWaiters)
+    }
+    guard let outcome else { return }
+    if let crashed = outcome.crashed {
+      self.logger.error(
+        "the worker crashed reducing an action, which is dropped",
+        metadata: ["action": "\(crashed.action)", "reason": "\(outcome.exit)"]
+      )
+      crashed.ticket?.fail(.featureCrashed(feature: self.name, reason: outcome.exit.description))
+    }
+    let level: Logger.Level = outcome.exit.isAbnormal ? .error : .info
+    self.logger.log(level: level, "worker ended", metadata: ["reason": "\(outcome.exit)"])
+    for waiter in outcome.waiters { waiter.resume(returning: outcome.exit) }
+    if !outcome.exit.wasShutdown {
+      self.onExit.withLock { $0 }?(outcome.exit)
+    }
+  }
+
+  /// A new worker is on its way: counted as a restart.
+  func willRestart() {
+    self.contents.withLock { $0.restarts += 1 }
+  }
+
+  /// The feature will not run again: the actions waiting for it fail, and routes skip it.
+  func markStopped() {
+    self.dropStandby()
+    let pending = self.contents.withLock { contents in
+      contents.phase = .stopped
+      defer { contents.pending.removeAll() }
+      return contents.pending
+    }
+    for action in pending {
+      action.ticket?.fail(.featureCrashed(feature: self.name, reason: "the feature's worker is not restarted"))
+    }
+  }
+
+  /// Ends the running worker, as the supervisor or the daemon's shutdown does: `SIGKILL`
+  /// (OTP's brutal kill), or closing its link, which a worker answers by exiting.
+  /// Returns once it has ended; at once when none runs.
+  func terminate(gently: Bool) async -> Exit? {
+    await withCheckedContinuation { continuation in
+      let running = self.contents.withLock { contents -> Bool in
+        guard let pid = contents.pid, let channel = contents.channel else { return false }
+        contents.shuttingDown = true
+        contents.endWaiters.append(continuation)
+        if gently {
+          channel.close(promise: nil)
+        } else {
+          kill(pid, SIGKILL)
+        }
+        return true
+      }
+      if !running { continuation.resume(returning: Exit(status: 0, wasShutdown: true)) }
+    }
+  }
+}

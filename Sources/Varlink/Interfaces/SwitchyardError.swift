@@ -1,0 +1,167 @@
+import SwitchyardJSON
+
+/// An error reply from the daemon, typed: one of the errors of `io.switchyard.Store` or of
+/// `org.varlink.service`, with the parameters that say why. The daemon makes its error replies
+/// from these cases and the client reads them back into them, so the two cannot drift apart.
+///
+/// ```swift
+/// do {
+///   _ = try await client.get("/nope")
+/// } catch SwitchyardError.pathNotFound(let path) {
+///   print("nothing at \(path)")
+/// }
+/// ```
+///
+/// Errors the client does not know are kept whole in ``unknown(name:parameters:)``.
+public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// `io.switchyard.Store.InvalidAction`: the action is not one the application knows. `path`
+  /// says where in the action (for example `counter.incrTapped.by`).
+  case invalidAction(reason: String, path: String)
+  /// `io.switchyard.Store.ActionNotRouted`: no feature takes the action at `index` of the batch.
+  case actionNotRouted(index: Int)
+  /// `io.switchyard.Store.PathNotFound`: the state has nothing at the JSON Pointer `path`.
+  case pathNotFound(path: String)
+  /// `io.switchyard.Store.ShuttingDown`: the daemon is shutting down.
+  case shuttingDown
+  /// `io.switchyard.Store.TooManyConnections`: the daemon serves as many connections as it may
+  /// (`limit`) and closed this one.
+  case tooManyConnections(limit: Int)
+  /// `io.switchyard.Store.Timeout`: this process began a call and did not finish sending it
+  /// within `seconds`; the daemon closed the connection.
+  case timeout(seconds: Double)
+  /// `io.switchyard.Store.FeatureCrashed`: the worker process of `feature` ended while it
+  /// applied the action (or was killed for not answering its health probe), which was
+  /// therefore not applied.
+  case featureCrashed(feature: String, reason: String)
+  /// `io.switchyard.Store.InternalAction`: the action at `index` is one only the effects of
+  /// `feature` send; nothing of the request was applied.
+  case internalAction(index: Int, feature: String, action: String)
+  /// `io.switchyard.Store.PermissionDenied`: the daemon's access policy does not let this
+  /// process make the call; `action` or `path` names what was refused.
+  case permissionDenied(method: String, reason: String, action: String?, path: String?)
+  /// `io.switchyard.Store.InvalidRequest`: the call was not a well-formed Varlink call.
+  case invalidRequest(reason: String)
+  /// `org.varlink.service.MethodNotFound`.
+  case methodNotFound(method: String)
+  /// `org.varlink.service.InterfaceNotFound`.
+  case interfaceNotFound(interface: String)
+  /// `org.varlink.service.InvalidParameter`: the named parameter is missing or has the wrong type.
+  case invalidParameter(parameter: String)
+  /// `org.varlink.service.ExpectedMore`: the method must be called with `more`.
+  case expectedMore
+  /// Any other error reply, by its qualified name.
+  case unknown(name: String, parameters: JSONValue)
+
+  /// Reads an error reply: `{"error": name, "parameters": {…}}`. An error whose parameters
+  /// lack what its case needs is kept whole in ``unknown(name:parameters:)``.
+  public init(name: String, parameters: JSONValue) {
+    func string(_ key: String) -> String? {
+      if case let .string(value)? = parameters[key] { value } else { nil }
+    }
+    func int(_ key: String) -> Int? {
+      if case let .int(value)? = parameters[key] { Int(value) } else { nil }
+    }
+    let unknown = Self.unknown(name: name, parameters: parameters)
+    if let error = StoreInterface.ErrorName(qualifiedName: name) {
+      switch error {
+      case .invalidAction: self = .invalidAction(reason: string("reason") ?? "", path: string("path") ?? "")
+      case .actionNotRouted: self = int("index").map { .actionNotRouted(index: $0) } ?? unknown
+      case .pathNotFound: self = .pathNotFound(path: string("path") ?? "")
+      case .shuttingDown: self = .shuttingDown
+      case .tooManyConnections: self = int("limit").map { .tooManyConnections(limit: $0) } ?? unknown
+      case .timeout:
+        switch parameters["seconds"] {
+        case let .double(seconds)?: self = .timeout(seconds: seconds)
+        case let .int(seconds)?: self = .timeout(seconds: Double(seconds))
+        default: self = unknown
+        }
+      case .featureCrashed: self = .featureCrashed(feature: string("feature") ?? "", reason: string("reason") ?? "")
+      case .internalAction:
+        self = int("index").map { .internalAction(index: $0, feature: string("feature") ?? "", action: string("action") ?? "") } ?? unknown
+      case .permissionDenied:
+        self = .permissionDenied(
+          method: string("method") ?? "", reason: string("reason") ?? "", action: string("action"), path: string("path")
+        )
+      case .invalidRequest: self = .invalidRequest(reason: string("reason") ?? "")
+      }
+    } else if let error = ServiceInterface.ErrorName(qualifiedName: name) {
+      switch error {
+      case .methodNotFound: self = .methodNotFound(method: string("method") ?? "")
+      case .interfaceNotFound: self = .interfaceNotFound(interface: string("interface") ?? "")
+      case .invalidParameter: self = .invalidParameter(parameter: string("parameter") ?? "")
+      case .expectedMore: self = .expectedMore
+      case .methodNotImplemented, .permissionDenied: self = unknown
+      }
+    } else {
+      self = unknown
+    }
+  }
+
+  /// Reads an error reply.
+  public init(_ error: VarlinkError) {
+    self.init(name: error.name, parameters: .object(error.parameters))
+  }
+
+  /// The error's qualified Varlink name, such as `io.switchyard.Store.PathNotFound`.
+  public var name: String {
+    switch self {
+    case .invalidAction: StoreInterface.ErrorName.invalidAction.qualifiedName
+    case .actionNotRouted: StoreInterface.ErrorName.actionNotRouted.qualifiedName
+    case .pathNotFound: StoreInterface.ErrorName.pathNotFound.qualifiedName
+    case .shuttingDown: StoreInterface.ErrorName.shuttingDown.qualifiedName
+    case .tooManyConnections: StoreInterface.ErrorName.tooManyConnections.qualifiedName
+    case .timeout: StoreInterface.ErrorName.timeout.qualifiedName
+    case .featureCrashed: StoreInterface.ErrorName.featureCrashed.qualifiedName
+    case .internalAction: StoreInterface.ErrorName.internalAction.qualifiedName
+    case .permissionDenied: StoreInterface.ErrorName.permissionDenied.qualifiedName
+    case .invalidRequest: StoreInterface.ErrorName.invalidRequest.qualifiedName
+    case .methodNotFound: ServiceInterface.ErrorName.methodNotFound.qualifiedName
+    case .interfaceNotFound: ServiceInterface.ErrorName.interfaceNotFound.qualifiedName
+    case .invalidParameter: ServiceInterface.ErrorName.invalidParameter.qualifiedName
+    case .expectedMore: ServiceInterface.ErrorName.expectedMore.qualifiedName
+    case let .unknown(name, _): name
+    }
+  }
+
+  /// The error's parameters, as the daemon sent them.
+  public var parameters: JSONValue {
+    switch self {
+    case let .invalidAction(reason, path): ["reason": .string(reason), "path": .string(path)]
+    case let .actionNotRouted(index): ["index": .int(Int64(index))]
+    case let .pathNotFound(path): ["path": .string(path)]
+    case .shuttingDown, .expectedMore: [:]
+    case let .tooManyConnections(limit): ["limit": .int(Int64(limit))]
+    case let .timeout(seconds): ["seconds": .double(seconds)]
+    case let .featureCrashed(feature, reason): ["feature": .string(feature), "reason": .string(reason)]
+    case let .internalAction(index, feature, action):
+      ["index": .int(Int64(index)), "feature": .string(feature), "action": .string(action)]
+    case let .permissionDenied(method, reason, action, path):
+      {
+        var parameters: JSONObject = ["method": .string(method), "reason": .string(reason)]
+        if let action { parameters["action"] = .string(action) }
+        if let path { parameters["path"] = .string(path) }
+        return .object(parameters)
+      }()
+    case let .invalidRequest(reason): ["reason": .string(reason)]
+    case let .methodNotFound(method): ["method": .string(method)]
+    case let .interfaceNotFound(interface): ["interface": .string(interface)]
+    case let .invalidParameter(parameter): ["parameter": .string(parameter)]
+    case let .unknown(_, parameters): parameters
+    }
+  }
+
+  public var description: String {
+    "\(self.name) \(self.parameters.serialized())"
+  }
+}
+
+extension VarlinkError {
+  /// The error reply for `error`.
+  public init(_ error: SwitchyardError) {
+    guard case let .object(parameters) = error.parameters else {
+      self.init(error.name)
+      return
+    }
+    self.init(error.name, parameters)
+  }
+}

@@ -1,0 +1,99 @@
+import CasePaths
+import Foundation
+import Logging
+import NIOCore
+import PrimeTime
+import Testing
+
+@testable import SwitchyardDaemon
+@testable import SwitchyardRuntime
+
+/// The router, in process: routing, ordering and numbering, without the socket in between.
+@Suite struct RouterTests {
+  /// Starts `features` of PrimeTime the way the daemon does.
+  func start(_ features: [Feature<App.State, App.Action>]) async throws -> HostedApplication<App.State, App.Action> {
+    try await HostedApplication.start(
+      Application(initialState: App.State(), features: features),
+      configuration: DaemonConfiguration(),
+      launch: WorkerLaunch(logLevel: SharedLogLevel(.info)),
+      encodeChange: { seq, patch in
+        ByteBuffer(bytes: JSONValue.object(["seq": .int(Int64(seq)), "patch": patch.jsonValue]).serializedBytes())
+      },
+      logger: Logger(label: "test")
+    )
+  }
+
+  @Test func anActionNoRouteTakesIsAnError() async throws {
+    let hosted = try await self.start([.actor("primes", state: \.primes, action: App.primesRoute) { Primes() }])
+    await #expect(throws: RouterError.actionNotRouted(index: 1)) {
+      try await hosted.router.send([.counter(.incrTapped), .signUp(.submitTapped), .counter(.incrTapped)])
+    }
+    // The actions before the refused one were routed; the ones after it were not.
+    #expect(hosted.changeLog.get(JSONPointer(tokens: ["primes", "count"]))?.value == 1)
+  }
+
+  @Test func everyChangeGetsTheNextSequenceNumberAndTheComposedStateFollows() async throws {
+    let hosted = try await self.start([
+      .actor("primes", state: \.primes, action: App.primesRoute) { Primes() },
+      .actor("activityFeed", state: \.activityFeed, action: App.activityFeedRoute, withDependencies: {
+        $0.date.now = Date(timeIntervalSince1970: 0)
+      }) { ActivityFeed() },
+      .actor("signUp", state: \.signUp, action: .case(\App.Action.Cases.signUp)) { SignUp() },
+    ])
+    let subscriber = try hosted.changeLog.subscribe(to: .root, since: nil, queueLimit: 1_000)
+    guard case let .snapshot(0, initial) = await subscriber.next() else {
+      Issue.record("expected a snapshot at 0")
+      return
+    }
+    var replica = initial
+    let seq = try await hosted.router.send(
+      [.counter(.incrTapped), .counter(.incrTapped), .signUp(.emailChanged("a@b.c")), .primeModal(.saveFavoritePrimeTapped)]
+    )
+    #expect(seq >= 4)
+    var last: UInt64 = 0
+    // The modal's effect reaches the activity feed through the router: one more change.
+    while last < 5 {
+      guard case let .encoded(next, bytes) = await subscriber.next() else {
+        Issue.record("expected a patch")
+        return
+      }
+      #expect(next == last + 1)
+      last = next
+      let message = try bytes.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
+      try JSONPatch(jsonValue: message["patch"] ?? []).apply(to: &replica)
+    }
+    #expect(replica == hosted.changeLog.get()?.value)
+    #expect(replica["activityFeed"]?[0]?["kind"] == ["addedFavoritePrime": 2])
+    hosted.subscriptions.remove(subscriber)
+    #expect(hosted.subscriptions.count == 0)
+  }
+
+  @Test func everyFeatureSeesActionsInTheOrderTheRouterRoutedThem() async throws {
+    let hosted = try await self.start([
+      .actor("primes", state: \.primes, action: App.primesRoute) { Primes() },
+      .actor("activityFeed", state: \.activityFeed, action: App.activityFeedRoute, withDependencies: {
+        $0.date.now = Date(timeIntervalSince1970: 0)
+      }) { ActivityFeed() },
+    ])
+    let router = hosted.router
+    // Many senders at once: whatever order the router picks, the feed and the favorites agree.
+    await withTaskGroup(of: Void.self) { group in
+      for n in [2, 3, 5, 7, 11, 13] {
+        group.addTask {
+          _ = try? await router.send([.favoritePrimes(.loaded([n]))])
+        }
+      }
+    }
+    try await Task.sleep(for: .milliseconds(100))
+    let state = try #require(hosted.changeLog.get()?.value)
+    #expect(state["primes"]?["favoritePrimes"]?[0] == state["activityFeed"]?.lastAdded)
+  }
+}
+
+extension JSONValue {
+  /// The prime of the last `addedFavoritePrime` entry of an activity feed.
+  fileprivate var lastAdded: JSONValue? {
+    guard case let .array(entries) = self else { return nil }
+    return entries.last { $0["kind"]?["addedFavoritePrime"] != nil }?["kind"]?["addedFavoritePrime"]
+  }
+}

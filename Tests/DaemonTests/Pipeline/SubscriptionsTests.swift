@@ -1,0 +1,103 @@
+import Logging
+import NIOCore
+import SwitchyardSynchronization
+import Testing
+
+@testable import SwitchyardDaemon
+@testable import SwitchyardRuntime
+
+/// Fan-out: each change encoded once per subscribed path, the same bytes for every subscriber
+/// of the path; a subscriber that falls behind gets a fresh snapshot, one whose path goes away
+/// an end.
+@Suite struct SubscriptionsTests {
+  /// Counts the encodings, by path-relative patch.
+  final class Encodings: Sendable {
+    let count = Atomic<Int>(0)
+  }
+
+  func pipeline(_ encodings: Encodings) -> (ChangeLog, Subscriptions) {
+    let subscriptions = Subscriptions { seq, patch in
+      encodings.count.add(1, ordering: .relaxed)
+      return ByteBuffer(bytes: JSONValue.object(["seq": .int(Int64(seq)), "patch": patch.jsonValue]).serializedBytes())
+    }
+    let log = ChangeLog(
+      initialState: ["a": ["n": 0, "m": 0], "b": ["n": 0]], historyLimit: 16,
+      subscriptions: subscriptions, logger: Logger(label: "test")
+    )
+    return (log, subscriptions)
+  }
+
+  func patch(_ item: Subscriber.Item) throws -> JSONValue? {
+    guard case let .encoded(_, bytes) = item else { return nil }
+    return try bytes.withUnsafeReadableBytes { try JSONValue(parsing: $0) }["patch"]
+  }
+
+  @Test func aChangeIsEncodedOncePerPathAndTheSameBytesGoToEverySubscriberOfIt() async throws {
+    let encodings = Encodings()
+    let (log, subscriptions) = self.pipeline(encodings)
+    let onA = try (0..<50).map { _ in try log.subscribe(to: "/a", since: nil, queueLimit: 10) }
+    let onRoot = try (0..<50).map { _ in try log.subscribe(to: .root, since: nil, queueLimit: 10) }
+    let onB = try log.subscribe(to: "/b", since: nil, queueLimit: 10)
+    for subscriber in onA + onRoot + [onB] { _ = await subscriber.next() }  // the snapshots
+    #expect(subscriptions.count == 101)
+
+    _ = log.append(JSONPatch(operations: [.replace(path: "/a/n", value: 1)]))
+    // Two paths the change touches: two encodings for a hundred subscribers; /b is untouched.
+    #expect(encodings.count.load(ordering: .relaxed) == 2)
+    var bytes: Set<[UInt8]> = []
+    for subscriber in onA {
+      guard case let .encoded(seq, buffer) = await subscriber.next() else {
+        Issue.record("expected the change")
+        return
+      }
+      #expect(seq == 1)
+      bytes.insert(Array(buffer.readableBytesView))
+    }
+    #expect(bytes.count == 1)
+    #expect(try self.patch(await onRoot[0].next()) == [["op": "replace", "path": "/a/n", "value": 1]])
+  }
+
+  @Test func aPatchIsRelativeToTheSubscribedPath() async throws {
+    let (log, _) = self.pipeline(Encodings())
+    let subscriber = try log.subscribe(to: "/a", since: nil, queueLimit: 10)
+    guard case .snapshot(0, ["n": 0, "m": 0]) = await subscriber.next() else {
+      Issue.record("expected the snapshot of /a")
+      return
+    }
+    _ = log.append(JSONPatch(operations: [.replace(path: "/a/m", value: 3)]))
+    #expect(try self.patch(await subscriber.next()) == [["op": "replace", "path": "/m", "value": 3]])
+  }
+
+  @Test func aSubscriberThatFallsBehindGetsAFreshSnapshotInsteadOfTheBacklog() async throws {
+    let (log, _) = self.pipeline(Encodings())
+    let subscriber = try log.subscribe(to: "/a", since: nil, queueLimit: 3)
+    _ = await subscriber.next()
+    for n in 1...10 { _ = log.append(JSONPatch(operations: [.replace(path: "/a/n", value: .int(Int64(n)))])) }
+    guard case .overflow = await subscriber.next() else {
+      Issue.record("expected the overflow")
+      return
+    }
+    guard case .snapshot(10, ["n": 10, "m": 0]) = log.resnapshot(subscriber) else {
+      Issue.record("expected a snapshot at 10")
+      return
+    }
+    _ = log.append(JSONPatch(operations: [.replace(path: "/a/n", value: 11)]))
+    guard case .encoded(11, _) = await subscriber.next() else {
+      Issue.record("the changes go on after the snapshot")
+      return
+    }
+  }
+
+  @Test func aSubscriptionWhosePathIsRemovedEnds() async throws {
+    let (log, subscriptions) = self.pipeline(Encodings())
+    let subscriber = try log.subscribe(to: "/b/n", since: nil, queueLimit: 10)
+    _ = await subscriber.next()
+    _ = log.append(JSONPatch(operations: [.remove(path: "/b")]))
+    guard case .end(.pathRemoved) = await subscriber.next() else {
+      Issue.record("expected the end")
+      return
+    }
+    subscriptions.remove(subscriber)
+    #expect(subscriptions.count == 0)
+  }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import NIOCore
+import PrimeTime
+import SwitchyardSynchronization
+import SwitchyardVarlink
+import Testing
+
+@testable import SwitchyardDaemon
+@testable import SwitchyardRuntime
+
+/// The responder without a socket: every method of `io.switchyard.Store` and
+/// `org.varlink.service`, and every error it answers with, as a client would read them.
+@Suite struct StoreResponderTests {
+  typealias Responder = StoreResponder<App.State, App.Action>
+
+  /// PrimeTime in actors, and a responder over it.
+  func responder() async throws -> Responder {
+    let application = Application(
+      initialState: App.State(),
+      features: [
+        .actor("primes", state: \.primes, action: App.primesRoute) { Primes() },
+        .actor("activityFeed", state: \.activityFeed, action: App.activityFeedRoute, withDependencies: {
+          $0.date.now = Date(timeIntervalSince1970: 0)
+        }) { ActivityFeed() },
+      ]
+    )
+    let hosted = try await HostedApplication.start(
+      application,
+      configuration: DaemonConfiguration(),
+      launch: WorkerLaunch(logLevel: SharedLogLevel(.info)),
+      encodeChange: { Responder.encodeChange(seq: $0, patch: $1) },
+      logger: Logger(label: "test")
+    )
+    return StoreResponder(
+      router: hosted.router, changeLog: hosted.changeLog, subscriptions: hosted.subscriptions,
+      features: application.features, workers: [:],
+      configuration: LiveConfiguration(DaemonConfiguration(), logLevel: SharedLogLevel(.info)),
+      counters: ServerCounters(), logger: Logger(label: "test")
+    )
+  }
+
+  /// Root: allowed everything.
+  let root = Caller(pid: 1, uid: 0, gid: 0)
+
+  /// What `call` answers: its replies, then its error if it ends with one.
+  func answer(
+    _ responder: Responder, _ method: String, _ parameters: JSONObject = [:], more: Bool = false,
+    caller: Caller? = Caller(pid: 1, uid: 0, gid: 0), replies limit: Int = .max
+  ) async -> (replies: [JSONValue], error: SwitchyardError?) {
+    let replies = Mutex<[JSONValue]>([])
+    let prepared = responder.prepare(
+      VarlinkCall(method: method, parameters: parameters, more: more), caller: caller, whenClosed: { _ in }
+    )
+    struct Enough: Error {}
+    do {
+      try await prepared.run { outgoing in
+        let message: JSONValue
+        switch outgoing {
+        case let .reply(reply): message = reply.message
+        case let .encoded(bytes):
+          message = try bytes.withUnsafeReadableBytes { try JSONValue(parsing: $0.dropLast()) }
+        }
+        let count = replies.withLock { replies in
+          replies.append(message)
+          return replies.count
+        }
+        if count >= limit { throw Enough() }
+      }
+    } catch let error as VarlinkError {
+      return (replies.withLock { $0 }, SwitchyardError(error))
+    } catch {}
+    return (replies.withLock { $0 }, nil)
+  }
+
+  @Test func sendRoutesTheActionAndAnswersWithTheSequenceNumber() async throws {
+    let responder = try await self.responder()
+    let sent = await self.answer(responder, "io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])
+    #expect(sent.replies == [["parameters": ["seq": 1]]])
+    let batch = await self.answer(
+      responder, "io.switchyard.Store.SendBatch",
+      ["actions": [["counter": ["incrTapped": [:]]], ["counter": ["decrTapped": [:]]]]]
+    )
+    #expect(batch.replies == [["parameters": ["seq": 3]]])
+    let got = await self.answer(responder, "io.switchyard.Store.Get", ["path": "/primes/count"])
+    #expect(got.replies == [["parameters": ["seq": 3, "state": 1]]])
+  }
+
+  @Test func subscribeStartsWithASnapshotThenSendsEachChange() async throws {
+    let responder = try await self.responder()
+    let subscription = Task {
+      await self.answer(responder, "io.switchyard.Store.Subscribe", ["path": "/primes/count"], more: true, replies: 2)
+    }
+    while responder.subscriptions.count == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    _ = await self.answer(responder, "io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])
+    let (replies, error) = await subscription.value
+    #expect(error == nil)
+    #expect(replies.count == 2)
+    #expect(replies.first?["parameters"]?["state"] == 0)
+    #expect(replies.first?["parameters"]?["history"] == .string(responder.changeLog.historyID))
+    #expect(replies.last == ["parameters": ["seq": 1, "patch": [["op": "replace", "path": "", "value": 1]]], "continues": true])
+  }
+
+  @Test func describeStatusAndTheServiceInterfaceAnswer() async throws {
+    let responder = try await self.responder()
+    let described = await self.answer(responder, "io.switchyard.Store.Describe")
+    #expect(described.replies.first?["parameters"]?["features"]?[0]?["name"] == "primes")
+    #expect(described.replies.first?["parameters"]?["access"]?["admin"] == true)
+    let status = await self.answer(responder, "io.switchyard.Store.Status")
+    #expect(status.replies.first?["parameters"]?["features"] == 2)
+    let info = await self.answer(responder, "org.varlink.service.GetInfo")
+    #expect(info.replies.first?["parameters"]?["version"] == .string(switchyardVersion))
+    let description = await self.answer(
+      responder, "org.varlink.service.GetInterfaceDescription", ["interface": "io.switchyard.Store"]
+    )
+    #expect(description.replies.first?["parameters"]?["description"] == .string(StoreInterface.description))
+  }
+
+  @Test("every error, as the client reads it", arguments: [
+    ("io.switchyard.Store.Send", ["action": ["counter": ["nope": [:]]]], SwitchyardError.invalidAction(reason: "unknown case \"nope\"", path: "counter.nope")),
+    ("io.switchyard.Store.Send", ["action": ["signUp": ["submitTapped": [:]]]], .actionNotRouted(index: 0)),
+    ("io.switchyard.Store.Send", ["action": ["counter": ["restarted": [:]]]], .internalAction(index: 0, feature: "primes", action: "counter.restarted")),
+    ("io.switchyard.Store.Send", [:], .invalidParameter(parameter: "action")),
+    ("io.switchyard.Store.SendBatch", ["actions": 1], .invalidParameter(parameter: "actions")),
+    ("io.switchyard.Store.Get", ["path": "/nope"], .pathNotFound(path: "/nope")),
+    ("io.switchyard.Store.Get", ["path": "nope"], .invalidParameter(parameter: "path")),
+    ("io.switchyard.Store.Subscribe", [:], .expectedMore),
+    ("io.switchyard.Store.Explode", [:], .methodNotFound(method: "io.switchyard.Store.Explode")),
+    ("org.varlink.service.Explode", [:], .methodNotFound(method: "org.varlink.service.Explode")),
+    ("com.example.Nope.Get", [:], .interfaceNotFound(interface: "com.example.Nope")),
+    ("org.varlink.service.GetInterfaceDescription", ["interface": "io.nope"], .interfaceNotFound(interface: "io.nope")),
+  ] as [(String, JSONObject, SwitchyardError)])
+  func errors(_ method: String, _ parameters: JSONObject, _ expected: SwitchyardError) async throws {
+    let responder = try await self.responder()
+    let (replies, error) = await self.answer(responder, method, parameters)
+    #expect(replies.isEmpty)
+    #expect(error == expected)
+  }
+
+  @Test func aCallerTheKernelDidNotNameMayDoNothing() async throws {
+    let responder = try await self.responder()
+    let (_, error) = await self.answer(responder, "io.switchyard.Store.Get", caller: nil)
+    guard case .permissionDenied(method: "io.switchyard.Store.Get", _, nil, _)? = error else {
+      Issue.record("expected PermissionDenied, got \(String(describing: error))")
+      return
+    }
+  }
+
+  @Test func aSubscriptionToAPathThatIsRemovedEndsWithPathNotFound() async throws {
+    let responder = try await self.responder()
+    _ = await self.answer(responder, "io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])
+    _ = await self.answer(responder, "io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])
+    _ = await self.answer(responder, "io.switchyard.Store.Send", ["action": ["primeModal": ["saveFavoritePrimeTapped": [:]]]])
+    let subscription = Task {
+      await self.answer(responder, "io.switchyard.Store.Subscribe", ["path": "/primes/favoritePrimes/0"], more: true)
+    }
+    while responder.subscriptions.count == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    _ = await self.answer(responder, "io.switchyard.Store.Send", ["action": ["primeModal": ["removeFavoritePrimeTapped": [:]]]])
+    let (replies, error) = await subscription.value
+    #expect(replies.count == 1, "the snapshot")
+    #expect(error == .pathNotFound(path: "/primes/favoritePrimes/0"))
+  }
+}
