@@ -31,6 +31,11 @@ import Testing
     try client.call("io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])
     try client.call("io.switchyard.Store.Send", ["action": ["primeModal": ["saveFavoritePrimeTapped": [:]]]])
     #expect(try client.call("io.switchyard.Store.Get", ["path": "/primes/favoritePrimes"])["state"] == [2, 3])
+    // Each save reaches the activity feed through an effect, after its `Send` was answered:
+    // the state is the tests' "before" only once both have.
+    try await eventually {
+      try client.call("io.switchyard.Store.Get", ["path": "/activityFeed"])["state"]?[1] != nil
+    }
     return (daemon, client)
   }
 
