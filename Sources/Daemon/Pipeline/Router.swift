@@ -12,7 +12,7 @@ import SwitchyardSynchronization
 /// ```swift
 /// let seq = try await router.send([.counter(.incrTapped)])
 /// ```
-public final class Router<Action: Sendable>: Sendable {
+final class Router<Action: Sendable>: Sendable {
   private let hosts = Mutex<[any FeatureHost<Action>]>([])
   // Held while offering one action to every feature, so all features see actions in one order.
   private let routing = Mutex(())
@@ -32,7 +32,7 @@ public final class Router<Action: Sendable>: Sendable {
   ///
   /// - Throws: ``RouterError/actionNotRouted(index:)`` when no feature takes one of them; the
   ///   actions before it were routed, those after it were not.
-  public func send(_ actions: [Action]) async throws(RouterError) -> UInt64 {
+  func send(_ actions: [Action]) async throws(RouterError) -> UInt64 {
     try await self.route(actions).reduced()
   }
 
@@ -104,7 +104,7 @@ public final class Router<Action: Sendable>: Sendable {
 }
 
 /// Why the router refused a request.
-public enum RouterError: Error, Equatable, Sendable {
+enum RouterError: Error, Equatable, Sendable {
   /// No feature's route extracts the action at `index` of the request.
   case actionNotRouted(index: Int)
   /// The worker process of `feature` ended while it reduced the action, which was therefore

@@ -95,7 +95,7 @@ final class Subscriber: Sendable {
 }
 
 /// Why a subscription ended.
-public enum SubscriptionEnd: Sendable, Equatable {
+enum SubscriptionEnd: Sendable, Equatable {
   /// The daemon is shutting down.
   case shuttingDown
   /// The subscriber went away.

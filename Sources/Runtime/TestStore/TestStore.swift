@@ -393,18 +393,3 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     try? await Task.sleep(for: .microseconds(200))
   }
 }
-
-/// How much of a feature's behaviour a ``TestStore`` makes the test assert.
-public enum Exhaustivity: Sendable, Equatable {
-  /// Every state change, received action and running effect.
-  case on
-  /// Only what the test asserts; unasserted changes and actions are accepted.
-  case off
-}
-
-extension String {
-  fileprivate func indent(by count: Int) -> String {
-    let prefix = String(repeating: " ", count: count)
-    return self.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 }.joined(separator: "\n")
-  }
-}
