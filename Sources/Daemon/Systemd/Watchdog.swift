@@ -27,9 +27,10 @@ struct Watchdog: Service {
   private func loop() async {
     var round = self.startRound()
     var wasWithholding = false
+    var pause = self.period
     while !Task.isCancelled {
       do {
-        try await Task.sleep(for: self.period)
+        try await Task.sleep(for: pause)
       } catch {
         return
       }
@@ -39,7 +40,11 @@ struct Watchdog: Service {
         if wasWithholding { self.logger.notice("every feature answers its health probe again; watchdog pings resume") }
         wasWithholding = false
         round = self.startRound()
+        pause = self.period
       } else {
+        // Looked at again soon rather than a whole period later: a round answered a little
+        // late (a loaded machine) still gets its ping well before the watchdog's deadline.
+        pause = self.period / 10
         // The unanswered round stays: a ping follows as soon as it is answered, and never
         // because a newer probe happened to get through while an older one is stuck.
         if !wasWithholding {

@@ -3,16 +3,17 @@ public enum ServiceInterface {
   public static let name = "org.varlink.service"
 
   /// Its methods.
-  public enum Method: String, CaseIterable, Sendable {
+  public enum Method: String, InterfaceMember {
+    public static var interface: String { ServiceInterface.name }
+
     case getInfo = "GetInfo"
     case getInterfaceDescription = "GetInterfaceDescription"
-
-    /// The method's qualified name, such as `org.varlink.service.GetInfo`.
-    public var qualifiedName: String { "\(ServiceInterface.name).\(self.rawValue)" }
   }
 
   /// Its errors.
-  public enum ErrorName: String, CaseIterable, Sendable {
+  public enum ErrorName: String, InterfaceMember {
+    public static var interface: String { ServiceInterface.name }
+
     case interfaceNotFound = "InterfaceNotFound"
     case methodNotFound = "MethodNotFound"
     case methodNotImplemented = "MethodNotImplemented"
@@ -20,14 +21,6 @@ public enum ServiceInterface {
     case permissionDenied = "PermissionDenied"
     case expectedMore = "ExpectedMore"
 
-    /// The error's qualified name, such as `org.varlink.service.MethodNotFound`.
-    public var qualifiedName: String { "\(ServiceInterface.name).\(self.rawValue)" }
-
-    /// The error of this interface that `qualifiedName` names, if any.
-    public init?(qualifiedName: String) {
-      guard qualifiedName.hasPrefix(ServiceInterface.name + ".") else { return nil }
-      self.init(rawValue: String(qualifiedName.dropFirst(ServiceInterface.name.count + 1)))
-    }
   }
 
   public static let description = """

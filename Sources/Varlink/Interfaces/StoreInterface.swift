@@ -4,20 +4,21 @@ public enum StoreInterface {
   public static let name = "io.switchyard.Store"
 
   /// Its methods.
-  public enum Method: String, CaseIterable, Sendable {
+  public enum Method: String, InterfaceMember {
+    public static var interface: String { StoreInterface.name }
+
     case send = "Send"
     case sendBatch = "SendBatch"
     case get = "Get"
     case subscribe = "Subscribe"
     case describe = "Describe"
     case status = "Status"
-
-    /// The method's qualified name, such as `io.switchyard.Store.Send`.
-    public var qualifiedName: String { "\(StoreInterface.name).\(self.rawValue)" }
   }
 
   /// Its errors.
-  public enum ErrorName: String, CaseIterable, Sendable {
+  public enum ErrorName: String, InterfaceMember {
+    public static var interface: String { StoreInterface.name }
+
     case invalidRequest = "InvalidRequest"
     case invalidAction = "InvalidAction"
     case actionNotRouted = "ActionNotRouted"
@@ -29,14 +30,6 @@ public enum StoreInterface {
     case internalAction = "InternalAction"
     case featureCrashed = "FeatureCrashed"
 
-    /// The error's qualified name, such as `io.switchyard.Store.PathNotFound`.
-    public var qualifiedName: String { "\(StoreInterface.name).\(self.rawValue)" }
-
-    /// The error of this interface that `qualifiedName` names, if any.
-    public init?(qualifiedName: String) {
-      guard qualifiedName.hasPrefix(StoreInterface.name + ".") else { return nil }
-      self.init(rawValue: String(qualifiedName.dropFirst(StoreInterface.name.count + 1)))
-    }
   }
 
   public static let description = """

@@ -85,6 +85,11 @@ private final class SocketActivator: @unchecked Sendable {
   deinit {
     if self.process.isRunning {
       self.process.terminate()
+      // Foundation's Process passes on the spawning thread's signal mask: started from a thread
+      // that blocks SIGTERM (libdispatch's do), the activator never sees it. SIGKILL it is then.
+      let deadline = ContinuousClock.now + .seconds(2)
+      while self.process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+      if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
       self.process.waitUntilExit()
     }
     if self.address.hasPrefix("/") { unlink(self.address) }
