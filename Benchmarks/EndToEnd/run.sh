@@ -2,7 +2,15 @@
 # End-to-end benchmark: switchyardd against references started by this same run — a minimal
 # NUL-framed echo server (C, epoll) and Redis 7 on a Unix socket — with one load tool (loadgen.c)
 # for all of them. Prints each figure and the ratios to the references, unpinned (what a user
-# sees on this VM) and pinned to one CPU (which compares the software, not the cross-CPU wakeups).
+# sees on this VM) and pinned to one CPU (which compares the software, not the cross-CPU wakeups),
+# for the counter feature hosted in a worker process (PrimeTime's default) and in an actor of the
+# daemon; then the daemon's CPU per call, its memory per connection and per subscriber, and how
+# fast a killed worker is back.
+#
+#   Benchmarks/EndToEnd/run.sh                 everything
+#   Benchmarks/EndToEnd/run.sh workers|memory  one part
+#   BASELINE=path/to/old/switchyardd run.sh    also measures that binary in the same run, side by
+#                                              side (a regression check across a change)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.build-bench
@@ -29,12 +37,39 @@ trap cleanup EXIT
 
 wait_for() { for _ in $(seq 1 200); do [ -S "$1" ] && return 0; sleep 0.05; done; echo "no socket $1" >&2; exit 1; }
 
+# cpu_ticks PID: the CPU time (clock ticks) of a process and its children (the workers) so far.
+cpu_ticks() {
+  local total=0 p
+  for p in "$1" $(pgrep -P "$1" || true); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+hz=$(getconf CLK_TCK)
+
+start_daemon() { # $1: name (its socket), $2: prefix, $3: binary, then VAR=value settings
+  local name=$1 prefix=$2 binary=$3
+  shift 3
+  env SWITCHYARD_SUBSCRIPTIONS_QUEUE_LIMIT=100000 SWITCHYARD_LOG_LEVEL=warning "$@" \
+    $prefix "$binary" --socket "$dir/$name.sock" & pids+=($!)
+  daemon_pid[$name]=$!
+}
+
+declare -A daemon_pid
 start_servers() { # $1: the command prefix (empty, or taskset)
   local prefix=$1
   $prefix "$out/loadgen" echo-server "$dir/echo.sock" & pids+=($!)
   $prefix redis-server --port 0 --unixsocket "$dir/redis.sock" --save '' --appendonly no --loglevel warning >/dev/null & pids+=($!)
-  SWITCHYARD_SUBSCRIPTIONS_QUEUE_LIMIT=100000 SWITCHYARD_LOG_LEVEL=warning $prefix "$daemon" --socket "$dir/switchyard.sock" & pids+=($!)
-  wait_for "$dir/echo.sock"; wait_for "$dir/redis.sock"; wait_for "$dir/switchyard.sock"
+  start_daemon worker "$prefix" "$daemon"
+  start_daemon actor "$prefix" "$daemon" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor
+  local sockets=(echo redis worker actor)
+  if [ -n "${BASELINE:-}" ]; then
+    start_daemon baseline-worker "$prefix" "$BASELINE"
+    start_daemon baseline-actor "$prefix" "$BASELINE" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor
+    sockets+=(baseline-worker baseline-actor)
+  fi
+  for socket in "${sockets[@]}"; do wait_for "$dir/$socket.sock"; done
+  sleep 1 # the standby workers start after the socket listens
 }
 
 stop_servers() {
@@ -47,58 +82,109 @@ stop_servers() {
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b == 0 ? 0 : a / b) }'; }
 
+declare -A pp pl fo cpu
+# measure NAME PREFIX: ping-pong (with the daemon's CPU per call), pipelined and fan-out figures
+# of one server, into pp[NAME], pl[NAME], fo[NAME,subscribers] and cpu[NAME].
+measure() {
+  local name=$1 prefix=$2 load="$2 $out/loadgen" proto=switchyard before
+  case $name in echo | redis) proto=$name ;; esac
+  [ "$proto" = switchyard ] && before=$(cpu_ticks "${daemon_pid[$name]}")
+  pp[$name]=$($load pingpong "$proto" "$dir/$name.sock" "$N")
+  if [ "$proto" = switchyard ]; then
+    cpu[$name]=$(awk -v t="$(($(cpu_ticks "${daemon_pid[$name]}") - before))" -v hz="$hz" -v n="$N" \
+      'BEGIN { printf "%.1f", t * 1e6 / hz / n }')
+  fi
+  pl[$name]=$($load pipeline "$proto" "$dir/$name.sock" "$((N * 5))" 16)
+  [ "$proto" = echo ] && return
+  for subscribers in 1 10 100; do
+    fo[$name,$subscribers]=$($load fanout "$proto" "$dir/$name.sock" "$subscribers" "$FANOUT_N")
+  done
+}
+
+# row LABEL FIELD ARRAY GOAL: one figure for the worker, the actor, echo and Redis, and the ratios.
+row() {
+  local label=$1 key=$2 goal=$3 w a e r
+  local -n values=$4
+  w=$(field "$key" "${values[worker]}"); a=$(field "$key" "${values[actor]}")
+  e=$(field "$key" "${values[echo]:-}"); r=$(field "$key" "${values[redis]}")
+  echo "| $label | $w | $a | ${e:-} | $r | $(ratio "$w" "$r")× | $(ratio "$a" "$r")× | $goal |"
+}
+
 run_phase() { # $1: label, $2: prefix
   local label=$1 prefix=$2
   start_servers "$prefix"
-  local load="$prefix $out/loadgen"
-  local pp_s pp_e pp_r pl_s pl_e pl_r
-  pp_s=$($load pingpong switchyard "$dir/switchyard.sock" "$N")
-  pp_e=$($load pingpong echo "$dir/echo.sock" "$N")
-  pp_r=$($load pingpong redis "$dir/redis.sock" "$N")
-  pl_s=$($load pipeline switchyard "$dir/switchyard.sock" "$((N * 5))" 16)
-  pl_e=$($load pipeline echo "$dir/echo.sock" "$((N * 5))" 16)
-  pl_r=$($load pipeline redis "$dir/redis.sock" "$((N * 5))" 16)
+  local name
+  for name in worker actor echo redis; do measure "$name" "$prefix"; done
   echo "## $label"
   echo
-  echo "| measurement | switchyardd | echo (C) | Redis | vs Redis | goal |"
-  echo "|---|---:|---:|---:|---:|---|"
-  echo "| Send ping-pong, round trips/s | $(field rate "$pp_s") | $(field rate "$pp_e") | $(field rate "$pp_r") | $(ratio "$(field rate "$pp_s")" "$(field rate "$pp_r")")× | |"
-  echo "| Send ping-pong p50, µs | $(field p50_us "$pp_s") | $(field p50_us "$pp_e") | $(field p50_us "$pp_r") | $(ratio "$(field p50_us "$pp_s")" "$(field p50_us "$pp_r")")× | ≤ 1.5× |"
-  echo "| Send ping-pong p99, µs | $(field p99_us "$pp_s") | $(field p99_us "$pp_e") | $(field p99_us "$pp_r") | $(ratio "$(field p99_us "$pp_s")" "$(field p99_us "$pp_r")")× | |"
-  echo "| Send pipelined (16 in flight), msgs/s | $(field rate "$pl_s") | $(field rate "$pl_e") | $(field rate "$pl_r") (PING) | $(ratio "$(field rate "$pl_s")" "$(field rate "$pl_r")")× | ≥ 0.5× |"
+  echo "The counter feature in a worker process (PrimeTime's default) and in an actor of the daemon."
+  echo
+  echo "| measurement | worker | actor | echo (C) | Redis | worker / Redis | actor / Redis | goal |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---|"
+  row "Send ping-pong, round trips/s" rate "" pp
+  row "Send ping-pong p50, µs" p50_us "pinned: worker ≤ 3×, actor ≤ 2×" pp
+  row "Send ping-pong p99, µs" p99_us "" pp
+  row "Send pipelined (16 in flight), msgs/s (Redis: PING)" rate "actor ≥ 0.25×" pl
+  echo "| daemon CPU per ping-pong Send (workers included), µs | ${cpu[worker]} | ${cpu[actor]} | | | | | |"
   for subscribers in 1 10 100; do
-    local fo_s fo_r
-    fo_s=$($load fanout switchyard "$dir/switchyard.sock" "$subscribers" "$FANOUT_N")
-    fo_r=$($load fanout redis "$dir/redis.sock" "$subscribers" "$FANOUT_N")
-    echo "| one change to $subscribers subscriber(s), deliveries/s | $(field rate "$fo_s") | | $(field rate "$fo_r") (PUBLISH) | $(ratio "$(field rate "$fo_s")" "$(field rate "$fo_r")")× | ≥ 1× |"
-    echo "| … delivery p50 / p99, µs | $(field p50_us "$fo_s") / $(field p99_us "$fo_s") | | $(field p50_us "$fo_r") / $(field p99_us "$fo_r") | | |"
+    local -A f=([worker]="${fo[worker,$subscribers]}" [actor]="${fo[actor,$subscribers]}" [redis]="${fo[redis,$subscribers]}")
+    row "one change to $subscribers subscriber(s), deliveries/s (Redis: PUBLISH)" rate "$([ "$subscribers" = 100 ] && echo "≥ 0.5×")" f
+    echo "| … delivery p50 / p99, µs | $(field p50_us "${f[worker]}") / $(field p99_us "${f[worker]}") | $(field p50_us "${f[actor]}") / $(field p99_us "${f[actor]}") | | $(field p50_us "${f[redis]}") / $(field p99_us "${f[redis]}") | | | |"
   done
+  echo
+  if [ -n "${BASELINE:-}" ]; then
+    for name in baseline-worker baseline-actor; do measure "$name" "$prefix"; done
+    echo "### This build against the baseline ($BASELINE), same run"
+    echo
+    echo "| measurement | worker: baseline → this | actor: baseline → this |"
+    echo "|---|---:|---:|"
+    compare() { # LABEL FIELD ARRAY
+      local -n v=$3
+      echo "| $1 | $(field "$2" "${v[baseline-worker]}") → $(field "$2" "${v[worker]}") | $(field "$2" "${v[baseline-actor]}") → $(field "$2" "${v[actor]}") |"
+    }
+    compare "Send ping-pong, round trips/s" rate pp
+    compare "Send ping-pong p50, µs" p50_us pp
+    compare "Send ping-pong p99, µs" p99_us pp
+    compare "Send pipelined, msgs/s" rate pl
+    echo "| daemon CPU per ping-pong Send, µs | ${cpu[baseline-worker]} → ${cpu[worker]} | ${cpu[baseline-actor]} → ${cpu[actor]} |"
+    local -A f100=([baseline-worker]="${fo[baseline-worker,100]}" [worker]="${fo[worker,100]}" [baseline-actor]="${fo[baseline-actor,100]}" [actor]="${fo[actor,100]}")
+    compare "one change to 100 subscribers, deliveries/s" rate f100
+    compare "… delivery p99, µs" p99_us f100
+    echo
+  fi
+  stop_servers
+}
+
+# What idle connections and subscribers cost: the daemon's resident set with 10,000 connections
+# that send nothing and 1,000 more that each follow the whole state.
+run_memory() {
+  local idle=${IDLE_CONNECTIONS:-10000} subscribers=${SUBSCRIBERS:-1000}
+  start_daemon memory "" "$daemon" SWITCHYARD_LIMITS_MAX_CONNECTIONS=$((idle + subscribers + 16))
+  wait_for "$dir/memory.sock"
+  sleep 1
+  local m
+  m=$(python3 Benchmarks/EndToEnd/memory.py "$dir/memory.sock" "${daemon_pid[memory]}" "$idle" "$subscribers")
+  echo "## Memory (resident set of the daemon's process)"
+  echo
+  echo "| measurement | switchyardd | goal |"
+  echo "|---|---:|---|"
+  echo "| idle daemon, KiB | $(field idle_kib "$m") | |"
+  echo "| per idle connection, bytes | $(field per_connection_bytes "$m") | |"
+  echo "| per subscriber (a connection following the whole state), bytes | $(field per_subscriber_bytes "$m") | |"
+  echo "| $idle idle connections and $subscribers subscribers above the idle daemon, MiB | $(field total_above_idle_mib "$m") | < 64 |"
   echo
   stop_servers
 }
 
-# The primes feature in a worker process (the default) against the same feature in an actor of
-# the daemon's process, two daemons in the same run; then how fast a killed worker is back.
+# How fast a killed worker is back: kill -9 the primes worker again and again.
 run_workers() {
-  SWITCHYARD_LOG_LEVEL=warning SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor "$daemon" --socket "$dir/actor.sock" & pids+=($!)
-  SWITCHYARD_LOG_LEVEL=warning SWITCHYARD_SUPERVISION_INTENSITY=1000 "$daemon" --socket "$dir/process.sock" & pids+=($!)
-  wait_for "$dir/actor.sock"; wait_for "$dir/process.sock"
-  local load="$out/loadgen" pp_a pp_p pl_a pl_p restarts
-  pp_a=$($load pingpong switchyard "$dir/actor.sock" "$N")
-  pp_p=$($load pingpong switchyard "$dir/process.sock" "$N")
-  pl_a=$($load pipeline switchyard "$dir/actor.sock" "$((N * 5))" 16)
-  pl_p=$($load pipeline switchyard "$dir/process.sock" "$((N * 5))" 16)
-  restarts=$(python3 Benchmarks/EndToEnd/restarts.py "$dir/process.sock" "${RESTARTS:-50}" 0.3)
-  echo "## Worker process vs actor (the primes feature, unpinned)"
+  start_daemon restarts "" "$daemon" SWITCHYARD_SUPERVISION_INTENSITY=1000
+  wait_for "$dir/restarts.sock"
+  local restarts
+  restarts=$(python3 Benchmarks/EndToEnd/restarts.py "$dir/restarts.sock" "${RESTARTS:-50}" 0.3)
+  echo "## Worker back after kill -9"
   echo
-  echo "| measurement | worker process | actor | process / actor |"
-  echo "|---|---:|---:|---:|"
-  echo "| Send ping-pong, round trips/s | $(field rate "$pp_p") | $(field rate "$pp_a") | $(ratio "$(field rate "$pp_p")" "$(field rate "$pp_a")")× |"
-  echo "| Send ping-pong p50 / p99, µs | $(field p50_us "$pp_p") / $(field p99_us "$pp_p") | $(field p50_us "$pp_a") / $(field p99_us "$pp_a") | $(ratio "$(field p50_us "$pp_p")" "$(field p50_us "$pp_a")")× (p50) |"
-  echo "| Send pipelined (16 in flight), msgs/s | $(field rate "$pl_p") | $(field rate "$pl_a") | $(ratio "$(field rate "$pl_p")" "$(field rate "$pl_a")")× |"
-  echo "| Send pipelined p50 / p99, µs | $(field p50_us "$pl_p") / $(field p99_us "$pl_p") | $(field p50_us "$pl_a") / $(field p99_us "$pl_a") | |"
-  echo
-  echo "Worker back after kill -9 (kill → Status shows the new worker running; one kill every 0.3 s):"
+  echo "From the kill to \`Status\` showing the new worker running; one kill every 0.3 s:"
   echo "\`$restarts\`"
   echo
   stop_servers
@@ -106,9 +192,12 @@ run_workers() {
 
 case "${1:-all}" in
   workers) run_workers ;;
+  memory) run_memory ;;
+  pinned) run_phase "Pinned to one CPU (taskset -c 0)" "taskset -c 0" ;;
   *)
     run_phase "Unpinned (2 vCPUs)" ""
     run_phase "Pinned to one CPU (taskset -c 0)" "taskset -c 0"
     run_workers
+    run_memory
     ;;
 esac
