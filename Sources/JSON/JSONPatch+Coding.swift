@@ -68,7 +68,45 @@ extension JSONPatch {
   /// - Throws: `DecodingError` naming the offending member (e.g. `[1].path`) if the document is not
   ///   a valid patch.
   public init(jsonValue: JSONValue) throws {
+    // A patch a worker sends comes this way with every change: read a well-formed one straight
+    // from the tree, and leave anything else to the decoder, whose errors name the member.
+    if case let .array(items) = jsonValue {
+      var operations: [Operation] = []
+      operations.reserveCapacity(items.count)
+      for item in items {
+        guard let operation = Operation(wellFormed: item) else { break }
+        operations.append(operation)
+      }
+      if operations.count == items.count {
+        self.init(operations: operations)
+        return
+      }
+    }
     self = try JSONValueDecoder().decode(JSONPatch.self, from: jsonValue)
+  }
+}
+
+extension JSONPatch.Operation {
+  /// The operation `value` spells, when it spells one exactly as the decoder would read it;
+  /// `nil` for anything the decoder would refuse or read differently.
+  fileprivate init?(wellFormed value: JSONValue) {
+    guard case let .object(object) = value, case let .string(op)? = object["op"],
+      case let .string(pathText)? = object["path"], let path = try? JSONPointer(parsing: pathText)
+    else { return nil }
+    let value = object["value"]
+    let from = object["from"].flatMap { from -> JSONPointer? in
+      guard case let .string(text) = from else { return nil }
+      return try? JSONPointer(parsing: text)
+    }
+    switch (op, value, from) {
+    case let ("add", value?, _): self = .add(path: path, value: value)
+    case ("remove", _, _): self = .remove(path: path)
+    case let ("replace", value?, _): self = .replace(path: path, value: value)
+    case let ("test", value?, _): self = .test(path: path, value: value)
+    case let ("move", _, from?): self = .move(from: from, path: path)
+    case let ("copy", _, from?): self = .copy(from: from, path: path)
+    default: return nil
+    }
   }
 }
 

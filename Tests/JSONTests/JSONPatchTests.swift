@@ -259,6 +259,20 @@ struct JSONPatchTests {
   }
 
   @Test(
+    "a document read from its tree reads as the decoder reads it, extra members ignored",
+    arguments: [
+      #"[{"op":"remove","path":"/a","from":1,"extra":true}]"#,
+      #"[{"op":"add","path":"/a","value":null}]"#,
+      #"[{"op":"copy","from":"/x","path":"/y","value":3},{"op":"test","path":"","value":[1]}]"#,
+      #"[]"#,
+    ]
+  )
+  func readsLikeTheDecoder(text: String) throws {
+    let value = try JSONValue(parsing: text)
+    #expect(try JSONPatch(jsonValue: value) == JSONValueDecoder().decode(JSONPatch.self, from: value))
+  }
+
+  @Test(
     "invalid patch documents fail with the path of the problem",
     arguments: [
       (#"[{"op":"add","path":"/a"}]"#, "[0].value"),

@@ -65,7 +65,8 @@ extension WorkerHost {
         return true
       }
       // Written once the waiter is in place, so that `ready` cannot come before it.
-      Self.write([WorkerMessage.start(state: state, restarted: restarted).encoded()], to: worker.channel)
+      let start = WorkerMessage.start(state: state, restarted: restarted).encoded()
+      self.contents.withLock { self.send([start], to: worker.channel, in: &$0) }
       if !waiting { continuation.resume() }
     }
   }

@@ -73,6 +73,9 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
     var ended: (status: Int32?, linkClosed: Bool) = (nil, false)
     /// The current worker was killed because it left a health probe unanswered.
     var killedAsUnresponsive = false
+    /// Frames queued for a link's event loop and not yet handed to it, by link: whatever queues
+    /// while the loop is busy goes out in one write.
+    var outboxes: [ObjectIdentifier: [[UInt8]]] = [:]
   }
 
   init(
@@ -134,22 +137,29 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       contents.pending.append(pending)
       if contents.phase == .running, let channel = contents.channel {
         contents.sent += 1
-        // Submitted under the lock, so frames reach the event loop in the order actions queue.
-        Self.write([pending.frame], to: channel)
+        // Queued under the lock, so frames reach the worker in the order actions queue.
+        self.send([pending.frame], to: channel, in: &contents)
       }
       return true
     }
   }
 
-  /// Writes frames through the event loop's task queue, even from the loop itself, so that
-  /// every write keeps the order in which it was submitted.
-  static func write(_ frames: [[UInt8]], to channel: any Channel) {
-    channel.eventLoop.execute {
-      for frame in frames {
-        channel.write(channel.allocator.buffer(bytes: frame), promise: nil)
-      }
-      channel.flush()
+  /// Queues frames for the worker behind `channel`, in order. The first frame queued while the
+  /// link's event loop has none pending schedules one write of everything queued by the time it
+  /// runs: a burst of pipelined actions costs the loop one task, one write and one flush.
+  func send(_ frames: [[UInt8]], to channel: any Channel, in contents: inout Contents) {
+    let link = ObjectIdentifier(channel)
+    if contents.outboxes[link] == nil {
+      channel.eventLoop.execute { self.writeOutbox(of: channel) }
     }
+    contents.outboxes[link, default: []].append(contentsOf: frames)
+  }
+
+  private func writeOutbox(of channel: any Channel) {
+    let frames = self.contents.withLock { $0.outboxes.removeValue(forKey: ObjectIdentifier(channel)) } ?? []
+    var buffer = channel.allocator.buffer(capacity: frames.reduce(0) { $0 + $1.count })
+    for frame in frames { buffer.writeBytes(frame) }
+    channel.writeAndFlush(buffer, promise: nil)
   }
 
   /// Answers once the worker's store has reduced everything sent before; at once while no
@@ -164,7 +174,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       let id = contents.nextID
       contents.nextID += 1
       contents.probes[id] = answered
-      Self.write([WorkerMessage.probe(id: id).encoded()], to: channel)
+      self.send([WorkerMessage.probe(id: id).encoded()], to: channel, in: &contents)
       return (id, contents.generation, channel.eventLoop)
     }
     guard let sent else { return answered() }
@@ -215,7 +225,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
           contents.endedAt = nil
         }
         contents.sent = contents.pending.count
-        if !contents.pending.isEmpty { Self.write(contents.pending.map(\.frame), to: channel) }
+        if !contents.pending.isEmpty { self.send(contents.pending.map(\.frame), to: channel, in: &contents) }
         for waiter in contents.readyWaiters { waiter.resume() }
         contents.readyWaiters.removeAll()
       }
