@@ -1,0 +1,436 @@
+/// Decodes `Decodable` values straight from UTF-8 JSON text, without a ``JSONValue`` tree, and
+/// refuses object keys the type does not have.
+///
+/// It decodes what ``JSONValueDecoder`` decodes from the same text parsed by
+/// ``JSONValue/init(parsing:maximumDepth:)``, and fails where either of those would, with the same
+/// errors: ``JSONParseError`` for text that is not JSON (with its byte offset), `DecodingError`s
+/// whose coding paths point at the offending value for what does not fit the type. Integers,
+/// floating-point numbers, unlabeled enum payloads (`{"loaded":[2,3]}` or
+/// `{"loaded":{"_0":[2,3]}}`) and Foundation types follow ``JSONValueDecoder``'s rules, through
+/// the same code.
+///
+/// What it adds, unless ``refusesUnknownKeys`` is off: an object member whose key the type never
+/// asked for, and whose value is not `null`, fails the decoding with ``JSONUnknownKeyError``,
+/// found in the same pass. And where an enum meets an object whose one key is none of its cases
+/// (Swift's synthesized decoding throws `DecodingError.typeMismatch` at the object), the error's
+/// `underlyingError` is a ``JSONUnknownCaseError`` naming that key.
+///
+/// ```swift
+/// enum Counter: Codable { case incrTapped, set(to: Int) }
+/// enum Action: Codable { case counter(Counter) }
+///
+/// let action = try JSONBytesDecoder().decode(Action.self, from: #"{"counter":{"set":{"to":3}}}"#)
+///
+/// do {
+///   _ = try JSONBytesDecoder().decode(Action.self, from: #"{"counter":{"set":{"to":3,"by":1}}}"#)
+/// } catch let error as JSONUnknownKeyError {
+///   error.key                              // "by"
+///   jsonPathDescription(error.codingPath)  // "counter.set.by"
+/// }
+/// ```
+///
+/// To decode from part of a text, or from text already checked, make its ``JSONLayout`` once and
+/// use ``decode(_:from:layout:at:)``.
+public struct JSONBytesDecoder: Sendable {
+  /// Contextual information handed to the values being decoded, like `JSONDecoder.userInfo`.
+  public var userInfo: [CodingUserInfoKey: any Sendable]
+
+  /// The most indexes a decoded `IndexSet` may hold; see ``JSONValueDecoder/maximumIndexSetCount``.
+  public var maximumIndexSetCount: Int
+
+  /// How many arrays and objects may be nested inside each other; see
+  /// ``JSONValue/init(parsing:maximumDepth:)``.
+  public var maximumDepth: Int
+
+  /// Whether an object member the type never asked for, and whose value is not `null`, fails the
+  /// decoding with ``JSONUnknownKeyError``. On unless turned off.
+  public var refusesUnknownKeys: Bool
+
+  /// Creates a decoder.
+  ///
+  /// ```swift
+  /// let lenient = JSONBytesDecoder(refusesUnknownKeys: false)
+  /// ```
+  public init(
+    userInfo: [CodingUserInfoKey: any Sendable] = [:],
+    maximumIndexSetCount: Int = 1 << 16,
+    maximumDepth: Int = JSONValue.defaultMaximumDepth,
+    refusesUnknownKeys: Bool = true
+  ) {
+    self.userInfo = userInfo
+    self.maximumIndexSetCount = maximumIndexSetCount
+    self.maximumDepth = maximumDepth
+    self.refusesUnknownKeys = refusesUnknownKeys
+  }
+
+  /// Decodes a value of the given type from UTF-8 JSON text, such as a NIO `ByteBuffer`'s
+  /// readable bytes (`buffer.withUnsafeReadableBytes { try decoder.decode(T.self, from: $0) }`).
+  ///
+  /// - Throws: ``JSONParseError`` if the bytes are not JSON; `DecodingError` for the first value
+  ///   that does not fit the type; ``JSONUnknownKeyError`` for a key it does not have.
+  public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
+    let layout = try JSONLayout(scanning: bytes, maximumDepth: maximumDepth)
+    return try decode(type, from: bytes, layout: layout, at: layout.root)
+  }
+
+  /// Decodes a value of the given type from UTF-8 JSON text; see ``decode(_:from:)-(_,UnsafeRawBufferPointer)``.
+  ///
+  /// ```swift
+  /// let user = try JSONBytesDecoder().decode(User.self, from: Array(#"{"name":"Blob"}"#.utf8))
+  /// ```
+  public func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
+    if let result = try bytes.withContiguousStorageIfAvailable({ buffer in
+      try decode(type, from: UnsafeRawBufferPointer(buffer))
+    }) {
+      return result
+    }
+    return try Array(bytes).withUnsafeBytes { try decode(type, from: $0) }
+  }
+
+  /// Decodes a value of the given type from JSON text.
+  ///
+  /// ```swift
+  /// let user = try JSONBytesDecoder().decode(User.self, from: #"{"name":"Blob"}"#)
+  /// ```
+  public func decode<T: Decodable>(_ type: T.Type, from string: String) throws -> T {
+    var string = string
+    return try string.withUTF8 { try decode(type, from: UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Decodes a value of the given type from one value of a text already checked: `value`, in
+  /// the `layout` made from `bytes`. Coding paths start at `value`.
+  ///
+  /// ```swift
+  /// let layout = try JSONLayout(scanning: bytes)
+  /// if let action = layout.member("action", of: layout.root, in: bytes) {
+  ///   try JSONBytesDecoder().decode(Action.self, from: bytes, layout: layout, at: action)
+  /// }
+  /// ```
+  ///
+  /// - Throws: as ``decode(_:from:)-(_,UnsafeRawBufferPointer)`` does, and ``JSONParseError`` if
+  ///   `bytes` is not as long as the text `layout` was made from.
+  public func decode<T: Decodable>(
+    _ type: T.Type, from bytes: UnsafeRawBufferPointer, layout: JSONLayout, at value: JSONLayout.Value
+  ) throws -> T {
+    guard bytes.count == layout.byteCount, layout.tape.indices.contains(value.index) else {
+      throw JSONParseError(offset: 0, reason: "the layout was made from other bytes")
+    }
+    let storage = _JSONBytesStorage(
+      input: bytes.assumingMemoryBound(to: UInt8.self),
+      layout: layout,
+      userInfo: userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any },
+      maximumIndexSetCount: maximumIndexSetCount,
+      maximumDepth: maximumDepth,
+      refusesUnknownKeys: refusesUnknownKeys
+    )
+    let root = _JSONBytesDecoder(storage: storage, value: .tape(value.index), parent: nil, component: .current)
+    if let primitive = try root.unboxPrimitive(root.value, as: T.self, .current) {
+      return primitive
+    }
+    return try root.decodeSelf(T.self)
+  }
+}
+
+/// An object member that the type being decoded does not have: its key was never asked for, and
+/// its value is not `null`. Thrown by ``JSONBytesDecoder`` (unless
+/// ``JSONBytesDecoder/refusesUnknownKeys`` is off).
+///
+/// ```swift
+/// catch let error as JSONUnknownKeyError {
+///   print("unknown key \(error.key) at \(jsonPathDescription(error.codingPath))")  // counter.set.by
+/// }
+/// ```
+public struct JSONUnknownKeyError: Error, CustomStringConvertible {
+  /// The path of the member: its object's path, then its key.
+  public var codingPath: [any CodingKey]
+  /// The member's key.
+  public var key: String
+
+  public init(codingPath: [any CodingKey], key: String) {
+    self.codingPath = codingPath
+    self.key = key
+  }
+
+  public var description: String {
+    "unknown key \"\(key)\" at \(jsonPathDescription(codingPath))"
+  }
+}
+
+/// The key of an object that an enum met where it expected one of its cases, and that is none
+/// of them: the `underlyingError` of the `DecodingError.typeMismatch` that Swift's synthesized
+/// decoding throws there, when ``JSONBytesDecoder`` decodes.
+///
+/// ```swift
+/// catch let DecodingError.typeMismatch(_, context) {
+///   if let unknown = context.underlyingError as? JSONUnknownCaseError {
+///     unknown.name  // "bogus", from {"counter":{"bogus":{}}}
+///   }
+/// }
+/// ```
+public struct JSONUnknownCaseError: Error, CustomStringConvertible {
+  /// The object's one key.
+  public var name: String
+
+  public init(name: String) {
+    self.name = name
+  }
+
+  public var description: String { "unknown case \"\(name)\"" }
+}
+
+// MARK: - Decoder
+
+/// What every decoder of one decoding shares: the text, its layout, the options.
+final class _JSONBytesStorage {
+  let input: UnsafeBufferPointer<UInt8>
+  let layout: JSONLayout
+  let userInfo: [CodingUserInfoKey: Any]
+  let maximumIndexSetCount: Int
+  let maximumDepth: Int
+  let refusesUnknownKeys: Bool
+
+  init(
+    input: UnsafeBufferPointer<UInt8>, layout: JSONLayout, userInfo: [CodingUserInfoKey: Any],
+    maximumIndexSetCount: Int, maximumDepth: Int, refusesUnknownKeys: Bool
+  ) {
+    self.input = input
+    self.layout = layout
+    self.userInfo = userInfo
+    self.maximumIndexSetCount = maximumIndexSetCount
+    self.maximumDepth = maximumDepth
+    self.refusesUnknownKeys = refusesUnknownKeys
+  }
+}
+
+/// A value as ``_JSONBytesDecoder`` holds it.
+enum _JSONBytesValue {
+  /// The value at this index of the layout's tape.
+  case tape(Int)
+  /// `{"_0": value}` for the value at this index: an enum case's payload written unwrapped.
+  case payload(Int)
+  /// A value that is not there (a missing `super`).
+  case null
+}
+
+/// An array's elements, as tape indexes: each one's successor is where its `next` says.
+struct _JSONTapeElements: Collection {
+  let storage: _JSONBytesStorage
+  let startIndex: Int
+  let endIndex: Int
+  let count: Int
+
+  subscript(position: Int) -> _JSONBytesValue { .tape(position) }
+
+  func index(after index: Int) -> Int {
+    storage.layout.tape[index].next
+  }
+}
+
+final class _JSONBytesDecoder: _JSONDecodingNode {
+  let storage: _JSONBytesStorage
+  let value: _JSONBytesValue
+  let parentNode: _JSONBytesDecoder?
+  let component: _JSONPathComponent
+
+  // What unknown keys are checked with, when this decoder's value is an object.
+  /// A keyed container was made of the object.
+  private var isKeyed = false
+  /// The object was handed whole to another decoder, as an unwrapped payload; that one checks it.
+  private var isHandedOn = false
+  /// Which members were asked for, by ordinal: the first 64 here…
+  private var askedLow: UInt64 = 0
+  /// … the others here.
+  private var askedHigh: Set<Int> = []
+  /// `allKeys` found none of the object's keys to be the container's.
+  private var hadNoKnownKeys = false
+  /// The decoders of nested containers, checked when this one is.
+  private var nested: [_JSONBytesDecoder] = []
+
+  init(storage: _JSONBytesStorage, value: _JSONBytesValue, parent: _JSONBytesDecoder?, component: _JSONPathComponent) {
+    self.storage = storage
+    self.value = value
+    self.parentNode = parent
+    self.component = component
+  }
+
+  var userInfo: [CodingUserInfoKey: Any] { storage.userInfo }
+  var maximumIndexSetCount: Int { storage.maximumIndexSetCount }
+
+  @inline(__always)
+  private var tape: [_JSONTapeEntry] { storage.layout.tape }
+
+  func child(_ value: _JSONBytesValue, _ component: _JSONPathComponent) -> _JSONBytesDecoder {
+    _JSONBytesDecoder(storage: storage, value: value, parent: self, component: component)
+  }
+
+  func nestedChild(_ value: _JSONBytesValue, _ component: _JSONPathComponent) -> _JSONBytesDecoder {
+    let child = child(value, component)
+    if storage.refusesUnknownKeys {
+      nested.append(child)
+    }
+    return child
+  }
+
+  func scalar(_ value: _JSONBytesValue) -> JSONValue {
+    switch value {
+    case .tape(let index): storage.layout.scalar(at: index, in: storage.input)
+    case .payload: .object([:])
+    case .null: .null
+    }
+  }
+
+  func isNull(_ value: _JSONBytesValue) -> Bool {
+    switch value {
+    case .tape(let index): tape[index].kind == .null
+    case .payload: false
+    case .null: true
+    }
+  }
+
+  func isObject(_ value: _JSONBytesValue) -> Bool {
+    switch value {
+    case .tape(let index): tape[index].kind == .object
+    case .payload: true
+    case .null: false
+    }
+  }
+
+  func jsonValue(_ value: _JSONBytesValue) throws -> JSONValue {
+    switch value {
+    case .tape(let index):
+      try storage.layout.jsonValue(at: index, in: storage.input, maximumDepth: storage.maximumDepth)
+    case .payload(let index):
+      .object([_unlabeledPayloadKey: try jsonValue(.tape(index))])
+    case .null:
+      .null
+    }
+  }
+
+  func elements(_ value: _JSONBytesValue) -> _JSONTapeElements? {
+    guard case .tape(let index) = value, tape[index].kind == .array else { return nil }
+    return _JSONTapeElements(
+      storage: storage, startIndex: index + 1, endIndex: tape[index].next, count: Int(tape[index].payload)
+    )
+  }
+
+  func member(_ key: String) -> _JSONBytesValue? {
+    switch value {
+    case .tape(let index):
+      guard tape[index].kind == .object else { return nil }
+      // The last of repeated keys wins, as in a JSONValue; all of them are asked for.
+      var found: Int?
+      let layout = storage.layout
+      layout.forEachMember(of: index) { ordinal, keyIndex, valueIndex in
+        if layout.keyEquals(keyIndex, key, in: storage.input) {
+          found = valueIndex
+          markAsked(ordinal)
+        }
+      }
+      return found.map { .tape($0) }
+    case .payload(let index):
+      return key == _unlabeledPayloadKey ? .tape(index) : nil
+    case .null:
+      return nil
+    }
+  }
+
+  func memberKeys<Key: CodingKey>(_ type: Key.Type) -> [Key] {
+    switch value {
+    case .tape(let index):
+      guard tape[index].kind == .object else { return [] }
+      var keys: [Key] = []
+      var seen: Set<String> = []
+      let layout = storage.layout
+      let isSingle = tape[index].payload == 1
+      layout.forEachMember(of: index) { ordinal, keyIndex, _ in
+        let name = layout.string(at: keyIndex, in: storage.input)
+        guard let key = Key(stringValue: name) else { return }
+        markAsked(ordinal)
+        // Each key once, where it first stands, as a JSONObject's keys.
+        if isSingle || seen.insert(name).inserted {
+          keys.append(key)
+        }
+      }
+      if keys.isEmpty { hadNoKnownKeys = true }
+      return keys
+    case .payload:
+      return Key(stringValue: _unlabeledPayloadKey).map { [$0] } ?? []
+    case .null:
+      return []
+    }
+  }
+
+  func payloadItself() -> _JSONBytesValue {
+    isHandedOn = true
+    return value
+  }
+
+  func wrappedAsPayload(_ value: _JSONBytesValue) -> _JSONBytesValue {
+    guard case .tape(let index) = value else { return value }
+    return .payload(index)
+  }
+
+  var nullValue: _JSONBytesValue { .null }
+
+  func willMakeKeyedContainer() {
+    isKeyed = true
+  }
+
+  func decodeSelf<T: Decodable>(_ type: T.Type) throws -> T {
+    do {
+      let result = try T(from: self)
+      try checkUnknownKeys()
+      return result
+    } catch DecodingError.typeMismatch(let type, let context)
+      where hadNoKnownKeys && context.underlyingError == nil
+    {
+      // Swift's synthesized enum decoding found no case among the object's one key.
+      guard let name = soleKey(), context.codingPath.count == codingPath.count else { throw DecodingError.typeMismatch(type, context) }
+      throw DecodingError.typeMismatch(
+        type,
+        DecodingError.Context(
+          codingPath: context.codingPath, debugDescription: context.debugDescription,
+          underlyingError: JSONUnknownCaseError(name: name)
+        )
+      )
+    }
+  }
+
+  // MARK: Unknown keys
+
+  @inline(__always)
+  private func markAsked(_ ordinal: Int) {
+    if ordinal < 64 {
+      askedLow |= 1 << UInt64(ordinal)
+    } else if storage.refusesUnknownKeys {
+      askedHigh.insert(ordinal)
+    }
+  }
+
+  private func wasAsked(_ ordinal: Int) -> Bool {
+    ordinal < 64 ? askedLow & (1 << UInt64(ordinal)) != 0 : askedHigh.contains(ordinal)
+  }
+
+  /// The key of this decoder's object when it has exactly one.
+  private func soleKey() -> String? {
+    guard case .tape(let index) = value, tape[index].kind == .object, tape[index].payload == 1 else { return nil }
+    return storage.layout.string(at: index + 1, in: storage.input)
+  }
+
+  /// Throws for the first member of this decoder's object, then of its nested containers' values,
+  /// that was never asked for and is not `null`.
+  private func checkUnknownKeys() throws {
+    guard storage.refusesUnknownKeys else { return }
+    if isKeyed, !isHandedOn, case .tape(let index) = value, tape[index].kind == .object {
+      let layout = storage.layout
+      try layout.forEachMember(of: index) { ordinal, keyIndex, valueIndex in
+        guard !wasAsked(ordinal), layout.tape[valueIndex].kind != .null else { return }
+        let key = layout.string(at: keyIndex, in: storage.input)
+        throw JSONUnknownKeyError(codingPath: codingPath(appending: .key(_JSONStringKey(key))), key: key)
+      }
+    }
+    for decoder in nested {
+      try decoder.checkUnknownKeys()
+    }
+  }
+}
