@@ -13,7 +13,9 @@
 /// asked for, and whose value is not `null`, fails the decoding with ``JSONUnknownKeyError``,
 /// found in the same pass. And where an enum meets an object whose one key is none of its cases
 /// (Swift's synthesized decoding throws `DecodingError.typeMismatch` at the object), the error's
-/// `underlyingError` is a ``JSONUnknownCaseError`` naming that key.
+/// `underlyingError` is a ``JSONUnknownCaseError`` naming that key. (The objects of Foundation
+/// types, such as an `IndexSet`'s ranges, are read by the decoder's own checked code, which
+/// looks only at the keys it needs.)
 ///
 /// ```swift
 /// enum Counter: Codable { case incrTapped, set(to: Int) }
@@ -73,7 +75,7 @@ public struct JSONBytesDecoder: Sendable {
     return try decode(type, from: bytes, layout: layout, at: layout.root)
   }
 
-  /// Decodes a value of the given type from UTF-8 JSON text; see ``decode(_:from:)-(_,UnsafeRawBufferPointer)``.
+  /// Decodes a value of the given type from UTF-8 JSON text, as from an `UnsafeRawBufferPointer`.
   ///
   /// ```swift
   /// let user = try JSONBytesDecoder().decode(User.self, from: Array(#"{"name":"Blob"}"#.utf8))
@@ -107,8 +109,8 @@ public struct JSONBytesDecoder: Sendable {
   /// }
   /// ```
   ///
-  /// - Throws: as ``decode(_:from:)-(_,UnsafeRawBufferPointer)`` does, and ``JSONParseError`` if
-  ///   `bytes` is not as long as the text `layout` was made from.
+  /// - Throws: as decoding from the whole text does, and ``JSONParseError`` if `bytes` is not as
+  ///   long as the text `layout` was made from.
   public func decode<T: Decodable>(
     _ type: T.Type, from bytes: UnsafeRawBufferPointer, layout: JSONLayout, at value: JSONLayout.Value
   ) throws -> T {
@@ -237,10 +239,11 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
   private var isKeyed = false
   /// The object was handed whole to another decoder, as an unwrapped payload; that one checks it.
   private var isHandedOn = false
-  /// Which members were asked for, by ordinal: the first 64 here…
-  private var askedLow: UInt64 = 0
-  /// … the others here.
-  private var askedHigh: Set<Int> = []
+  /// Which members of a small object were asked for, a bit for each, by ordinal.
+  private var asked: UInt64 = 0
+  /// A large object's members by key: the value (the last, if the key is repeated) and whether
+  /// the key was asked for. Made at the first lookup, so that lookups stay linear in all.
+  private var index: [String: (value: Int, asked: Bool)]?
   /// `allKeys` found none of the object's keys to be the container's.
   private var hadNoKnownKeys = false
   /// The decoders of nested containers, checked when this one is.
@@ -315,15 +318,18 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
 
   func member(_ key: String) -> _JSONBytesValue? {
     switch value {
-    case .tape(let index):
-      guard tape[index].kind == .object else { return nil }
+    case .tape(let object):
+      guard tape[object].kind == .object else { return nil }
+      if tape[object].payload > _JSONBytesDecoder.smallObjectCount {
+        return lookUp(key, in: object)
+      }
       // The last of repeated keys wins, as in a JSONValue; all of them are asked for.
       var found: Int?
       let layout = storage.layout
-      layout.forEachMember(of: index) { ordinal, keyIndex, valueIndex in
+      layout.forEachMember(of: object) { ordinal, keyIndex, valueIndex in
         if layout.keyEquals(keyIndex, key, in: storage.input) {
           found = valueIndex
-          markAsked(ordinal)
+          asked |= 1 << UInt64(ordinal)
         }
       }
       return found.map { .tape($0) }
@@ -342,10 +348,15 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
       var seen: Set<String> = []
       let layout = storage.layout
       let isSingle = tape[index].payload == 1
+      let isSmall = tape[index].payload <= _JSONBytesDecoder.smallObjectCount
       layout.forEachMember(of: index) { ordinal, keyIndex, _ in
         let name = layout.string(at: keyIndex, in: storage.input)
         guard let key = Key(stringValue: name) else { return }
-        markAsked(ordinal)
+        if isSmall {
+          asked |= 1 << UInt64(ordinal)
+        } else {
+          _ = lookUp(name, in: index)
+        }
         // Each key once, where it first stands, as a JSONObject's keys.
         if isSingle || seen.insert(name).inserted {
           keys.append(key)
@@ -398,17 +409,28 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
 
   // MARK: Unknown keys
 
-  @inline(__always)
-  private func markAsked(_ ordinal: Int) {
-    if ordinal < 64 {
-      askedLow |= 1 << UInt64(ordinal)
-    } else if storage.refusesUnknownKeys {
-      askedHigh.insert(ordinal)
+  /// Objects with more members than this are looked up through ``index``.
+  static let smallObjectCount: UInt64 = 16
+
+  /// A large object's member `key`, marked as asked for.
+  private func lookUp(_ key: String, in object: Int) -> _JSONBytesValue? {
+    if index == nil {
+      var members: [String: (value: Int, asked: Bool)] = [:]
+      members.reserveCapacity(Int(tape[object].payload))
+      let layout = storage.layout
+      layout.forEachMember(of: object) { _, keyIndex, valueIndex in
+        members[layout.string(at: keyIndex, in: storage.input)] = (valueIndex, false)
+      }
+      index = members
     }
+    guard let value = index?[key]?.value else { return nil }
+    index?[key]?.asked = true
+    return .tape(value)
   }
 
-  private func wasAsked(_ ordinal: Int) -> Bool {
-    ordinal < 64 ? askedLow & (1 << UInt64(ordinal)) != 0 : askedHigh.contains(ordinal)
+  private func wasAsked(_ ordinal: Int, key: @autoclosure () -> String) -> Bool {
+    guard let index else { return asked & (1 << UInt64(ordinal)) != 0 }
+    return index[key()]?.asked ?? false
   }
 
   /// The key of this decoder's object when it has exactly one.
@@ -424,7 +446,9 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
     if isKeyed, !isHandedOn, case .tape(let index) = value, tape[index].kind == .object {
       let layout = storage.layout
       try layout.forEachMember(of: index) { ordinal, keyIndex, valueIndex in
-        guard !wasAsked(ordinal), layout.tape[valueIndex].kind != .null else { return }
+        guard layout.tape[valueIndex].kind != .null,
+          !wasAsked(ordinal, key: layout.string(at: keyIndex, in: storage.input))
+        else { return }
         let key = layout.string(at: keyIndex, in: storage.input)
         throw JSONUnknownKeyError(codingPath: codingPath(appending: .key(_JSONStringKey(key))), key: key)
       }

@@ -11,7 +11,7 @@
 /// try frame.withUnsafeBytes { bytes in
 ///   let layout = try JSONLayout(scanning: bytes)
 ///   let parameters = layout.member("parameters", of: layout.root, in: bytes)!
-///   layout.byteRange(of: parameters)  // 30..<52
+///   layout.byteRange(of: parameters)  // 29..<52
 /// }
 /// ```
 public struct JSONLayout: Sendable {

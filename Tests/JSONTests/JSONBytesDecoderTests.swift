@@ -364,6 +364,10 @@ struct JSONBytesDecoderUnknownKeyTests {
     members.append(#""k70":1,"k3":2"#)
     let two = try JSONBytesDecoder().decode(Two.self, from: "{" + members.joined(separator: ",") + "}")
     #expect(two.k3 == 2 && two.k70 == 1)
+    // A large object is indexed once, not searched for each key.
+    let large = "{" + (0..<50_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+    #expect(try JSONBytesDecoder().decode([String: Int].self, from: large)["k49999"] == 49_999)
+    #expect(unknownKeyPath(large, as: Two.self) == "k0")
   }
 
   @Test("an enum meeting a key that is none of its cases says which key")
