@@ -246,7 +246,8 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
   private var index: [String: (value: Int, asked: Bool)]?
   /// `allKeys` found none of the object's keys to be the container's.
   private var hadNoKnownKeys = false
-  /// The decoders of nested containers, checked when this one is.
+  /// The decoders of nested containers, checked when this one is, and let go then (each holds
+  /// its parent).
   private var nested: [_JSONBytesDecoder] = []
 
   init(storage: _JSONBytesStorage, value: _JSONBytesValue, parent: _JSONBytesDecoder?, component: _JSONPathComponent) {
@@ -388,6 +389,8 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
   }
 
   func decodeSelf<T: Decodable>(_ type: T.Type) throws -> T {
+    // Nested containers' decoders hold their parents: let them go once this value is done.
+    defer { releaseNested() }
     do {
       let result = try T(from: self)
       try checkUnknownKeys()
@@ -431,6 +434,14 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
   private func wasAsked(_ ordinal: Int, key: @autoclosure () -> String) -> Bool {
     guard let index else { return asked & (1 << UInt64(ordinal)) != 0 }
     return index[key()]?.asked ?? false
+  }
+
+  private func releaseNested() {
+    let decoders = nested
+    nested = []
+    for decoder in decoders {
+      decoder.releaseNested()
+    }
   }
 
   /// The key of this decoder's object when it has exactly one.
