@@ -117,15 +117,15 @@ public struct JSONBytesDecoder: Sendable {
     guard bytes.count == layout.byteCount, layout.tape.indices.contains(value.index) else {
       throw JSONParseError(offset: 0, reason: "the layout was made from other bytes")
     }
-    let storage = _JSONBytesStorage(
-      input: bytes.assumingMemoryBound(to: UInt8.self),
-      layout: layout,
+    let context = _JSONDecodingContext(
       userInfo: userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any },
       maximumIndexSetCount: maximumIndexSetCount,
+      input: bytes.assumingMemoryBound(to: UInt8.self),
+      layout: layout,
       maximumDepth: maximumDepth,
       refusesUnknownKeys: refusesUnknownKeys
     )
-    let root = _JSONBytesDecoder(storage: storage, value: .tape(value.index), parent: nil, component: .current)
+    let root = _JSONDecoderNode(context: context, value: .tape(value.index), parent: nil, component: .current)
     if let primitive = try root.unboxPrimitive(root.value, as: T.self, .current) {
       return primitive
     }
@@ -180,215 +180,78 @@ public struct JSONUnknownCaseError: Error, CustomStringConvertible {
   public var description: String { "unknown case \"\(name)\"" }
 }
 
-// MARK: - Decoder
+// MARK: - Decoding from a layout
 
-/// What every decoder of one decoding shares: the text, its layout, the options.
-final class _JSONBytesStorage {
-  let input: UnsafeBufferPointer<UInt8>
-  let layout: JSONLayout
-  let userInfo: [CodingUserInfoKey: Any]
-  let maximumIndexSetCount: Int
-  let maximumDepth: Int
-  let refusesUnknownKeys: Bool
+extension _JSONDecoderNode {
+  /// Objects with more members than this are looked up through ``memberIndex``.
+  static let smallObjectCount: UInt64 = 16
 
-  init(
-    input: UnsafeBufferPointer<UInt8>, layout: JSONLayout, userInfo: [CodingUserInfoKey: Any],
-    maximumIndexSetCount: Int, maximumDepth: Int, refusesUnknownKeys: Bool
-  ) {
-    self.input = input
-    self.layout = layout
-    self.userInfo = userInfo
-    self.maximumIndexSetCount = maximumIndexSetCount
-    self.maximumDepth = maximumDepth
-    self.refusesUnknownKeys = refusesUnknownKeys
-  }
-}
-
-/// A value as ``_JSONBytesDecoder`` holds it.
-enum _JSONBytesValue {
-  /// The value at this index of the layout's tape.
-  case tape(Int)
-  /// `{"_0": value}` for the value at this index: an enum case's payload written unwrapped.
-  case payload(Int)
-  /// A value that is not there (a missing `super`).
-  case null
-}
-
-/// An array's elements, as tape indexes: each one's successor is where its `next` says.
-struct _JSONTapeElements: Collection {
-  let storage: _JSONBytesStorage
-  let startIndex: Int
-  let endIndex: Int
-  let count: Int
-
-  subscript(position: Int) -> _JSONBytesValue { .tape(position) }
-
-  func index(after index: Int) -> Int {
-    storage.layout.tape[index].next
-  }
-}
-
-final class _JSONBytesDecoder: _JSONDecodingNode {
-  let storage: _JSONBytesStorage
-  let value: _JSONBytesValue
-  let parentNode: _JSONBytesDecoder?
-  let component: _JSONPathComponent
-
-  // What unknown keys are checked with, when this decoder's value is an object.
-  /// A keyed container was made of the object.
-  private var isKeyed = false
-  /// The object was handed whole to another decoder, as an unwrapped payload; that one checks it.
-  private var isHandedOn = false
-  /// Which members of a small object were asked for, a bit for each, by ordinal.
-  private var asked: UInt64 = 0
-  /// A large object's members by key: the value (the last, if the key is repeated) and whether
-  /// the key was asked for. Made at the first lookup, so that lookups stay linear in all.
-  private var index: [String: (value: Int, asked: Bool)]?
-  /// `allKeys` found none of the object's keys to be the container's.
-  private var hadNoKnownKeys = false
-  /// The decoders of nested containers, checked when this one is, and let go then (each holds
-  /// its parent).
-  private var nested: [_JSONBytesDecoder] = []
-
-  init(storage: _JSONBytesStorage, value: _JSONBytesValue, parent: _JSONBytesDecoder?, component: _JSONPathComponent) {
-    self.storage = storage
-    self.value = value
-    self.parentNode = parent
-    self.component = component
-  }
-
-  var userInfo: [CodingUserInfoKey: Any] { storage.userInfo }
-  var maximumIndexSetCount: Int { storage.maximumIndexSetCount }
-
-  @inline(__always)
-  private var tape: [_JSONTapeEntry] { storage.layout.tape }
-
-  func child(_ value: _JSONBytesValue, _ component: _JSONPathComponent) -> _JSONBytesDecoder {
-    _JSONBytesDecoder(storage: storage, value: value, parent: self, component: component)
-  }
-
-  func nestedChild(_ value: _JSONBytesValue, _ component: _JSONPathComponent) -> _JSONBytesDecoder {
-    let child = child(value, component)
-    if storage.refusesUnknownKeys {
-      nested.append(child)
+  /// The value of the member `key` of the object at `object` in the tape, marked as asked for.
+  func tapeMember(_ key: String, of object: Int) -> _JSONNodeValue? {
+    let layout = context.layout
+    guard layout.tape[object].kind == .object else { return nil }
+    if layout.tape[object].payload > Self.smallObjectCount {
+      return lookUp(key, in: object)
     }
-    return child
-  }
-
-  func scalar(_ value: _JSONBytesValue) -> JSONValue {
-    switch value {
-    case .tape(let index): storage.layout.scalar(at: index, in: storage.input)
-    case .payload: .object([:])
-    case .null: .null
-    }
-  }
-
-  func isNull(_ value: _JSONBytesValue) -> Bool {
-    switch value {
-    case .tape(let index): tape[index].kind == .null
-    case .payload: false
-    case .null: true
-    }
-  }
-
-  func isObject(_ value: _JSONBytesValue) -> Bool {
-    switch value {
-    case .tape(let index): tape[index].kind == .object
-    case .payload: true
-    case .null: false
-    }
-  }
-
-  func jsonValue(_ value: _JSONBytesValue) throws -> JSONValue {
-    switch value {
-    case .tape(let index):
-      try storage.layout.jsonValue(at: index, in: storage.input, maximumDepth: storage.maximumDepth)
-    case .payload(let index):
-      .object([_unlabeledPayloadKey: try jsonValue(.tape(index))])
-    case .null:
-      .null
-    }
-  }
-
-  func elements(_ value: _JSONBytesValue) -> _JSONTapeElements? {
-    guard case .tape(let index) = value, tape[index].kind == .array else { return nil }
-    return _JSONTapeElements(
-      storage: storage, startIndex: index + 1, endIndex: tape[index].next, count: Int(tape[index].payload)
-    )
-  }
-
-  func member(_ key: String) -> _JSONBytesValue? {
-    switch value {
-    case .tape(let object):
-      guard tape[object].kind == .object else { return nil }
-      if tape[object].payload > _JSONBytesDecoder.smallObjectCount {
-        return lookUp(key, in: object)
+    // The last of repeated keys wins, as in a JSONValue; all of them are asked for.
+    var found: Int?
+    layout.forEachMember(of: object) { ordinal, keyIndex, valueIndex in
+      if layout.keyEquals(keyIndex, key, in: context.input) {
+        found = valueIndex
+        asked |= 1 << UInt64(ordinal)
       }
-      // The last of repeated keys wins, as in a JSONValue; all of them are asked for.
-      var found: Int?
-      let layout = storage.layout
-      layout.forEachMember(of: object) { ordinal, keyIndex, valueIndex in
-        if layout.keyEquals(keyIndex, key, in: storage.input) {
-          found = valueIndex
-          asked |= 1 << UInt64(ordinal)
-        }
-      }
-      return found.map { .tape($0) }
-    case .payload(let index):
-      return key == _unlabeledPayloadKey ? .tape(index) : nil
-    case .null:
-      return nil
     }
+    return found.map { .tape($0) }
   }
 
-  func memberKeys<Key: CodingKey>(_ type: Key.Type) -> [Key] {
-    switch value {
-    case .tape(let index):
-      guard tape[index].kind == .object else { return [] }
-      var keys: [Key] = []
-      var seen: Set<String> = []
-      let layout = storage.layout
-      let isSingle = tape[index].payload == 1
-      let isSmall = tape[index].payload <= _JSONBytesDecoder.smallObjectCount
-      layout.forEachMember(of: index) { ordinal, keyIndex, _ in
-        let name = layout.string(at: keyIndex, in: storage.input)
-        guard let key = Key(stringValue: name) else { return }
-        if isSmall {
-          asked |= 1 << UInt64(ordinal)
-        } else {
-          _ = lookUp(name, in: index)
-        }
-        // Each key once, where it first stands, as a JSONObject's keys.
-        if isSingle || seen.insert(name).inserted {
-          keys.append(key)
-        }
+  /// The keys of the object at `object` in the tape that are `Key`s, each once, where it first
+  /// stands (as a JSONObject's keys); they are asked for.
+  func tapeMemberKeys<Key: CodingKey>(_ type: Key.Type, of object: Int) -> [Key] {
+    let layout = context.layout
+    guard layout.tape[object].kind == .object else { return [] }
+    var keys: [Key] = []
+    var seen: Set<String> = []
+    let count = layout.tape[object].payload
+    layout.forEachMember(of: object) { ordinal, keyIndex, _ in
+      let name = layout.string(at: keyIndex, in: context.input)
+      guard let key = Key(stringValue: name) else { return }
+      if count <= Self.smallObjectCount {
+        asked |= 1 << UInt64(ordinal)
+      } else {
+        _ = lookUp(name, in: object)
       }
-      if keys.isEmpty { hadNoKnownKeys = true }
-      return keys
-    case .payload:
-      return Key(stringValue: _unlabeledPayloadKey).map { [$0] } ?? []
-    case .null:
-      return []
+      if count == 1 || seen.insert(name).inserted {
+        keys.append(key)
+      }
     }
+    if keys.isEmpty { hadNoKnownKeys = true }
+    return keys
   }
 
-  func payloadItself() -> _JSONBytesValue {
-    isHandedOn = true
-    return value
+  /// A large object's member `key`, marked as asked for.
+  private func lookUp(_ key: String, in object: Int) -> _JSONNodeValue? {
+    if memberIndex == nil {
+      let layout = context.layout
+      var members: [String: (value: Int, asked: Bool)] = [:]
+      members.reserveCapacity(Int(layout.tape[object].payload))
+      layout.forEachMember(of: object) { _, keyIndex, valueIndex in
+        members[layout.string(at: keyIndex, in: context.input)] = (valueIndex, false)
+      }
+      memberIndex = members
+    }
+    guard let value = memberIndex?[key]?.value else { return nil }
+    memberIndex?[key]?.asked = true
+    return .tape(value)
   }
 
-  func wrappedAsPayload(_ value: _JSONBytesValue) -> _JSONBytesValue {
-    guard case .tape(let index) = value else { return value }
-    return .payload(index)
+  private func wasAsked(_ ordinal: Int, key: @autoclosure () -> String) -> Bool {
+    guard let memberIndex else { return asked & (1 << UInt64(ordinal)) != 0 }
+    return memberIndex[key()]?.asked ?? false
   }
 
-  var nullValue: _JSONBytesValue { .null }
-
-  func willMakeKeyedContainer() {
-    isKeyed = true
-  }
-
-  func decodeSelf<T: Decodable>(_ type: T.Type) throws -> T {
+  /// Decodes `T` through its own `init(from:)`, then checks that every member of the objects it
+  /// read was asked for; names the key of an object whose one key is no case of an enum.
+  func decodeSelfCheckingKeys<T: Decodable>(_ type: T.Type) throws -> T {
     // Nested containers' decoders hold their parents: let them go once this value is done.
     defer { releaseNested() }
     do {
@@ -399,7 +262,9 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
       where hadNoKnownKeys && context.underlyingError == nil
     {
       // Swift's synthesized enum decoding found no case among the object's one key.
-      guard let name = soleKey(), context.codingPath.count == codingPath.count else { throw DecodingError.typeMismatch(type, context) }
+      guard let name = soleKey(), context.codingPath.count == codingPath.count else {
+        throw DecodingError.typeMismatch(type, context)
+      }
       throw DecodingError.typeMismatch(
         type,
         DecodingError.Context(
@@ -408,32 +273,6 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
         )
       )
     }
-  }
-
-  // MARK: Unknown keys
-
-  /// Objects with more members than this are looked up through ``index``.
-  static let smallObjectCount: UInt64 = 16
-
-  /// A large object's member `key`, marked as asked for.
-  private func lookUp(_ key: String, in object: Int) -> _JSONBytesValue? {
-    if index == nil {
-      var members: [String: (value: Int, asked: Bool)] = [:]
-      members.reserveCapacity(Int(tape[object].payload))
-      let layout = storage.layout
-      layout.forEachMember(of: object) { _, keyIndex, valueIndex in
-        members[layout.string(at: keyIndex, in: storage.input)] = (valueIndex, false)
-      }
-      index = members
-    }
-    guard let value = index?[key]?.value else { return nil }
-    index?[key]?.asked = true
-    return .tape(value)
-  }
-
-  private func wasAsked(_ ordinal: Int, key: @autoclosure () -> String) -> Bool {
-    guard let index else { return asked & (1 << UInt64(ordinal)) != 0 }
-    return index[key()]?.asked ?? false
   }
 
   private func releaseNested() {
@@ -446,21 +285,22 @@ final class _JSONBytesDecoder: _JSONDecodingNode {
 
   /// The key of this decoder's object when it has exactly one.
   private func soleKey() -> String? {
-    guard case .tape(let index) = value, tape[index].kind == .object, tape[index].payload == 1 else { return nil }
-    return storage.layout.string(at: index + 1, in: storage.input)
+    guard case .tape(let object) = value, context.layout.tape[object].kind == .object,
+      context.layout.tape[object].payload == 1
+    else { return nil }
+    return context.layout.string(at: object + 1, in: context.input)
   }
 
   /// Throws for the first member of this decoder's object, then of its nested containers' values,
   /// that was never asked for and is not `null`.
   private func checkUnknownKeys() throws {
-    guard storage.refusesUnknownKeys else { return }
-    if isKeyed, !isHandedOn, case .tape(let index) = value, tape[index].kind == .object {
-      let layout = storage.layout
-      try layout.forEachMember(of: index) { ordinal, keyIndex, valueIndex in
+    if isKeyed, !isHandedOn, case .tape(let object) = value, context.layout.tape[object].kind == .object {
+      let layout = context.layout
+      try layout.forEachMember(of: object) { ordinal, keyIndex, valueIndex in
         guard layout.tape[valueIndex].kind != .null,
-          !wasAsked(ordinal, key: layout.string(at: keyIndex, in: storage.input))
+          !wasAsked(ordinal, key: layout.string(at: keyIndex, in: context.input))
         else { return }
-        let key = layout.string(at: keyIndex, in: storage.input)
+        let key = layout.string(at: keyIndex, in: context.input)
         throw JSONUnknownKeyError(codingPath: codingPath(appending: .key(_JSONStringKey(key))), key: key)
       }
     }

@@ -2,54 +2,224 @@ import Foundation
 
 /// What ``JSONValueDecoder`` and ``JSONBytesDecoder`` share: one decoder per value decoded
 /// through its own `init(from:)`, the containers over it, and the checked decoding of numbers,
-/// strings and Foundation types. A node says how its values are stored (a ``JSONValue`` tree, or
-/// places in a ``JSONLayout``); everything else, errors and their coding paths included, is
-/// written once, here.
-protocol _JSONDecodingNode: AnyObject, Decoder, SingleValueDecodingContainer {
-  /// A value as this kind of decoder holds it.
-  associatedtype Value
-  /// An array's elements.
-  associatedtype Elements: Collection where Elements.Element == Value
-
-  /// The value this decoder decodes.
-  var value: Value { get }
-  var parentNode: Self? { get }
-  /// This decoder's step in the coding path, below its parent's.
-  var component: _JSONPathComponent { get }
-  var maximumIndexSetCount: Int { get }
-
-  /// A decoder of `value`, one step below this one.
-  func child(_ value: Value, _ component: _JSONPathComponent) -> Self
-  /// A decoder for a nested container of this one's value.
-  func nestedChild(_ value: Value, _ component: _JSONPathComponent) -> Self
-  /// `value` itself if it is a scalar; an empty array or object in its place otherwise (which is
-  /// enough to say what kind it is).
-  func scalar(_ value: Value) -> JSONValue
-  func isNull(_ value: Value) -> Bool
-  func isObject(_ value: Value) -> Bool
-  /// The whole of `value`, as a tree.
-  func jsonValue(_ value: Value) throws -> JSONValue
-  /// The elements of `value`, if it is an array.
-  func elements(_ value: Value) -> Elements?
-  /// The value of this decoder's object's member `key`; `nil` if it has none.
-  func member(_ key: String) -> Value?
-  /// This decoder's object's keys that are `Key`s.
-  func memberKeys<Key: CodingKey>(_ type: Key.Type) -> [Key]
-  /// This decoder's object, as the payload of an enum case written unwrapped.
-  func payloadItself() -> Value
-  /// `{"_0": value}`: a payload written unwrapped, as Swift's synthesized decoding reads it.
-  func wrappedAsPayload(_ value: Value) -> Value
-  var nullValue: Value { get }
-  /// A keyed container is being made of this decoder's object.
-  func willMakeKeyedContainer()
-  /// Decodes `T` through its own `init(from:)`, from this decoder.
-  func decodeSelf<T: Decodable>(_ type: T.Type) throws -> T
+/// strings and Foundation types, written once. A value is in a ``JSONValue`` tree or at a place in
+/// a ``JSONLayout``; the few methods that reach it switch between the two (one concrete decoder
+/// rather than one per storage, so that the containers, generic over the caller's keys only, stay
+/// as fast as a decoder of one kind).
+enum _JSONNodeValue {
+  /// A value of a tree.
+  case tree(JSONValue)
+  /// The value at this index of the layout's tape.
+  case tape(Int)
+  /// `{"_0": value}` for the value at this index of the tape: an enum case's payload written
+  /// unwrapped.
+  case payload(Int)
 }
 
-extension _JSONDecodingNode {
+/// What every decoder of one decoding shares.
+final class _JSONDecodingContext {
+  let userInfo: [CodingUserInfoKey: Any]
+  let maximumIndexSetCount: Int
+  /// The text decoded from, and its layout; empty when decoding a tree.
+  let input: UnsafeBufferPointer<UInt8>
+  let layout: JSONLayout
+  let maximumDepth: Int
+  let refusesUnknownKeys: Bool
+
+  init(
+    userInfo: [CodingUserInfoKey: Any], maximumIndexSetCount: Int,
+    input: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0), layout: JSONLayout = .empty,
+    maximumDepth: Int = 0, refusesUnknownKeys: Bool = false
+  ) {
+    self.userInfo = userInfo
+    self.maximumIndexSetCount = maximumIndexSetCount
+    self.input = input
+    self.layout = layout
+    self.maximumDepth = maximumDepth
+    self.refusesUnknownKeys = refusesUnknownKeys
+  }
+}
+
+/// An array's elements: a tree's, by offset, or a layout's, by tape index (each one's successor
+/// where its `next` says).
+struct _JSONNodeElements: Collection {
+  let array: [JSONValue]
+  let tape: [_JSONTapeEntry]
+  let startIndex: Int
+  let endIndex: Int
+  let count: Int
+
+  init(_ array: [JSONValue]) {
+    self.array = array
+    self.tape = []
+    self.startIndex = 0
+    self.endIndex = array.count
+    self.count = array.count
+  }
+
+  init(tape: [_JSONTapeEntry], array index: Int) {
+    self.array = []
+    self.tape = tape
+    self.startIndex = index + 1
+    self.endIndex = tape[index].next
+    self.count = Int(tape[index].payload)
+  }
+
+  subscript(position: Int) -> _JSONNodeValue {
+    tape.isEmpty ? .tree(array[position]) : .tape(position)
+  }
+
+  func index(after index: Int) -> Int {
+    tape.isEmpty ? index + 1 : tape[index].next
+  }
+}
+
+final class _JSONDecoderNode: Decoder, SingleValueDecodingContainer {
+  let context: _JSONDecodingContext
+  /// The value this decoder decodes.
+  let value: _JSONNodeValue
+  let parentNode: _JSONDecoderNode?
+  /// This decoder's step in the coding path, below its parent's.
+  let component: _JSONPathComponent
+
+  // What unknown keys are checked with, when decoding bytes and the value is an object (see
+  // JSONBytesDecoder.swift).
+  /// A keyed container was made of the object.
+  var isKeyed = false
+  /// The object was handed whole to another decoder, as an unwrapped payload; that one checks it.
+  var isHandedOn = false
+  /// Which members of a small object were asked for, a bit for each, by ordinal.
+  var asked: UInt64 = 0
+  /// A large object's members by key: the value (the last, if the key is repeated) and whether
+  /// the key was asked for. Made at the first lookup, so that lookups stay linear in all.
+  var memberIndex: [String: (value: Int, asked: Bool)]?
+  /// `allKeys` found none of the object's keys to be the container's.
+  var hadNoKnownKeys = false
+  /// The decoders of nested containers, checked when this one is, and let go then (each holds
+  /// its parent).
+  var nested: [_JSONDecoderNode] = []
+
+  init(context: _JSONDecodingContext, value: _JSONNodeValue, parent: _JSONDecoderNode?, component: _JSONPathComponent) {
+    self.context = context
+    self.value = value
+    self.parentNode = parent
+    self.component = component
+  }
+
+  var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
+  var maximumIndexSetCount: Int { context.maximumIndexSetCount }
+
+  /// A decoder of `value`, one step below this one.
+  @inline(__always)
+  func child(_ value: _JSONNodeValue, _ component: _JSONPathComponent) -> _JSONDecoderNode {
+    _JSONDecoderNode(context: context, value: value, parent: self, component: component)
+  }
+
+  /// A decoder for a nested container of this one's value.
+  func nestedChild(_ value: _JSONNodeValue, _ component: _JSONPathComponent) -> _JSONDecoderNode {
+    let child = child(value, component)
+    if context.refusesUnknownKeys {
+      nested.append(child)
+    }
+    return child
+  }
+
+  /// `value` itself if it is a scalar; if not, something of its kind (which is what errors say).
+  @inline(__always)
+  func scalar(_ value: _JSONNodeValue) -> JSONValue {
+    switch value {
+    case .tree(let value): value
+    case .tape(let index): context.layout.scalar(at: index, in: context.input)
+    case .payload: .object([:])
+    }
+  }
+
+  func isNull(_ value: _JSONNodeValue) -> Bool {
+    switch value {
+    case .tree(let value): if case .null = value { true } else { false }
+    case .tape(let index): context.layout.tape[index].kind == .null
+    case .payload: false
+    }
+  }
+
+  func isObject(_ value: _JSONNodeValue) -> Bool {
+    switch value {
+    case .tree(let value): if case .object = value { true } else { false }
+    case .tape(let index): context.layout.tape[index].kind == .object
+    case .payload: true
+    }
+  }
+
+  /// The whole of `value`, as a tree.
+  func jsonValue(_ value: _JSONNodeValue) throws -> JSONValue {
+    switch value {
+    case .tree(let value):
+      value
+    case .tape(let index):
+      try context.layout.jsonValue(at: index, in: context.input, maximumDepth: context.maximumDepth)
+    case .payload(let index):
+      .object([_unlabeledPayloadKey: try jsonValue(.tape(index))])
+    }
+  }
+
+  /// The elements of `value`, if it is an array.
+  func elements(_ value: _JSONNodeValue) -> _JSONNodeElements? {
+    switch value {
+    case .tree(.array(let array)): _JSONNodeElements(array)
+    case .tape(let index) where context.layout.tape[index].kind == .array:
+      _JSONNodeElements(tape: context.layout.tape, array: index)
+    default: nil
+    }
+  }
+
+  /// The value of this decoder's object's member `key`; `nil` if it has none.
+  @inline(__always)
+  func member(_ key: String) -> _JSONNodeValue? {
+    switch value {
+    case .tree(.object(let object)): object[key].map { .tree($0) }
+    case .tree: nil
+    case .tape(let index): tapeMember(key, of: index)
+    case .payload(let index): key == _unlabeledPayloadKey ? .tape(index) : nil
+    }
+  }
+
+  /// This decoder's object's keys that are `Key`s.
+  func memberKeys<Key: CodingKey>(_ type: Key.Type) -> [Key] {
+    switch value {
+    case .tree(.object(let object)): object.keys.compactMap { Key(stringValue: $0) }
+    case .tree: []
+    case .tape(let index): tapeMemberKeys(Key.self, of: index)
+    case .payload: Key(stringValue: _unlabeledPayloadKey).map { [$0] } ?? []
+    }
+  }
+
+  /// This decoder's object, as the payload of an enum case written unwrapped.
+  func payloadItself() -> _JSONNodeValue {
+    isHandedOn = true
+    return value
+  }
+
+  /// `{"_0": value}`: a payload written unwrapped, as Swift's synthesized decoding reads it.
+  func wrappedAsPayload(_ value: _JSONNodeValue) -> _JSONNodeValue {
+    switch value {
+    case .tree(let value): .tree(.object([_unlabeledPayloadKey: value]))
+    case .tape(let index): .payload(index)
+    case .payload: value
+    }
+  }
+
+  /// Decodes `T` through its own `init(from:)`, from this decoder.
+  @inline(__always)
+  func decodeSelf<T: Decodable>(_ type: T.Type) throws -> T {
+    guard context.refusesUnknownKeys else { return try T(from: self) }
+    return try decodeSelfCheckingKeys(T.self)
+  }
+}
+
+extension _JSONDecoderNode {
   var codingPath: [any CodingKey] {
     var keys: [any CodingKey] = []
-    var node: Self? = self
+    var node: _JSONDecoderNode? = self
     while let current = node {
       if let key = current.component.codingKey {
         keys.append(key)
@@ -70,8 +240,8 @@ extension _JSONDecodingNode {
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     if isObject(value) {
-      willMakeKeyedContainer()
-      return KeyedDecodingContainer(_JSONKeyedDecodingContainer<Key, Self>(decoder: self))
+      isKeyed = true
+      return KeyedDecodingContainer(_JSONKeyedDecodingContainer<Key>(decoder: self))
     }
     if isNull(value) {
       throw DecodingError.valueNotFound(
@@ -138,7 +308,7 @@ extension _JSONDecodingNode {
 
   /// Decodes a nested value: primitives directly, anything else through a child decoder.
   @inline(__always)
-  func unbox<T: Decodable>(_ value: Value, as type: T.Type, _ component: _JSONPathComponent) throws -> T {
+  func unbox<T: Decodable>(_ value: _JSONNodeValue, as type: T.Type, _ component: _JSONPathComponent) throws -> T {
     if let primitive = try unboxPrimitive(value, as: T.self, component) {
       return primitive
     }
@@ -148,7 +318,7 @@ extension _JSONDecodingNode {
   /// Fast paths for common types and the types JSONDecoder special-cases; `nil` for anything that
   /// must go through its own `init(from:)`.
   func unboxPrimitive<T: Decodable>(
-    _ value: Value, as type: T.Type, _ component: _JSONPathComponent
+    _ value: _JSONNodeValue, as type: T.Type, _ component: _JSONPathComponent
   ) throws -> T? {
     if T.self == String.self {
       return unsafeBitCast(try unboxString(scalar(value), component), to: T.self)
@@ -294,7 +464,7 @@ extension _JSONDecodingNode {
 
 // MARK: - Single value container
 
-extension _JSONDecodingNode {
+extension _JSONDecoderNode {
   func decodeNil() -> Bool { isNull(value) }
 
   func decode(_ type: Bool.Type) throws -> Bool { try unboxBool(scalar(value), .current) }
@@ -327,8 +497,8 @@ extension _JSONDecodingNode {
 
 // MARK: - Keyed container
 
-struct _JSONKeyedDecodingContainer<Key: CodingKey, Node: _JSONDecodingNode>: KeyedDecodingContainerProtocol {
-  let decoder: Node
+struct _JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+  let decoder: _JSONDecoderNode
 
   var codingPath: [any CodingKey] { decoder.codingPath }
 
@@ -339,7 +509,7 @@ struct _JSONKeyedDecodingContainer<Key: CodingKey, Node: _JSONDecodingNode>: Key
   }
 
   @inline(__always)
-  private func value(forKey key: Key) throws -> Node.Value {
+  private func value(forKey key: Key) throws -> _JSONNodeValue {
     guard let value = decoder.member(key.stringValue) else {
       // An unlabeled payload written unwrapped: this container's object is the payload itself.
       if key.stringValue == _unlabeledPayloadKey { return decoder.payloadItself() }
@@ -433,24 +603,24 @@ struct _JSONKeyedDecodingContainer<Key: CodingKey, Node: _JSONDecodingNode>: Key
   }
 
   func superDecoder() throws -> any Decoder {
-    decoder.nestedChild(decoder.member(_JSONStringKey.super.stringValue) ?? decoder.nullValue, .key(_JSONStringKey.super))
+    decoder.nestedChild(decoder.member(_JSONStringKey.super.stringValue) ?? .tree(.null), .key(_JSONStringKey.super))
   }
 
   func superDecoder(forKey key: Key) throws -> any Decoder {
-    decoder.nestedChild(decoder.member(key.stringValue) ?? decoder.nullValue, .key(key))
+    decoder.nestedChild(decoder.member(key.stringValue) ?? .tree(.null), .key(key))
   }
 }
 
 // MARK: - Unkeyed container
 
-struct _JSONUnkeyedDecodingContainer<Node: _JSONDecodingNode>: UnkeyedDecodingContainer {
-  let decoder: Node
-  let elements: Node.Elements
-  private var position: Node.Elements.Index
+struct _JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+  let decoder: _JSONDecoderNode
+  let elements: _JSONNodeElements
+  private var position: Int
   private let elementCount: Int
   private(set) var currentIndex = 0
 
-  init(decoder: Node, elements: Node.Elements) {
+  init(decoder: _JSONDecoderNode, elements: _JSONNodeElements) {
     self.decoder = decoder
     self.elements = elements
     self.position = elements.startIndex
@@ -462,7 +632,7 @@ struct _JSONUnkeyedDecodingContainer<Node: _JSONDecodingNode>: UnkeyedDecodingCo
   var isAtEnd: Bool { currentIndex >= elementCount }
 
   @inline(__always)
-  private func next(_ type: Any.Type) throws -> Node.Value {
+  private func next(_ type: Any.Type) throws -> _JSONNodeValue {
     guard currentIndex < elementCount else {
       throw DecodingError.valueNotFound(
         type,

@@ -61,6 +61,14 @@ public struct JSONLayout: Sendable {
     self.byteCount = bytes.count
   }
 
+  /// No text: what a decoder of a tree has.
+  static let empty = JSONLayout(tape: [], byteCount: 0)
+
+  private init(tape: [_JSONTapeEntry], byteCount: Int) {
+    self.tape = tape
+    self.byteCount = byteCount
+  }
+
   /// The whole text's value.
   public var root: Value { Value(index: 0) }
 

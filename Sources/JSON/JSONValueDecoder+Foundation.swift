@@ -7,11 +7,11 @@ import SwitchyardSynchronization
 // Foundation types an application is likely to put in its actions and state decode here, with
 // every value checked, and any other Foundation type is refused.
 
-extension _JSONDecodingNode {
+extension _JSONDecoderNode {
   /// An `IndexSet`, from the array of indexes ``JSONValueEncoder`` writes (`[0,2,5]`) or from
   /// Foundation's own form (`{"indexes":[{"location":0,"length":2}]}`); either way at most
   /// `maximumIndexSetCount` indexes, each in `0..<Int.max`.
-  func unboxIndexSet(_ value: Value, _ component: _JSONPathComponent) throws -> IndexSet {
+  func unboxIndexSet(_ value: _JSONNodeValue, _ component: _JSONPathComponent) throws -> IndexSet {
     let decoder = child(value, component)
     var indexes = IndexSet()
     if let elements = elements(value) {
@@ -48,7 +48,7 @@ extension _JSONDecodingNode {
 
   /// One of Foundation's `{"location":L,"length":N}` ranges, checked: both at least 0, and the
   /// end within `Int.max`.
-  private func unboxIndexRange(_ value: Value, _ component: _JSONPathComponent) throws -> Range<Int> {
+  private func unboxIndexRange(_ value: _JSONNodeValue, _ component: _JSONPathComponent) throws -> Range<Int> {
     guard isObject(value) else {
       throw typeMismatch([String: Any].self, scalar(value), component, expected: "a range: {\"location\":…,\"length\":…}")
     }
@@ -87,7 +87,7 @@ extension _JSONDecodingNode {
   }
 
   /// `Data` as Foundation encodes it by default: an array of bytes.
-  func unboxData(_ value: Value, _ component: _JSONPathComponent) throws -> Data {
+  func unboxData(_ value: _JSONNodeValue, _ component: _JSONPathComponent) throws -> Data {
     guard let elements = elements(value) else {
       throw typeMismatch(Data.self, scalar(value), component, expected: "an array of bytes")
     }

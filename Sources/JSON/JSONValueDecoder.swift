@@ -67,14 +67,11 @@ public struct JSONValueDecoder: Sendable {
   ///
   /// - Throws: `DecodingError` describing the first mismatch, with its coding path.
   public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-    let decoder = _JSONTreeDecoder(
-      value: value,
-      parent: nil,
-      component: .current,
+    let context = _JSONDecodingContext(
       userInfo: userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any },
       maximumIndexSetCount: maximumIndexSetCount
     )
-    return try decoder.decode(T.self)
+    return try _JSONDecoderNode(context: context, value: .tree(value), parent: nil, component: .current).decode(T.self)
   }
 }
 
@@ -138,84 +135,5 @@ enum _JSONPathComponent {
     case .key(let key): key
     case .index(let index): _JSONIndexKey(index)
     }
-  }
-}
-
-// MARK: - Decoder
-
-final class _JSONTreeDecoder: _JSONDecodingNode {
-  let value: JSONValue
-  let parentNode: _JSONTreeDecoder?
-  let component: _JSONPathComponent
-  let userInfo: [CodingUserInfoKey: Any]
-  let maximumIndexSetCount: Int
-
-  init(
-    value: JSONValue,
-    parent: _JSONTreeDecoder?,
-    component: _JSONPathComponent,
-    userInfo: [CodingUserInfoKey: Any],
-    maximumIndexSetCount: Int
-  ) {
-    self.value = value
-    self.parentNode = parent
-    self.component = component
-    self.userInfo = userInfo
-    self.maximumIndexSetCount = maximumIndexSetCount
-  }
-
-  func child(_ value: JSONValue, _ component: _JSONPathComponent) -> _JSONTreeDecoder {
-    _JSONTreeDecoder(
-      value: value, parent: self, component: component, userInfo: userInfo,
-      maximumIndexSetCount: maximumIndexSetCount
-    )
-  }
-
-  func nestedChild(_ value: JSONValue, _ component: _JSONPathComponent) -> _JSONTreeDecoder {
-    child(value, component)
-  }
-
-  @inline(__always)
-  func scalar(_ value: JSONValue) -> JSONValue { value }
-
-  func isNull(_ value: JSONValue) -> Bool {
-    if case .null = value { return true }
-    return false
-  }
-
-  func isObject(_ value: JSONValue) -> Bool {
-    if case .object = value { return true }
-    return false
-  }
-
-  func jsonValue(_ value: JSONValue) -> JSONValue { value }
-
-  func elements(_ value: JSONValue) -> [JSONValue]? {
-    if case .array(let elements) = value { return elements }
-    return nil
-  }
-
-  func member(_ key: String) -> JSONValue? {
-    guard case .object(let object) = value else { return nil }
-    return object[key]
-  }
-
-  func memberKeys<Key: CodingKey>(_ type: Key.Type) -> [Key] {
-    guard case .object(let object) = value else { return [] }
-    return object.keys.compactMap { Key(stringValue: $0) }
-  }
-
-  func payloadItself() -> JSONValue { value }
-
-  func wrappedAsPayload(_ value: JSONValue) -> JSONValue {
-    .object([_unlabeledPayloadKey: value])
-  }
-
-  var nullValue: JSONValue { .null }
-
-  func willMakeKeyedContainer() {}
-
-  func decodeSelf<T: Decodable>(_ type: T.Type) throws -> T {
-    try T(from: self)
   }
 }
