@@ -11,9 +11,9 @@
 ///
 /// What it adds, unless ``refusesUnknownKeys`` is off: an object member whose key the type never
 /// asked for, and whose value is not `null`, fails the decoding with ``JSONUnknownKeyError``,
-/// found in the same pass. And where an enum meets an object whose one key is none of its cases
-/// (Swift's synthesized decoding throws `DecodingError.typeMismatch` at the object), the error's
-/// `underlyingError` is a ``JSONUnknownCaseError`` naming that key. (The objects of Foundation
+/// found in the same pass. And then, where an enum meets an object whose one key is none of its
+/// cases (Swift's synthesized decoding throws `DecodingError.typeMismatch` at the object), the
+/// error's `underlyingError` is a ``JSONUnknownCaseError`` naming that key. (The objects of Foundation
 /// types, such as an `IndexSet`'s ranges, are read by the decoder's own checked code, which
 /// looks only at the keys it needs.)
 ///
