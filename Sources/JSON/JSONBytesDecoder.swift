@@ -210,17 +210,21 @@ extension _JSONDecoderNode {
     let layout = context.layout
     guard layout.tape[object].kind == .object else { return [] }
     var keys: [Key] = []
-    var seen: Set<String> = []
     let count = layout.tape[object].payload
+    keys.reserveCapacity(Int(count))
+    var seen: Set<String> = []
     layout.forEachMember(of: object) { ordinal, keyIndex, _ in
       let name = layout.string(at: keyIndex, in: context.input)
       guard let key = Key(stringValue: name) else { return }
+      let isFirst: Bool
       if count <= Self.smallObjectCount {
         asked |= 1 << UInt64(ordinal)
+        isFirst = !layout.isRepeatedKey(keyIndex, in: object, input: context.input)
       } else {
         _ = lookUp(name, in: object)
+        isFirst = seen.insert(name).inserted
       }
-      if count == 1 || seen.insert(name).inserted {
+      if isFirst {
         keys.append(key)
       }
     }

@@ -148,6 +148,22 @@ public struct JSONLayout: Sendable {
     return key.withUTF8 { utf8 in utf8.count == raw.count && utf8.elementsEqual(raw) }
   }
 
+  /// Whether an earlier member of `object` has the key at `keyIndex`.
+  func isRepeatedKey(_ keyIndex: Int, in object: Int, input: UnsafeBufferPointer<UInt8>) -> Bool {
+    var earlier = object + 1
+    while earlier < keyIndex {
+      let a = tape[earlier]
+      let b = tape[keyIndex]
+      if a.hasEscapes || b.hasEscapes {
+        if string(at: earlier, in: input) == string(at: keyIndex, in: input) { return true }
+      } else if input[(a.start + 1)..<(a.end - 1)].elementsEqual(input[(b.start + 1)..<(b.end - 1)]) {
+        return true
+      }
+      earlier = tape[earlier + 1].next
+    }
+    return false
+  }
+
   /// The string at `index`, decoded.
   func string(at index: Int, in input: UnsafeBufferPointer<UInt8>) -> String {
     let entry = tape[index]

@@ -154,6 +154,8 @@ struct JSONBytesDecoderTests {
       #"{"counter":{}}"#,
       #"{"counter":{"incrTapped":{},"decrTapped":{}}}"#,
       #"{"counter":{"incrTapped":{},"incrTapped":{}}}"#,
+      #"{"counter":{"incrTapped":{},"incr\u0054apped":{"x":null}}}"#,
+      #"{"counter":{"incrTapped":{},"incr\u0054apped":{},"decrTapped":{}}}"#,
       #"{"counter":"incrTapped"}"#,
       #"{"counter":[]}"#,
       #"{"counter":null}"#,
