@@ -445,6 +445,55 @@ struct JSONBytesDecoderPropertyTests {
     }
   }
 
+  @Test("a key added anywhere in an encoded model is named with its path, unless its value is null")
+  func addedKeysAreFound() async {
+    /// The paths of the objects in `value` that are a struct's or an enum's (not a dictionary's).
+    func objectPaths(_ value: JSONValue, at path: [String]) -> [[String]] {
+      switch value {
+      case .object(let object):
+        if path.last == "scores" || path.last == "byIndex" { return [] }
+        return [path] + object.flatMap { objectPaths($0.value, at: path + [$0.key]) }
+      case .array(let array):
+        return array.enumerated().flatMap { objectPaths($0.element, at: path + [String($0.offset)]) }
+      default:
+        return []
+      }
+    }
+    func adding(_ value: JSONValue, at path: ArraySlice<String>, to tree: JSONValue) -> JSONValue {
+      switch tree {
+      case .object(var object):
+        guard let first = path.first else {
+          object["zzExtra"] = value
+          return .object(object)
+        }
+        object[first] = adding(value, at: path.dropFirst(), to: object[first] ?? .null)
+        return .object(object)
+      case .array(var array):
+        let index = Int(path.first!)!
+        array[index] = adding(value, at: path.dropFirst(), to: array[index])
+        return .array(array)
+      default:
+        return tree
+      }
+    }
+    await propertyCheck(count: 300, input: JSONGen.model, Gen.int(in: 0...Int.max)) { model, seed in
+      var rng = SplitMix64(seed: UInt64(seed))
+      let encoded = try JSONValueEncoder().encode(model)
+      let path = objectPaths(encoded, at: []).randomElement(using: &rng)!
+      let isNull = Int.random(in: 0..<4, using: &rng) == 0
+      let text = adding(isNull ? .null : ["x": [1]], at: path[...], to: encoded).serializedBytes()
+      do {
+        #expect(try JSONBytesDecoder().decode(JSONTestModel.self, from: text) == model)
+        #expect(isNull, "\(path) not found")
+      } catch let error as JSONUnknownKeyError {
+        let tokens = error.codingPath.compactMap { key -> String? in
+          key.stringValue == "_0" ? nil : key.intValue.map(String.init) ?? key.stringValue
+        }
+        #expect(!isNull && tokens == path + ["zzExtra"] && error.key == "zzExtra", "\(error)")
+      }
+    }
+  }
+
   @Test("random JSON values decode as any of several types exactly as from the tree")
   func randomValuesSameAsTree() async {
     await propertyCheck(count: 400, input: JSONGen.value) { value in
