@@ -91,6 +91,11 @@ let package = Package(
     .executableTarget(name: "FuzzJSONPatch", dependencies: ["FuzzDriver", "SwitchyardJSON"], swiftSettings: fuzzed, linkerSettings: link),
     .executableTarget(name: "FuzzActions", dependencies: ["FuzzDriver", "SwitchyardRuntime", "PrimeTime"], swiftSettings: fuzzed, linkerSettings: link),
     .executableTarget(
+      name: "FuzzBytesDecoder",
+      dependencies: ["FuzzDriver", "SwitchyardJSON", "SwitchyardVarlink", "SwitchyardRuntime", "PrimeTime"],
+      swiftSettings: fuzzed, linkerSettings: link
+    ),
+    .executableTarget(
       name: "FuzzCallEnvelope", dependencies: ["FuzzDriver", "SwitchyardJSON", "SwitchyardVarlink"],
       swiftSettings: fuzzed, linkerSettings: link
     ),

@@ -139,9 +139,10 @@ struct _JSONParser {
     return value
   }
 
-  private init(input: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+  init(input: UnsafeBufferPointer<UInt8>, maximumDepth: Int, position: Int = 0) {
     self.input = input
     self.maximumDepth = maximumDepth
+    self.position = position
   }
 
   // MARK: Errors
@@ -241,98 +242,132 @@ struct _JSONParser {
   mutating func parseArray() throws -> JSONValue {
     try enterContainer()
     defer { depth -= 1 }
-    position += 1  // [
-    skipWhitespace()
     var elements: [JSONValue] = []
-    if position < input.count, input[position] == UInt8(ascii: "]") {
-      position += 1
+    if openContainer(closing: UInt8(ascii: "]")) {
       return .array(elements)
     }
-    while true {
+    repeat {
       elements.append(try parseValue())
-      skipWhitespace()
-      guard position < input.count else {
-        throw unexpected(at: position, expected: "',' or ']'")
-      }
-      switch input[position] {
-      case UInt8(ascii: ","):
-        let comma = position
-        position += 1
-        skipWhitespace()
-        if position < input.count, input[position] == UInt8(ascii: "]") {
-          throw error(at: comma, "trailing comma before ']'")
-        }
-      case UInt8(ascii: "]"):
-        position += 1
-        return .array(elements)
-      default:
-        throw unexpected(at: position, expected: "',' or ']'")
-      }
-    }
+    } while try !closeElement(closing: UInt8(ascii: "]"))
+    return .array(elements)
   }
 
   mutating func parseObject() throws -> JSONValue {
     try enterContainer()
     defer { depth -= 1 }
-    position += 1  // {
-    skipWhitespace()
-    if position < input.count, input[position] == UInt8(ascii: "}") {
-      position += 1
+    if openContainer(closing: UInt8(ascii: "}")) {
       return .object([:])
     }
     // Non-empty: start with room for a few members rather than growing from one.
     var object = JSONObject(minimumCapacity: 4)
-    while true {
-      guard position < input.count, input[position] == UInt8(ascii: "\"") else {
-        throw unexpected(at: position, expected: "a string key")
-      }
+    repeat {
+      try expectKey()
       let key = try parseString()
-      skipWhitespace()
-      guard position < input.count, input[position] == UInt8(ascii: ":") else {
-        throw unexpected(at: position, expected: "':'")
-      }
+      try expectColon()
+      object[key] = try parseValue()
+    } while try !closeElement(closing: UInt8(ascii: "}"))
+    return .object(object)
+  }
+
+  /// Steps over a container's opening bracket and the whitespace after it; at an empty
+  /// container's closing bracket, steps over that too and returns `true`.
+  @inline(__always)
+  mutating func openContainer(closing: UInt8) -> Bool {
+    position += 1
+    skipWhitespace()
+    if position < input.count, input[position] == closing {
+      position += 1
+      return true
+    }
+    return false
+  }
+
+  /// After an element or member: a ',' (refusing a trailing comma) and the whitespace after it,
+  /// returning `false`, or the closing bracket, returning `true`.
+  @inline(__always)
+  mutating func closeElement(closing: UInt8) throws -> Bool {
+    skipWhitespace()
+    guard position < input.count else {
+      throw unexpected(at: position, expected: Self.separatorOrClosing(closing))
+    }
+    switch input[position] {
+    case UInt8(ascii: ","):
+      let comma = position
       position += 1
       skipWhitespace()
-      let value = try parseValue()
-      object[key] = value
-      skipWhitespace()
-      guard position < input.count else {
-        throw unexpected(at: position, expected: "',' or '}'")
+      if position < input.count, input[position] == closing {
+        throw error(at: comma, "trailing comma before \(Self.describe(closing))")
       }
-      switch input[position] {
-      case UInt8(ascii: ","):
-        let comma = position
-        position += 1
-        skipWhitespace()
-        if position < input.count, input[position] == UInt8(ascii: "}") {
-          throw error(at: comma, "trailing comma before '}'")
-        }
-      case UInt8(ascii: "}"):
-        position += 1
-        return .object(object)
-      default:
-        throw unexpected(at: position, expected: "',' or '}'")
-      }
+      return false
+    case closing:
+      position += 1
+      return true
+    default:
+      throw unexpected(at: position, expected: Self.separatorOrClosing(closing))
     }
+  }
+
+  static func separatorOrClosing(_ closing: UInt8) -> String {
+    "',' or \(describe(closing))"
+  }
+
+  /// At a member's key: its opening quote.
+  @inline(__always)
+  func expectKey() throws {
+    guard position < input.count, input[position] == UInt8(ascii: "\"") else {
+      throw unexpected(at: position, expected: "a string key")
+    }
+  }
+
+  /// After a member's key: the ':' and the whitespace around it.
+  @inline(__always)
+  mutating func expectColon() throws {
+    skipWhitespace()
+    guard position < input.count, input[position] == UInt8(ascii: ":") else {
+      throw unexpected(at: position, expected: "':'")
+    }
+    position += 1
+    skipWhitespace()
   }
 
   // MARK: Strings
 
   mutating func parseString() throws -> String {
+    let start = position + 1
+    if try scanString() {
+      return String(decoding: scratch, as: UTF8.self)
+    }
+    return String(decoding: UnsafeBufferPointer(rebasing: input[start..<position - 1]), as: UTF8.self)
+  }
+
+  /// Checks the string whose opening quote is at `position` and steps past its closing quote.
+  /// Returns whether it has escape sequences, in which case `scratch` holds its decoded UTF-8;
+  /// otherwise its UTF-8 is the input between the quotes. Either is valid UTF-8.
+  mutating func scanString() throws -> Bool {
     let quote = position
     position += 1
     let start = position
     var isASCII = true
-    // Fast path: no escapes, so the string is a slice of the input.
+    var isEscaped = false
     while position < input.count {
       let byte = input[position]
       if byte == UInt8(ascii: "\"") {
-        let slice = UnsafeBufferPointer(rebasing: input[start..<position])
         position += 1
-        return try makeString(slice, isASCII: isASCII, raw: start..<position - 1)
+        if !isASCII {
+          // Escapes are ASCII and decode to whole UTF-8 sequences, so the decoded string is
+          // valid exactly when the raw bytes are.
+          try checkUTF8(start..<position - 1)
+        }
+        return isEscaped
       }
       if byte == UInt8(ascii: "\\") {
-        return try parseEscapedString(quote: quote, start: start)
+        if !isEscaped {
+          isEscaped = true
+          scratch.removeAll(keepingCapacity: true)
+          scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<position]))
+        }
+        try parseEscape()
+        continue
       }
       if byte < 0x20 {
         throw controlCharacter(byte, at: position)
@@ -340,9 +375,20 @@ struct _JSONParser {
       if byte >= 0x80 {
         isASCII = false
       }
+      if isEscaped {
+        scratch.append(byte)
+      }
       position += 1
     }
     throw error(at: quote, "unterminated string")
+  }
+
+  /// Throws at the first byte of `raw` that is not part of well-formed UTF-8.
+  func checkUTF8(_ raw: Range<Int>) throws {
+    let offset = _firstInvalidUTF8Offset(UnsafeBufferPointer(rebasing: input[raw]))
+    if offset < raw.count {
+      throw error(at: raw.lowerBound + offset, "invalid UTF-8 in string")
+    }
   }
 
   func controlCharacter(_ byte: UInt8, at offset: Int) -> JSONParseError {
@@ -351,48 +397,6 @@ struct _JSONParser {
       at: offset,
       "unescaped control character U+\(String(repeating: "0", count: 4 - hex.count))\(hex) in string"
     )
-  }
-
-  /// Makes a string from decoded UTF-8; `raw` is the string's range in the input, used to locate
-  /// invalid UTF-8 (escape sequences are ASCII, so the first invalid byte is found there too).
-  func makeString(_ utf8: UnsafeBufferPointer<UInt8>, isASCII: Bool, raw: Range<Int>) throws -> String {
-    if isASCII {
-      return String(decoding: utf8, as: UTF8.self)
-    }
-    if let string = String(validating: utf8, as: UTF8.self) {
-      return string
-    }
-    let offset = _firstInvalidUTF8Offset(UnsafeBufferPointer(rebasing: input[raw]))
-    throw error(at: raw.lowerBound + offset, "invalid UTF-8 in string")
-  }
-
-  mutating func parseEscapedString(quote: Int, start: Int) throws -> String {
-    scratch.removeAll(keepingCapacity: true)
-    scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<position]))
-    // Whether the raw (unescaped) bytes were all ASCII; bytes produced by escapes are valid UTF-8
-    // by construction, so only raw non-ASCII bytes need validating.
-    var isASCII = !scratch.contains { $0 >= 0x80 }
-    while position < input.count {
-      let byte = input[position]
-      switch byte {
-      case UInt8(ascii: "\""):
-        position += 1
-        let raw = start..<position - 1
-        let string = try scratch.withUnsafeBufferPointer { buffer in
-          try makeString(buffer, isASCII: isASCII, raw: raw)
-        }
-        return string
-      case UInt8(ascii: "\\"):
-        try parseEscape()
-      case ..<0x20:
-        throw controlCharacter(byte, at: position)
-      default:
-        if byte >= 0x80 { isASCII = false }
-        scratch.append(byte)
-        position += 1
-      }
-    }
-    throw error(at: quote, "unterminated string")
   }
 
   /// Decodes one escape sequence starting at the backslash and appends its UTF-8 to `scratch`.
@@ -619,8 +623,8 @@ struct _JSONParser {
   ]
 }
 
-/// The offset of the first byte that is not part of a well-formed UTF-8 sequence (only called
-/// once validation has failed).
+/// The offset of the first byte that is not part of a well-formed UTF-8 sequence, or the count
+/// when they all are.
 func _firstInvalidUTF8Offset(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
   var index = 0
   while index < bytes.count {

@@ -94,8 +94,8 @@ extension JSONValue: Codable {
   /// message.payload  // {"x":1}
   /// ```
   public init(from decoder: any Decoder) throws {
-    if let treeDecoder = decoder as? _JSONTreeDecoder {
-      self = treeDecoder.value
+    if let node = decoder as? _JSONDecoderNode {
+      self = try node.jsonValue(node.value)
       return
     }
     if let container = try? decoder.container(keyedBy: _JSONStringKey.self) {

@@ -7,32 +7,31 @@ import SwitchyardSynchronization
 // Foundation types an application is likely to put in its actions and state decode here, with
 // every value checked, and any other Foundation type is refused.
 
-extension _JSONTreeDecoder {
+extension _JSONDecoderNode {
   /// An `IndexSet`, from the array of indexes ``JSONValueEncoder`` writes (`[0,2,5]`) or from
   /// Foundation's own form (`{"indexes":[{"location":0,"length":2}]}`); either way at most
   /// `maximumIndexSetCount` indexes, each in `0..<Int.max`.
-  func unboxIndexSet(_ value: JSONValue, _ component: _JSONPathComponent) throws -> IndexSet {
+  func unboxIndexSet(_ value: _JSONNodeValue, _ component: _JSONPathComponent) throws -> IndexSet {
     let decoder = child(value, component)
     var indexes = IndexSet()
-    switch value {
-    case .array(let elements):
+    if let elements = elements(value) {
       guard elements.count <= maximumIndexSetCount else {
         throw decoder.tooManyIndexes(elements.count, .current)
       }
       for (offset, element) in elements.enumerated() {
-        let index = try decoder.unboxInteger(element, as: Int.self, .index(offset))
+        let index = try decoder.unboxInteger(scalar(element), as: Int.self, .index(offset))
         guard index >= 0, index < Int.max else {
           throw decoder.dataCorrupted(.index(offset), "Index \(index) is out of range: an index is in 0..<Int.max.")
         }
         indexes.insert(index)
       }
-    case .object(let object):
-      guard let ranges = object["indexes"] else {
+    } else if isObject(value) {
+      guard let ranges = decoder.member("indexes") else {
         throw decoder.dataCorrupted(.current, "An index set is an array of indexes, or an object with \"indexes\".")
       }
       let rangesDecoder = decoder.child(ranges, .key(_JSONStringKey(stringValue: "indexes")))
-      guard case .array(let elements) = ranges else {
-        throw rangesDecoder.typeMismatch([Any].self, ranges, .current, expected: "an array of ranges")
+      guard let elements = elements(ranges) else {
+        throw rangesDecoder.typeMismatch([Any].self, scalar(ranges), .current, expected: "an array of ranges")
       }
       var count = 0
       for (offset, element) in elements.enumerated() {
@@ -41,27 +40,27 @@ extension _JSONTreeDecoder {
         guard count <= maximumIndexSetCount else { throw decoder.tooManyIndexes(count, .current) }
         indexes.insert(integersIn: range)
       }
-    default:
-      throw typeMismatch(IndexSet.self, value, component, expected: "an array of indexes")
+    } else {
+      throw typeMismatch(IndexSet.self, scalar(value), component, expected: "an array of indexes")
     }
     return indexes
   }
 
   /// One of Foundation's `{"location":L,"length":N}` ranges, checked: both at least 0, and the
   /// end within `Int.max`.
-  private func unboxIndexRange(_ value: JSONValue, _ component: _JSONPathComponent) throws -> Range<Int> {
-    guard case .object(let object) = value else {
-      throw typeMismatch([String: Any].self, value, component, expected: "a range: {\"location\":…,\"length\":…}")
+  private func unboxIndexRange(_ value: _JSONNodeValue, _ component: _JSONPathComponent) throws -> Range<Int> {
+    guard isObject(value) else {
+      throw typeMismatch([String: Any].self, scalar(value), component, expected: "a range: {\"location\":…,\"length\":…}")
     }
     let range = child(value, component)
     func field(_ name: String) throws -> Int {
       let key = _JSONStringKey(stringValue: name)
-      guard let field = object[name] else {
+      guard let field = range.member(name) else {
         throw DecodingError.keyNotFound(
           key, DecodingError.Context(codingPath: range.codingPath, debugDescription: "A range needs \"\(name)\".")
         )
       }
-      let number = try range.unboxInteger(field, as: Int.self, .key(key))
+      let number = try range.unboxInteger(scalar(field), as: Int.self, .key(key))
       guard number >= 0 else {
         throw range.dataCorrupted(.key(key), "A range's \(name) cannot be negative (\(number)).")
       }
@@ -88,15 +87,15 @@ extension _JSONTreeDecoder {
   }
 
   /// `Data` as Foundation encodes it by default: an array of bytes.
-  func unboxData(_ value: JSONValue, _ component: _JSONPathComponent) throws -> Data {
-    guard case .array(let elements) = value else {
-      throw typeMismatch(Data.self, value, component, expected: "an array of bytes")
+  func unboxData(_ value: _JSONNodeValue, _ component: _JSONPathComponent) throws -> Data {
+    guard let elements = elements(value) else {
+      throw typeMismatch(Data.self, scalar(value), component, expected: "an array of bytes")
     }
     let decoder = child(value, component)
     var bytes = [UInt8]()
     bytes.reserveCapacity(elements.count)
     for (offset, element) in elements.enumerated() {
-      bytes.append(try decoder.unboxInteger(element, as: UInt8.self, .index(offset)))
+      bytes.append(try decoder.unboxInteger(scalar(element), as: UInt8.self, .index(offset)))
     }
     return Data(bytes)
   }

@@ -18,16 +18,10 @@ public struct VarlinkCall: Sendable, Equatable {
   public var oneway: Bool
 
   /// The interface part of ``method``.
-  public var interface: String {
-    guard let dot = self.method.lastIndex(of: ".") else { return "" }
-    return String(self.method[..<dot])
-  }
+  public var interface: String { varlinkInterface(of: self.method) }
 
   /// The method's own name, the last part of ``method``.
-  public var name: String {
-    guard let dot = self.method.lastIndex(of: ".") else { return self.method }
-    return String(self.method[self.method.index(after: dot)...])
-  }
+  public var name: String { varlinkMethodName(of: self.method) }
 
   public init(method: String, parameters: JSONObject = [:], more: Bool = false, oneway: Bool = false) {
     self.method = method

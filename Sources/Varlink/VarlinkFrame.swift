@@ -1,0 +1,43 @@
+import SwitchyardJSON
+
+// Replies and errors written straight into a frame's bytes: the same bytes as
+// `VarlinkMessageEncoder.frame(message)`, without building the message's tree around the
+// parameters (keys in the writer's sorted order: "continues" and "error" before "parameters").
+
+extension VarlinkReply {
+  /// The reply as a frame, its NUL included: `VarlinkMessageEncoder.frame(message)`, written
+  /// without the message's tree.
+  ///
+  /// ```swift
+  /// VarlinkReply(parameters: ["seq": 3]).frame()  // {"parameters":{"seq":3}}\0
+  /// ```
+  public func frame() -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(64)
+    bytes.append(contentsOf: self.continues ? #"{"continues":true,"parameters":"#.utf8 : #"{"parameters":"#.utf8)
+    JSONValue.object(self.parameters).serialize(appendingTo: &bytes)
+    bytes.append(UInt8(ascii: "}"))
+    bytes.append(0)
+    return bytes
+  }
+}
+
+extension VarlinkError {
+  /// The error as a frame, its NUL included: `VarlinkMessageEncoder.frame(message)`, written
+  /// without the message's tree.
+  ///
+  /// ```swift
+  /// VarlinkError.expectedMore().frame()  // {"error":"org.varlink.service.ExpectedMore","parameters":{}}\0
+  /// ```
+  public func frame() -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(96)
+    bytes.append(contentsOf: #"{"error":"#.utf8)
+    JSONValue.string(self.name).serialize(appendingTo: &bytes)
+    bytes.append(contentsOf: #","parameters":"#.utf8)
+    JSONValue.object(self.parameters).serialize(appendingTo: &bytes)
+    bytes.append(UInt8(ascii: "}"))
+    bytes.append(0)
+    return bytes
+  }
+}
