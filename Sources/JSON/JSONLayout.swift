@@ -102,6 +102,23 @@ public struct JSONLayout: Sendable {
     return found
   }
 
+  /// The elements of an array, in order; empty when `array` is no array.
+  ///
+  /// ```swift
+  /// let actions = layout.member("actions", of: parameters, in: bytes).map(layout.elements(of:)) ?? []
+  /// ```
+  public func elements(of array: Value) -> [Value] {
+    guard tape[array.index].kind == .array else { return [] }
+    var elements: [Value] = []
+    elements.reserveCapacity(Int(tape[array.index].payload))
+    var element = array.index + 1
+    for _ in 0..<Int(tape[array.index].payload) {
+      elements.append(Value(index: element))
+      element = tape[element].next
+    }
+    return elements
+  }
+
   /// `value` as a tree (``JSONValue``): for what still wants one.
   ///
   /// - Throws: ``JSONParseError`` only if `bytes` is not the text the layout was made from.

@@ -10,16 +10,30 @@ extension Grants {
   /// do anything at all, and to nobody else. Malformed parameters are left to the method, which
   /// names them.
   func denial(of call: VarlinkCall) -> VarlinkError? {
-    guard call.interface == StoreInterface.name else {
-      return self.mayDoAnything ? nil : .permissionDenied(call.method, "this policy grants you nothing")
+    self.denial(of: call.method, interface: call.interface, name: call.name) { call.parameters[$0] }
+  }
+
+  /// Why a call read straight from its frame is refused: as ``denial(of:)-(VarlinkCall)``, with
+  /// a parameter made a tree only when the policy must look at it (an unrestricted writer's
+  /// actions are never looked at).
+  func denial(of call: IncomingCall) -> VarlinkError? {
+    self.denial(of: call.method, interface: call.interface, name: call.name) { call.parameter($0) }
+  }
+
+  private func denial(
+    of method: String, interface: String, name: String, parameter: (String) -> JSONValue?
+  ) -> VarlinkError? {
+    guard interface == StoreInterface.name else {
+      return self.mayDoAnything ? nil : .permissionDenied(method, "this policy grants you nothing")
     }
-    switch StoreInterface.Method(rawValue: call.name) {
+    switch StoreInterface.Method(rawValue: name) {
     case .send, .sendBatch:
-      guard self.mayWrite else { return .permissionDenied(call.method, "writing needs the write permission") }
+      guard self.mayWrite else { return .permissionDenied(method, "writing needs the write permission") }
+      if self.mayWriteAll { return nil }
       let actions: [JSONValue]
-      if call.name == StoreInterface.Method.send.rawValue {
-        actions = call.parameters["action"].map { [$0] } ?? []
-      } else if case let .array(batch)? = call.parameters["actions"] {
+      if name == StoreInterface.Method.send.rawValue {
+        actions = parameter("action").map { [$0] } ?? []
+      } else if case let .array(batch)? = parameter("actions") {
         actions = batch
       } else {
         actions = []
@@ -28,28 +42,29 @@ extension Grants {
         let path = actionPath(of: action)
         if !self.maySend(path) {
           return .permissionDenied(
-            call.method, "this policy does not let you send this action", action: path.joined(separator: ".")
+            method, "this policy does not let you send this action", action: path.joined(separator: ".")
           )
         }
       }
       return nil
     case .get, .subscribe:
-      guard self.mayRead else { return .permissionDenied(call.method, "reading needs the read permission") }
-      guard case let .string(text)? = call.parameters["path"], let pointer = try? JSONPointer(parsing: text) else {
+      guard self.mayRead else { return .permissionDenied(method, "reading needs the read permission") }
+      let path = parameter("path")
+      guard case let .string(text)? = path, let pointer = try? JSONPointer(parsing: text) else {
         // The whole state, or a path the method refuses as malformed.
-        if call.parameters["path"] == nil || call.parameters["path"] == .null, !self.mayRead(.root) {
-          return .permissionDenied(call.method, "this policy lets you read only some paths", path: "")
+        if path == nil || path == .null, !self.mayRead(.root) {
+          return .permissionDenied(method, "this policy lets you read only some paths", path: "")
         }
         return nil
       }
       if !self.mayRead(pointer) {
-        return .permissionDenied(call.method, "this policy does not let you read this path", path: pointer.description)
+        return .permissionDenied(method, "this policy does not let you read this path", path: pointer.description)
       }
       return nil
     case .describe, .status:
-      return self.mayRead ? nil : .permissionDenied(call.method, "reading needs the read permission")
+      return self.mayRead ? nil : .permissionDenied(method, "reading needs the read permission")
     case nil:
-      return self.mayDoAnything ? nil : .permissionDenied(call.method, "this policy grants you nothing")
+      return self.mayDoAnything ? nil : .permissionDenied(method, "this policy grants you nothing")
     }
   }
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import SwitchyardJSON
 import SwitchyardSynchronization
 import SwitchyardVarlink
 
@@ -7,20 +8,23 @@ import SwitchyardVarlink
 ///
 /// ```swift
 /// struct Echo: VarlinkResponder {
-///   func prepare(_ call: VarlinkCall, caller: Caller?, whenClosed: …) -> PreparedCall {
-///     PreparedCall { reply in try await reply(.reply(VarlinkReply(parameters: call.parameters))) }
+///   func prepare(_ call: IncomingCall, caller: Caller?, whenClosed: …) -> PreparedCall {
+///     let call = call.tree()
+///     return .answering { call.parameters }
 ///   }
 /// }
 /// ```
 protocol VarlinkResponder: Sendable {
-  /// Starts `call` as it is read, and returns what answers it when its turn comes.
+  /// Starts `call` as it is read, and returns what answers it when its turn comes. The call
+  /// lives only while this runs (it points into the connection's read buffer): take from it
+  /// what the answer needs.
   ///
   /// - Parameters:
   ///   - caller: Who sent the call (`SO_PEERCRED`), or `nil` when the kernel did not say.
   ///   - whenClosed: Registers work to do when the connection closes, so that a long call (a
   ///     subscription) notices a client that hung up even while it has nothing to write.
   func prepare(
-    _ call: VarlinkCall,
+    _ call: IncomingCall,
     caller: Caller?,
     whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
   ) -> PreparedCall
@@ -45,6 +49,12 @@ struct PreparedCall: Sendable {
   init(isBarrier: Bool = false, _ run: @escaping @Sendable (_ reply: Reply) async throws -> Void) {
     self.isBarrier = isBarrier
     self.run = run
+  }
+
+  /// A barrier call answered with one reply, whose parameters `parameters` makes (or with the
+  /// error it throws) when the call's turn comes.
+  static func answering(_ parameters: @escaping @Sendable () throws -> JSONObject) -> PreparedCall {
+    PreparedCall(isBarrier: true) { reply in try await reply(.reply(VarlinkReply(parameters: try parameters()))) }
   }
 
   /// A call answered with `error` whatever happens.

@@ -72,21 +72,23 @@ extension VarlinkServer {
 
   /// Writes `error` to a connection that will not be served, then closes it.
   private static func refuse(_ channel: any Channel, with error: VarlinkError) async {
-    try? await channel.writeAndFlush(channel.allocator.buffer(bytes: VarlinkMessageEncoder.frame(error.message)))
+    try? await channel.writeAndFlush(channel.allocator.buffer(bytes: error.frame()))
     try? await channel.close()
   }
 
-  /// Parses a message into a call and starts it.
+  /// Reads a call's envelope from its frame and starts it; the responder takes the rest straight
+  /// from the frame's bytes.
   private func prepare(_ frame: ByteBuffer, on channel: any Channel, caller: Caller?, log: ConnectionLog) -> QueuedCall {
     do {
-      let message = try frame.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
-      let call = try VarlinkCall(parsing: message)
-      let prepared = self.responder.prepare(
-        call,
-        caller: caller,
-        whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } }
-      )
-      return QueuedCall(method: call.method, oneway: call.oneway, prepared: prepared, action: call.parameters["action"])
+      return try frame.withUnsafeReadableBytes { bytes in
+        let call = IncomingCall(frame: try VarlinkCallFrame(parsing: bytes), bytes: bytes)
+        let prepared = self.responder.prepare(
+          call,
+          caller: caller,
+          whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } }
+        )
+        return QueuedCall(method: call.method, oneway: call.oneway, prepared: prepared, frame: frame)
+      }
     } catch let error as VarlinkError {
       log.refusal("invalid call", ["error": "\(loggable("\(error)"))"])
       return QueuedCall(method: "", oneway: false, prepared: .failing(error), errorIsLogged: true)
@@ -107,14 +109,14 @@ extension VarlinkServer {
     defer { self.channels.finishedAnswering(on: channel) }
     let allocator = channel.allocator
     // Waits while the client leaves more than `limits.maxUnwrittenBytes` unread.
-    @Sendable func write(_ message: JSONValue) async throws {
-      try await outbound.write(allocator.buffer(bytes: VarlinkMessageEncoder.frame(message)))
+    @Sendable func write(_ frame: [UInt8]) async throws {
+      try await outbound.write(allocator.buffer(bytes: frame))
     }
     do {
       try await queued.prepared.run { outgoing in
         guard !queued.oneway else { return }
         switch outgoing {
-        case let .reply(reply): try await write(reply.message)
+        case let .reply(reply): try await write(reply.frame())
         case let .encoded(bytes): try await outbound.write(bytes)
         }
       }
@@ -123,11 +125,11 @@ extension VarlinkServer {
         log.refusal("error reply") {
           // Built only when the line is written.
           var metadata: Logger.Metadata = ["method": "\(loggable(queued.method))", "error": "\(loggable("\(error)"))"]
-          if let action = queued.action { metadata["action"] = "\(String(action.serialized().prefix(512)))" }
+          if let action = queued.action { metadata["action"] = "\(String(action.prefix(512)))" }
           return metadata
         }
       }
-      if !queued.oneway { try? await write(error.message) }
+      if !queued.oneway { try? await write(error.frame()) }
     } catch {
       self.logger.debug("a reply could not be written", metadata: ["error": "\(error)"])
     }
@@ -139,12 +141,21 @@ struct QueuedCall: Sendable {
   let method: String
   let oneway: Bool
   let prepared: PreparedCall
-  /// A `Send`'s action, for the log line should it fail.
-  var action: JSONValue? = nil
+  /// The call's frame, a view of the read buffer that costs nothing to keep: a failed `Send`'s
+  /// log line shows its action.
+  var frame: ByteBuffer? = nil
   /// The call could not be read, which was logged then: its error reply is not logged again.
   var errorIsLogged = false
   /// Set for a barrier: the reader waits for it before it reads on.
   var answered: Answered?
+
+  /// The action of a `Send`, as text, read again from the frame: only for a log line.
+  var action: String? {
+    self.frame?.withUnsafeReadableBytes { bytes in
+      guard let call = try? VarlinkCallFrame(parsing: bytes) else { return nil }
+      return IncomingCall(frame: call, bytes: bytes).parameter("action")?.serialized()
+    }
+  }
 }
 
 /// Tells a connection's reader that the barrier call it waits for was answered.

@@ -84,6 +84,6 @@ extension StoreResponder {
   /// A change as every subscriber of one path receives it: one `Subscribe` reply, framed.
   static func encodeChange(seq: UInt64, patch: JSONPatch) -> ByteBuffer {
     let reply = VarlinkReply(parameters: ["seq": .int(Int64(seq)), "patch": patch.jsonValue], continues: true)
-    return ByteBuffer(bytes: VarlinkMessageEncoder.frame(reply.message))
+    return ByteBuffer(bytes: reply.frame())
   }
 }

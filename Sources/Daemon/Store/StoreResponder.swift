@@ -54,34 +54,31 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   }
 
   func prepare(
-    _ call: VarlinkCall,
+    _ call: IncomingCall,
     caller: Caller?,
     whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
   ) -> PreparedCall {
     let grants = self.grants(for: caller)
     if let denial = grants.denial(of: call) { return .failing(denial) }
     guard call.interface == StoreInterface.name, let method = StoreInterface.Method(rawValue: call.name) else {
-      return PreparedCall(isBarrier: true) { reply in
-        try await reply(.reply(VarlinkReply(parameters: try self.service(call))))
-      }
+      let call = call.tree()
+      return .answering { try self.service(call) }
     }
     switch method {
     case .send, .sendBatch:
       return self.route(call, method)
     case .subscribe:
+      let call = call.tree()
       return PreparedCall(isBarrier: true) { reply in
         try await self.subscribe(call, caller: caller, whenClosed: whenClosed, reply: reply)
       }
-    case .get, .describe, .status:
-      return PreparedCall(isBarrier: true) { reply in
-        let parameters: JSONObject
-        switch method {
-        case .get: parameters = try self.get(call)
-        case .describe: parameters = self.describe(grants: grants)
-        default: parameters = self.status()
-        }
-        try await reply(.reply(VarlinkReply(parameters: parameters)))
-      }
+    case .get:
+      let call = call.tree()
+      return .answering { try self.get(call) }
+    case .describe:
+      return .answering { self.describe(grants: grants) }
+    case .status:
+      return .answering { self.status() }
     }
   }
 
@@ -92,16 +89,17 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     return self.configuration.value.access.grants(for: caller, socketGroup: group < 0 ? nil : gid_t(group))
   }
 
-  /// Decodes and routes the actions of a `Send` or `SendBatch` now; the reply waits for them.
-  private func route(_ call: VarlinkCall, _ method: StoreInterface.Method) -> PreparedCall {
+  /// Decodes the actions of a `Send` or `SendBatch` straight from the call's bytes and routes
+  /// them now; the reply waits for them.
+  private func route(_ call: IncomingCall, _ method: StoreInterface.Method) -> PreparedCall {
     let actions: [Action]
     do throws(VarlinkError) {
       if method == .send {
-        guard let action = call.parameters["action"] else { throw .invalidParameter("action") }
-        actions = [try self.decoder.decode(action)]
+        guard let action = call.parameterLayout("action") else { throw .invalidParameter("action") }
+        actions = [try self.decoder.decode(action, of: call)]
       } else {
-        guard case let .array(values)? = call.parameters["actions"] else { throw .invalidParameter("actions") }
-        actions = try values.map { value throws(VarlinkError) in try self.decoder.decode(value) }
+        guard let batch = call.parameterLayout("actions"), call.isArray(batch) else { throw .invalidParameter("actions") }
+        actions = try call.elements(of: batch).map { action throws(VarlinkError) in try self.decoder.decode(action, of: call) }
       }
     } catch {
       return .failing(error)

@@ -49,9 +49,8 @@ import Testing
     caller: Caller? = Caller(pid: 1, uid: 0, gid: 0), replies limit: Int = .max
   ) async -> (replies: [JSONValue], error: SwitchyardError?) {
     let replies = Mutex<[JSONValue]>([])
-    let prepared = responder.prepare(
-      VarlinkCall(method: method, parameters: parameters, more: more), caller: caller, whenClosed: { _ in }
-    )
+    let call = VarlinkCall(method: method, parameters: parameters, more: more)
+    let prepared = try! IncomingCall.reading(call) { responder.prepare($0, caller: caller, whenClosed: { _ in }) }
     struct Enough: Error {}
     do {
       try await prepared.run { outgoing in
