@@ -102,8 +102,13 @@ public final class DaemonProcess: @unchecked Sendable {
     }
     if self.process.isRunning {
       Issue.record("the daemon did not exit within \(timeout)")
-      self.process.terminate()
-      self.process.waitUntilExit()
+      // SIGKILL, which nothing can hold up: a daemon that ignored SIGTERM once would again,
+      // and waiting for it without end would hang the whole suite.
+      kill(self.process.processIdentifier, SIGKILL)
+      let killed = ContinuousClock.now
+      while self.process.isRunning && ContinuousClock.now - killed < .seconds(5) {
+        try? await Task.sleep(for: .milliseconds(20))
+      }
       return nil
     }
     return self.process.terminationStatus
