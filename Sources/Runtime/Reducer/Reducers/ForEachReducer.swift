@@ -63,11 +63,31 @@ where Parent.Action: CasePathable {
   let toElements: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>
   let toElementAction: CaseRoute<Parent.Action, IdentifiedAction<ID, Element.Action>>
   let location: _SourceLocation
+  /// Where the array is in the parent's JSON; `nil` for a computed key path.
+  let member: _StateMember?
+
+  init(
+    parent: @escaping (inout Parent.State, Parent.Action) -> Effect<Parent.Action>,
+    element: @escaping (inout Element.State, Element.Action) -> Effect<Element.Action>,
+    toElements: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>,
+    toElementAction: CaseRoute<Parent.Action, IdentifiedAction<ID, Element.Action>>,
+    location: _SourceLocation
+  ) {
+    self.parent = parent
+    self.element = element
+    self.toElements = toElements
+    self.toElementAction = toElementAction
+    self.location = location
+    self.member = _StateMember.at(toElements)
+  }
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     var elementEffect = Effect<Parent.Action>.none
     if case let .element(id, elementAction)? = self.toElementAction.extract(from: action) {
-      if state[keyPath: self.toElements][id: id] != nil {
+      if let tracker = _ChangeTracker.current, let index = state[keyPath: self.toElements].index(id: id) {
+        let effect = self.reduceElement(at: index, in: &state, elementAction, tracker: tracker)
+        elementEffect = self.lifting(for: id).lift(effect)
+      } else if state[keyPath: self.toElements][id: id] != nil {
         let effect = self.element(&state[keyPath: self.toElements][id: id]!, elementAction)
         elementEffect = self.lifting(for: id).lift(effect)
       } else {
@@ -97,6 +117,27 @@ where Parent.Action: CasePathable {
       teardown = .merge(removed.compactMap { self.lifting(for: $0).lifetime }.map { Effect(operation: .cancel($0)) })
     }
     return elementEffect.merge(with: parentEffect).merge(with: teardown)
+  }
+
+  /// Runs the element at `index` for an observed store: the element's state is the subtree it
+  /// can touch, at that index of the array in the JSON.
+  func reduceElement(
+    at index: Int, in state: inout Parent.State, _ elementAction: Element.Action, tracker: _ChangeTracker
+  ) -> Effect<Element.Action> {
+    tracker.enter(self.member, index: index)
+    let effect = self.element(&state[keyPath: self.toElements][index], elementAction)
+    tracker.exit(
+      recording: state[keyPath: self.toElements][index],
+      verifying: self.member?.isFaithful(
+        parent: state, child: state[keyPath: self.toElements], count: state[keyPath: self.toElements].count
+      ) ?? false
+    )
+    return effect
+  }
+
+  // The element and the parent, already resolved, report what they touch.
+  public func _resolve() -> (inout Parent.State, Parent.Action) -> Effect<Parent.Action> {
+    { self.reduce(into: &$0, action: $1) }
   }
 
   func lifting(for id: ID) -> _EffectLifting<Parent.State, Parent.Action, Element.State, Element.Action> {

@@ -88,6 +88,10 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
       action: action,
       childAction: self.route.extract(action),
       isPresent: { toCaseState.extract(from: $0) != nil },
+      // The case's state has no member of its own in the JSON (an enum encodes its case and
+      // associated values its own way): what the child touches counts as the enum's whole value.
+      member: nil,
+      childState: { $0 },
       parent: self.parent
     ) { state in
       self.location.report(
@@ -102,6 +106,13 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
         """
       )
     }
+  }
+}
+
+extension _IfCaseLetReducer {
+  // The case and the parent, already resolved, report what they touch.
+  public func _resolve() -> (inout Parent.State, Parent.Action) -> Effect<Parent.Action> {
+    { self.reduce(into: &$0, action: $1) }
   }
 }
 

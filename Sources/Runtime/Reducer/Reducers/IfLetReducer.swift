@@ -57,6 +57,8 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let route: _AnyRoute<Parent.Action, Child.Action>
   let lifting: _EffectLifting<Parent.State, Parent.Action, Child.State, Child.Action>
   let location: _SourceLocation
+  /// Where the child's state is in the parent's JSON; `nil` for a computed key path.
+  let member: _StateMember?
 
   init(
     parent: Parent,
@@ -70,6 +72,7 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     self.toChildState = toChildState
     self.route = _AnyRoute(route)
     self.location = location
+    self.member = _StateMember.at(toChildState)
     self.lifting = _EffectLifting(
       project: { parent, body in
         guard parent[keyPath: toChildState] != nil else { return }
@@ -88,6 +91,8 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
       action: action,
       childAction: self.route.extract(action),
       isPresent: { $0[keyPath: toChildState] != nil },
+      member: self.member,
+      childState: { $0[keyPath: toChildState] as Any },
       parent: self.parent
     ) { _ in
       self.location.report(
@@ -104,6 +109,13 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         """
       )
     }
+  }
+}
+
+extension _IfLetReducer {
+  // The child and the parent, already resolved, report what they touch.
+  public func _resolve() -> (inout Parent.State, Parent.Action) -> Effect<Parent.Action> {
+    { self.reduce(into: &$0, action: $1) }
   }
 }
 
