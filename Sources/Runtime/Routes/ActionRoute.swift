@@ -51,22 +51,33 @@ extension ActionRoute {
 }
 
 /// A full route along a case key path: extracts and embeds.
-public struct CaseRoute<Root: CasePathable, Value>: ActionRoute {
-  // Resolved once: applying a case key path anew for every action costs microseconds.
-  @usableFromInline let casePath: AnyCasePath<Root, Value>
+public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Sendable {
+  // Unchecked: the closures only match enum cases and build them.
+  @usableFromInline let extractor: (Root) -> Value?
+  @usableFromInline let embedder: (Value) -> Root
 
   /// A route along `path`.
+  ///
+  /// A stored `CaseKeyPath` resolves its case on every extraction; a literal such as `\.counter`
+  /// is taken as a ``RouteKeyPath`` instead, which resolves it here, once.
+  @_disfavoredOverload
   public init(_ path: CaseKeyPath<Root, Value>) {
-    self.casePath = AnyCasePath(path)
+    let casePath = AnyCasePath(path)
+    self.init(extract: casePath.extract(from:), embed: casePath.embed)
+  }
+
+  init(extract: @escaping (Root) -> Value?, embed: @escaping (Value) -> Root) {
+    self.extractor = extract
+    self.embedder = embed
   }
 
   @inlinable
   public func extract(from root: Root) -> Value? {
-    self.casePath.extract(from: root)
+    self.extractor(root)
   }
 
   public var embed: ((Value) -> Root)? {
-    self.casePath.embed
+    self.embedder
   }
 }
 

@@ -31,6 +31,19 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   @usableFromInline let member: _StateMember?
 
   /// Scopes `child` to the state at `toChildState` and the actions at `toChildAction`.
+  ///
+  /// A case key path literal such as `\.counter` is a ``RouteKeyPath`` here, resolved once
+  /// rather than for every action.
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: RouteKeyPath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ParentAction: CasePathable, ChildState == Child.State, ChildAction == Child.Action {
+    self.init(state: toChildState, route: CaseRoute(toChildAction), child: child())
+  }
+
+  /// Scopes `child` to the state at `toChildState` and the actions at a stored case key path.
+  @_disfavoredOverload
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState>,
     action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
