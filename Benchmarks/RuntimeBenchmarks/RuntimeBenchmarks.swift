@@ -16,4 +16,5 @@ let benchmarks: @Sendable () -> Void = {
   storeBenchmarks()
   scopeBenchmarks()
   diffBenchmarks()
+  storeDiffBenchmarks()
 }
