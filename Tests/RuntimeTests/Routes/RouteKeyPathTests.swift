@@ -53,4 +53,22 @@ import Testing
     #expect(run(literal, from: 0, actions).state == 2)
     #expect(run(stored, from: 0, actions).state == 2)
   }
+
+  @CasePathable enum Screen: Equatable { case leaf(Int), other }
+
+  @Test func ifCaseLetTakesLiteralsOrStoredCaseKeyPathsAlike() {
+    struct Counter: Reducer {
+      func reduce(into state: inout Int, action: Leaf) -> Effect<Leaf> {
+        state += 1
+        return .none
+      }
+    }
+    let toState: CaseKeyPath<Screen, Int> = \.leaf
+    let toAction: CaseKeyPath<Parent, Leaf> = \.child.leaf
+    let literal = EmptyReducer<Screen, Parent>().ifCaseLet(\.leaf, action: \.child.leaf) { Counter() }
+    let stored = EmptyReducer<Screen, Parent>().ifCaseLet(toState, action: toAction) { Counter() }
+    let actions: [Parent] = [.child(.leaf(.tapped)), .plain, .child(.leaf(.renamed("x")))]
+    #expect(run(literal, from: .leaf(0), actions).state == .leaf(2))
+    #expect(run(stored, from: .leaf(0), actions).state == .leaf(2))
+  }
 }

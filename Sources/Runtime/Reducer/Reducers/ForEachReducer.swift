@@ -39,6 +39,28 @@ extension Reducer {
   /// The element runs before this reducer. When this reducer removes an element, every effect the
   /// element started is cancelled; cancellation ids inside an element only reach that element's
   /// effects. An action for an id that is not in the array is reported.
+  ///
+  /// A case key path literal such as `\.rows` is a ``RouteKeyPath`` here, resolved once rather
+  /// than for every action.
+  public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer<ElementState, ElementAction>>(
+    _ toElements: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
+    action toElementAction: RouteKeyPath<Action, IdentifiedAction<ID, ElementAction>>,
+    @ReducerBuilder<ElementState, ElementAction> element: () -> Element,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _ForEachReducer<Self, ID, Element> where Action: CasePathable {
+    _ForEachReducer(
+      parent: self._resolve(), element: element()._resolve(), toElements: toElements,
+      toElementAction: CaseRoute(toElementAction),
+      location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+
+  /// Runs an element reducer on each element of an `IdentifiedArray`, for the actions at a
+  /// stored case key path.
+  @_disfavoredOverload
   public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer<ElementState, ElementAction>>(
     _ toElements: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
     action toElementAction: CaseKeyPath<Action, IdentifiedAction<ID, ElementAction>>,

@@ -16,6 +16,27 @@ extension Reducer {
   /// child's state to `nil` in response). When the child's state becomes `nil`, every effect the
   /// child started is cancelled. A child action that arrives while the state is `nil` is a
   /// programming error and is reported.
+  ///
+  /// A case key path literal such as `\.alert` is a ``RouteKeyPath`` here, resolved once rather
+  /// than for every action.
+  public func ifLet<ChildState, ChildAction, Child: Reducer<ChildState, ChildAction>>(
+    _ toChildState: WritableKeyPath<State, ChildState?>,
+    action toChildAction: RouteKeyPath<Action, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> then child: () -> Child,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _IfLetReducer<Self, Child> where Action: CasePathable {
+    self.ifLet(
+      toChildState, action: CaseRoute(toChildAction), then: child,
+      fileID: fileID, filePath: filePath, line: line, column: column
+    )
+  }
+
+  /// Runs a child reducer on optional child state while it is present, for the actions at a
+  /// stored case key path.
+  @_disfavoredOverload
   public func ifLet<ChildState, ChildAction, Child: Reducer<ChildState, ChildAction>>(
     _ toChildState: WritableKeyPath<State, ChildState?>,
     action toChildAction: CaseKeyPath<Action, ChildAction>,
