@@ -74,13 +74,22 @@ final class _StateMember: Sendable {
   /// Whether `parent` encodes `child` as its member ``name`` — and, with `count`, as an array of
   /// `count` elements, so that element *i* of the child is element *i* of the member. Checked
   /// once, by encoding both; the answer then stands for the key path.
-  func isFaithful(parent: Any, child: Any, count: Int? = nil) -> Bool {
+  ///
+  /// The check also wants every member of the parent's encoding to be one of its stored
+  /// properties, which rules out a custom `encode(to:)` that adds derived members (a count of
+  /// the child's elements, say): those would change without the child's subtree showing it.
+  /// What it cannot see is a custom encoding that writes one property's member from another's.
+  func isFaithful<Parent, Child>(
+    parent: @autoclosure () -> Parent,
+    child: @autoclosure () -> Child,
+    count: @autoclosure () -> Int? = nil
+  ) -> Bool {
     switch self.verification.load(ordering: .acquiring) {
     case Verification.faithful: return true
     case Verification.unfaithful: return false
     default: break
     }
-    let isFaithful = self.encodes(parent: parent, child: child, count: count)
+    let isFaithful = self.encodes(parent: parent(), child: child(), count: count())
     if isFaithful {
       _ = self.verification.compareExchange(
         expected: Verification.unknown, desired: Verification.faithful, ordering: .acquiringAndReleasing
@@ -92,23 +101,28 @@ final class _StateMember: Sendable {
     return false
   }
 
-  private func encodes(parent: Any, child: Any, count: Int?) -> Bool {
+  private func encodes<Parent, Child>(parent: Parent, child: Child, count: Int?) -> Bool {
     guard
       let name,
-      let parent = parent as? any Encodable,
-      let child = child as? any Encodable
+      let encodableParent = parent as? any Encodable,
+      let encodableChild = child as? any Encodable
     else { return false }
     let encoder = JSONValueEncoder()
     guard
-      case let .object(members)? = try? encoder.encode(parent),
+      case let .object(members)? = try? encoder.encode(encodableParent),
       let member = members[name],
-      let encodedChild = try? encoder.encode(child),
+      let encodedChild = try? encoder.encode(encodableChild),
       encodedChild != .null,
       member == encodedChild
     else { return false }
     if let count {
       guard case let .array(elements) = encodedChild, elements.count == count else { return false }
     }
-    return true
+    var fields: Set<String> = []
+    _ = _forEachFieldWithKeyPath(of: Parent.self) { field, _ in
+      fields.insert(String(cString: field))
+      return true
+    }
+    return members.keys.allSatisfy(fields.contains)
   }
 }

@@ -106,6 +106,24 @@ import Testing
     #expect(touched(by: reducer, in: &state, .counter(.increment)) == .whole)
   }
 
+  struct Summarized: Encodable {
+    var counter = TrackedCounter.State()
+    // A derived member: it changes with the counter, outside the counter's subtree.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(self.counter, forKey: .counter)
+      try container.encode(self.counter.count > 0, forKey: .isPositive)
+    }
+    enum CodingKeys: String, CodingKey { case counter, isPositive }
+  }
+
+  @Test func scopeUnderAnEncodingWithDerivedMembersTouchesItsParent() {
+    let reducer = Scope(state: \Summarized.counter, action: \RenamedAction.Cases.counter) { TrackedCounter() }
+    var state = Summarized()
+    #expect(touched(by: reducer, in: &state, .counter(.increment)) == .whole)
+    #expect(_StateMember.at(\Summarized.counter)?.isKnownUnfaithful == true)
+  }
+
   // MARK: forEach
 
   @Test func forEachRecordsTheElementAtItsIndex() {
