@@ -106,11 +106,13 @@ where Parent.Action: CasePathable {
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     var elementEffect = Effect<Parent.Action>.none
     if case let .element(id, elementAction)? = self.toElementAction.extract(from: action) {
-      if let tracker = _ChangeTracker.current, let index = state[keyPath: self.toElements].index(id: id) {
-        let effect = self.reduceElement(at: index, in: &state, elementAction, tracker: tracker)
-        elementEffect = self.lifting(for: id).lift(effect)
-      } else if state[keyPath: self.toElements][id: id] != nil {
-        let effect = self.element(&state[keyPath: self.toElements][id: id]!, elementAction)
+      if let index = state[keyPath: self.toElements].index(id: id) {
+        let effect =
+          if let tracker = _ChangeTracker.current {
+            self.reduceElement(at: index, in: &state, elementAction, tracker: tracker)
+          } else {
+            self.element(&state[keyPath: self.toElements][index], elementAction)
+          }
         elementEffect = self.lifting(for: id).lift(effect)
       } else {
         self.location.report(
