@@ -199,6 +199,40 @@ import Testing
     #expect(changes.map(\.seq) == [1])
   }
 
+  @Test func theSnapshotAnObserverKeepsIsNotChangedByLaterChanges() async throws {
+    // The store updates its published JSON in place; the tree it shares with the snapshot is
+    // copied on the first change, not changed under the observer.
+    let initial = Self.state()
+    let store = Store(initialState: initial) { Feature() }
+    let (snapshot, changes) = try await publishedChanges(
+      of: store, sending: [.rows(.element(id: 0, action: .toggle)), .counter(.increment)]
+    )
+    #expect(snapshot == (try JSONValueEncoder().encode(initial)))
+    #expect(changes.count == 2)
+  }
+
+  struct Maybe: Codable, Equatable, Sendable { var value: Int? = 1 }
+  @CasePathable enum MaybeAction: Equatable, Sendable { case value(Bool) }
+
+  @Test func aScopedOptionalThatComesAndGoesIsPublishedAsTheFullDiffWouldBe() async throws {
+    // An absent optional is left out of its parent's JSON rather than written as null: a
+    // recorded value that encodes as null, or that has no published counterpart, falls back.
+    let store = Store(initialState: Maybe()) {
+      Scope<Maybe, MaybeAction, Reduce<Int?, Bool>>(state: \.value, action: \.value) {
+        Reduce<Int?, Bool> { value, clears in
+          value = clears ? nil : (value ?? 0) + 1
+          return .none
+        }
+      }
+    }
+    let (_, changes) = try await publishedChanges(of: store, sending: [.value(false), .value(true), .value(false)])
+    #expect(changes.map(\.patch) == [
+      JSONPatch(operations: [.replace(path: "/value", value: 2)]),
+      JSONPatch(operations: [.remove(path: "/value")]),
+      JSONPatch(operations: [.add(path: "/value", value: 1)]),
+    ])
+  }
+
   @Test func anActionThatChangesNothingPublishesNothing() async throws {
     let store = Store(initialState: Self.state()) { Feature() }
     let (_, changes) = try await publishedChanges(of: store, sending: [.root(.removeRow(99))])
