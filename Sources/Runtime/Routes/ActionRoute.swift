@@ -31,6 +31,13 @@ extension ActionRoute {
   /// ```swift
   /// let route: some ActionRoute<AppAction, CounterAction> = .case(\.counter)
   /// ```
+  public static func `case`<R: CasePathable, V>(_ path: RouteKeyPath<R, V>) -> Self
+  where Self == CaseRoute<R, V> {
+    CaseRoute(path)
+  }
+
+  /// A full route along a stored case key path, which resolves its case on every extraction.
+  @_disfavoredOverload
   public static func `case`<R: CasePathable, V>(_ path: CaseKeyPath<R, V>) -> Self
   where Self == CaseRoute<R, V> {
     CaseRoute(path)
@@ -41,6 +48,21 @@ extension ActionRoute {
   /// ```swift
   /// .anyOf(\.screenA.navigate, \.screenB.navigate)
   /// ```
+  ///
+  /// Literals are ``RouteKeyPath``s here, resolved once rather than for every action.
+  public static func anyOf<R: CasePathable, V>(_ paths: RouteKeyPath<R, V>...) -> Self
+  where Self == ReadOnlyRoute<R, V> {
+    let routes = paths.map { CaseRoute($0) }
+    return ReadOnlyRoute { root in
+      for route in routes {
+        if let value = route.extract(from: root) { return value }
+      }
+      return nil
+    }
+  }
+
+  /// A read-only route that matches any of several stored case key paths, tried in order.
+  @_disfavoredOverload
   public static func anyOf<R: CasePathable, V>(_ paths: CaseKeyPath<R, V>...) -> Self
   where Self == ReadOnlyRoute<R, V> {
     ReadOnlyRoute(anyOf: paths)
@@ -128,6 +150,15 @@ public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
   /// ```swift
   /// ReadOnlyRoute.anyOf(\.screenA, \.screenB).appending(\.navigate)
   /// ```
+  public func appending<V>(_ path: RouteKeyPath<Value, V>) -> ReadOnlyRoute<Root, V> where Value: CasePathable {
+    let route = CaseRoute(path)
+    return ReadOnlyRoute<Root, V> { [self] root in
+      self.extract(from: root).flatMap(route.extract(from:))
+    }
+  }
+
+  /// This route, followed by a stored case key path into the local action.
+  @_disfavoredOverload
   public func appending<V>(_ path: CaseKeyPath<Value, V>) -> ReadOnlyRoute<Root, V> where Value: CasePathable {
     let casePath = AnyCasePath(path)
     return ReadOnlyRoute<Root, V> { [self] root in

@@ -71,4 +71,23 @@ import Testing
     #expect(run(literal, from: .leaf(0), actions).state == .leaf(2))
     #expect(run(stored, from: .leaf(0), actions).state == .leaf(2))
   }
+
+  @Test func readOnlyRoutesTakeLiteralsOrStoredCaseKeyPathsAlike() {
+    let toLeaf: CaseKeyPath<Parent, Leaf> = \.child.leaf
+    let toChild: CaseKeyPath<Parent, Child> = \.child
+    let toLeafOfChild: CaseKeyPath<Child, Leaf> = \.leaf
+    let literal: ReadOnlyRoute<Parent, Leaf> = .anyOf(\.child.leaf)
+    let stored: ReadOnlyRoute<Parent, Leaf> = .anyOf(toLeaf)
+    let appended = ReadOnlyRoute<Parent, Child>.anyOf(\.child).appending(\.leaf)
+    let storedAppended = ReadOnlyRoute<Parent, Child>.anyOf(toChild).appending(toLeafOfChild)
+    for action in [Parent.child(.leaf(.tapped)), .child(.other), .plain] {
+      let expected = stored.extract(from: action)
+      #expect(literal.extract(from: action) == expected)
+      #expect(appended.extract(from: action) == expected)
+      #expect(storedAppended.extract(from: action) == expected)
+    }
+    let full: CaseRoute<Parent, Leaf> = .case(\.child.leaf)
+    #expect(full.extract(from: .child(.leaf(.tapped))) == .tapped)
+    #expect(full.embed?(.tapped) == .child(.leaf(.tapped)))
+  }
 }
