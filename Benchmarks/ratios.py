@@ -29,6 +29,7 @@ COMPARISONS = [
      "Observed Store.send changing one element, 10 elements", "cost", "<= 2"),
     ("observed send, full diff, 100,000 vs 10", "Observed Store.send changing one element, full diff, 100000 elements",
      "Observed Store.send changing one element, full diff, 10 elements", "cost", None),
+    ("task-local read vs thread-local read", "Task-local read", "Thread-local read (pthread key)", "cost", None),
     ("diff, 1,000 elements vs 10", "Diff of one changed element, 1000 elements",
      "Diff of one changed element, 10 elements", "cost", None),
     ("diff, 100,000 elements vs 10", "Diff of one changed element, 100000 elements",

@@ -17,4 +17,5 @@ let benchmarks: @Sendable () -> Void = {
   scopeBenchmarks()
   diffBenchmarks()
   storeDiffBenchmarks()
+  threadLocalBenchmarks()
 }
