@@ -17,4 +17,6 @@ let benchmarks: @Sendable () -> Void = {
   scopeBenchmarks()
   diffBenchmarks()
   decodeBenchmarks()
+  storeDiffBenchmarks()
+  threadLocalBenchmarks()
 }

@@ -45,6 +45,15 @@ struct Level5: Reducer {
   }
 }
 
+struct StoredCaseKeyPathLevel1: Reducer {
+  typealias State = Level1.State
+  typealias Action = Level1.Action
+  static var toChild: CaseKeyPath<Action, TrivialCounter.Action> { \.child }
+  var body: some ReducerOf<Self> {
+    Scope(state: \.child, action: Self.toChild) { TrivialCounter() }
+  }
+}
+
 func scopeBenchmarks() {
   Benchmark("Store.send through 0 Scopes") { benchmark in
     let store = Store(initialState: TrivialCounter.State()) { TrivialCounter() }
@@ -53,6 +62,13 @@ func scopeBenchmarks() {
   }
   Benchmark("Store.send through 1 Scope") { benchmark in
     let store = Store(initialState: Level1.State()) { Level1() }
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations { blackHole(await store.send(.child(.increment))) }
+  }
+  // The same level with its case key path stored as a `CaseKeyPath`, which swift-case-paths
+  // resolves on every extraction: what a level cost before literals became route key paths.
+  Benchmark("Store.send through 1 Scope, stored CaseKeyPath") { benchmark in
+    let store = Store(initialState: Level1.State()) { StoredCaseKeyPathLevel1() }
     benchmark.startMeasurement()
     for _ in benchmark.scaledIterations { blackHole(await store.send(.child(.increment))) }
   }

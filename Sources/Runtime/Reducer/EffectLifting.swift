@@ -73,6 +73,8 @@ extension _EffectLifting {
     action: ParentAction,
     childAction: ChildAction?,
     isPresent: (Parent) -> Bool,
+    member: _StateMember?,
+    childState: (Parent) -> Any,
     parent: (inout Parent, ParentAction) -> Effect<ParentAction>,
     reportAbsentChild: (Parent) -> Void
   ) -> Effect<ParentAction> {
@@ -80,7 +82,15 @@ extension _EffectLifting {
     if let childAction {
       if isPresent(state) {
         var effect = Effect<ChildAction>.none
+        // For an observed store, the child's state is the subtree the child can touch: at
+        // `member` of the parent's JSON, or, without one, somewhere in the parent's subtree.
+        let tracker = _ChangeTracker.current
+        tracker?.enter(member)
         self.project(&state) { effect = self.reduceChild(&$0, childAction) }
+        tracker?.exit(
+          recording: childState(state),
+          verifying: member?.isFaithful(parent: state, child: childState(state)) ?? false
+        )
         childEffect = self.lift(effect)
       } else {
         reportAbsentChild(state)

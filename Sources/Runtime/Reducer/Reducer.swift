@@ -55,16 +55,26 @@ public protocol Reducer<State, Action> {
 public typealias ReducerOf<R: Reducer> = Reducer<R.State, R.Action>
 
 extension Reducer {
+  // A reducer that implements `reduce(into:action:)` may change anything in its state: for an
+  // observed store, it touches the whole subtree of its level (see `_ChangeTracker`). Operators
+  // that know better — the scope operators, which say which child they ran, and the structural
+  // ones, which only run other resolved reducers — implement `_resolve()` themselves.
   @inlinable
   public func _resolve() -> (inout State, Action) -> Effect<Action> {
-    { self.reduce(into: &$0, action: $1) }
+    { state, action in
+      _ChangeTracker.current?.touchWhole()
+      return self.reduce(into: &state, action: action)
+    }
   }
 }
 
 extension Reducer where Body == Never {
   @inlinable
   public func _resolve() -> (inout State, Action) -> Effect<Action> {
-    { self.reduce(into: &$0, action: $1) }
+    { state, action in
+      _ChangeTracker.current?.touchWhole()
+      return self.reduce(into: &state, action: action)
+    }
   }
 
   /// A primitive reducer has no body; asking for it is a programming error.

@@ -80,6 +80,12 @@ public struct _SequenceReducer<R0: Reducer, R1: Reducer<R0.State, R0.Action>>: R
   public func reduce(into state: inout R0.State, action: R0.Action) -> Effect<R0.Action> {
     self.r0(&state, action).merge(with: self.r1(&state, action))
   }
+
+  // Both reducers, already resolved, report what they touch.
+  @inlinable
+  public func _resolve() -> (inout R0.State, R0.Action) -> Effect<R0.Action> {
+    { [r0, r1] state, action in r0(&state, action).merge(with: r1(&state, action)) }
+  }
 }
 
 /// The reducer of an `if`/`else` or `switch` in a builder block.

@@ -31,6 +31,13 @@ extension ActionRoute {
   /// ```swift
   /// let route: some ActionRoute<AppAction, CounterAction> = .case(\.counter)
   /// ```
+  public static func `case`<R: CasePathable, V>(_ path: RouteKeyPath<R, V>) -> Self
+  where Self == CaseRoute<R, V> {
+    CaseRoute(path)
+  }
+
+  /// A full route along a stored case key path, which resolves its case on every extraction.
+  @_disfavoredOverload
   public static func `case`<R: CasePathable, V>(_ path: CaseKeyPath<R, V>) -> Self
   where Self == CaseRoute<R, V> {
     CaseRoute(path)
@@ -41,6 +48,21 @@ extension ActionRoute {
   /// ```swift
   /// .anyOf(\.screenA.navigate, \.screenB.navigate)
   /// ```
+  ///
+  /// Literals are ``RouteKeyPath``s here, resolved once rather than for every action.
+  public static func anyOf<R: CasePathable, V>(_ paths: RouteKeyPath<R, V>...) -> Self
+  where Self == ReadOnlyRoute<R, V> {
+    let routes = paths.map { CaseRoute($0) }
+    return ReadOnlyRoute { root in
+      for route in routes {
+        if let value = route.extract(from: root) { return value }
+      }
+      return nil
+    }
+  }
+
+  /// A read-only route that matches any of several stored case key paths, tried in order.
+  @_disfavoredOverload
   public static func anyOf<R: CasePathable, V>(_ paths: CaseKeyPath<R, V>...) -> Self
   where Self == ReadOnlyRoute<R, V> {
     ReadOnlyRoute(anyOf: paths)
@@ -51,22 +73,33 @@ extension ActionRoute {
 }
 
 /// A full route along a case key path: extracts and embeds.
-public struct CaseRoute<Root: CasePathable, Value>: ActionRoute {
-  // Resolved once: applying a case key path anew for every action costs microseconds.
-  @usableFromInline let casePath: AnyCasePath<Root, Value>
+public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Sendable {
+  // Unchecked: the closures only match enum cases and build them.
+  @usableFromInline let extractor: (Root) -> Value?
+  @usableFromInline let embedder: (Value) -> Root
 
   /// A route along `path`.
+  ///
+  /// A stored `CaseKeyPath` resolves its case on every extraction; a literal such as `\.counter`
+  /// is taken as a ``RouteKeyPath`` instead, which resolves it here, once.
+  @_disfavoredOverload
   public init(_ path: CaseKeyPath<Root, Value>) {
-    self.casePath = AnyCasePath(path)
+    let casePath = AnyCasePath(path)
+    self.init(extract: casePath.extract(from:), embed: casePath.embed)
+  }
+
+  init(extract: @escaping (Root) -> Value?, embed: @escaping (Value) -> Root) {
+    self.extractor = extract
+    self.embedder = embed
   }
 
   @inlinable
   public func extract(from root: Root) -> Value? {
-    self.casePath.extract(from: root)
+    self.extractor(root)
   }
 
   public var embed: ((Value) -> Root)? {
-    self.casePath.embed
+    self.embedder
   }
 }
 
@@ -117,6 +150,15 @@ public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
   /// ```swift
   /// ReadOnlyRoute.anyOf(\.screenA, \.screenB).appending(\.navigate)
   /// ```
+  public func appending<V>(_ path: RouteKeyPath<Value, V>) -> ReadOnlyRoute<Root, V> where Value: CasePathable {
+    let route = CaseRoute(path)
+    return ReadOnlyRoute<Root, V> { [self] root in
+      self.extract(from: root).flatMap(route.extract(from:))
+    }
+  }
+
+  /// This route, followed by a stored case key path into the local action.
+  @_disfavoredOverload
   public func appending<V>(_ path: CaseKeyPath<Value, V>) -> ReadOnlyRoute<Root, V> where Value: CasePathable {
     let casePath = AnyCasePath(path)
     return ReadOnlyRoute<Root, V> { [self] root in

@@ -36,6 +36,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   @usableFromInline nonisolated let mailbox = Mailbox<Action>()
   @usableFromInline nonisolated let effects: EffectRunner<Action>
   @usableFromInline var isObserved = false
+  @usableFromInline let tracker = _ChangeTracker()
   private let encode: (@Sendable (State) throws -> JSONValue)?
   private nonisolated let link: _StoreLink<State, Action>
 
@@ -123,13 +124,21 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   @inlinable
   func reduce(_ action: Action) {
+    // Observed, the reduction reports what it touched, so that publishing re-encodes only that.
+    let isObserved = self.isObserved
+    if isObserved { self.tracker.begin() }
     let effect: Effect<Action>
     if let dependencies {
       effect = DependencyValues.$_current.withValue(dependencies) { self.reducer(&self._state, action) }
     } else {
       effect = self.reducer(&self._state, action)
     }
-    if self.isObserved { self.publish() } else { self._seq &+= 1 }
+    if isObserved {
+      self.tracker.end()
+      self.publish(tracked: true)
+    } else {
+      self._seq &+= 1
+    }
     if !effect.isNone { self.effects.start(effect, origin: "an action of \(Self.self)") }
   }
 
@@ -218,25 +227,38 @@ public actor Store<State: Sendable, Action: Sendable> {
       )
       return
     }
-    if self.isObserved { self.publish() } else { self._seq &+= 1 }
+    // Untracked: the reduction runs the child wherever it lives by now, outside its scopes.
+    if self.isObserved { self.publish(tracked: false) } else { self._seq &+= 1 }
     self.effects.start(effect, origin: "an action of \(Self.self)")
   }
 
+  /// Publishes the change the last reduction made, if any, to every observer.
+  ///
+  /// Tracked, only the subtrees the reduction touched are encoded and diffed against the JSON
+  /// published last (see ``_ChangeTracker``), which is updated in place; whatever the tracker
+  /// cannot tell is diffed in full, as an untracked reduction is.
   @usableFromInline
-  func publish() {
-    guard let encode, let previous = self.publishedJSON else { return }
-    let current: JSONValue
-    do {
-      current = try encode(self._state)
-    } catch {
-      reportIssue("The state of \(Self.self) could not be encoded to publish a change: \(error)")
-      return
+  func publish(tracked: Bool) {
+    guard let encode, var json = self.publishedJSON.take() else { return }
+    // Taken out of the store so that it is uniquely referenced and changes in place.
+    defer { self.publishedJSON = json }
+    var operations: [JSONPatch.Operation] = []
+    var isComplete = false
+    if tracked {
+      (operations, isComplete) = self.tracker.patch(&json)
     }
-    let patch = JSONPatch(from: previous, to: current)
-    if patch.isEmpty { return }
+    if !isComplete {
+      do {
+        let current = try encode(self._state)
+        operations.append(contentsOf: JSONPatch(from: json, to: current).operations)
+        json = current
+      } catch {
+        reportIssue("The state of \(Self.self) could not be encoded to publish a change: \(error)")
+      }
+    }
+    if operations.isEmpty { return }
     self._seq &+= 1
-    self.publishedJSON = current
-    let change = StateChange(seq: self.seq, patch: patch)
+    let change = StateChange(seq: self.seq, patch: JSONPatch(operations: operations))
     for observer in self.observers.values { observer(change) }
   }
 }

@@ -24,4 +24,10 @@ public struct CombineReducers<State, Action, Reducers: Reducer<State, Action>>: 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     self.reducers(&state, action)
   }
+
+  // Its reducers, already resolved, report what they touch.
+  @inlinable
+  public func _resolve() -> (inout State, Action) -> Effect<Action> {
+    self.reducers
+  }
 }

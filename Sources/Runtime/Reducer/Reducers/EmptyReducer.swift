@@ -15,4 +15,10 @@ public struct EmptyReducer<State, Action>: Reducer {
   public func reduce(into _: inout State, action _: Action) -> Effect<Action> {
     .none
   }
+
+  // Changes nothing, so it touches nothing.
+  @inlinable
+  public func _resolve() -> (inout State, Action) -> Effect<Action> {
+    { _, _ in .none }
+  }
 }

@@ -39,6 +39,28 @@ extension Reducer {
   /// The element runs before this reducer. When this reducer removes an element, every effect the
   /// element started is cancelled; cancellation ids inside an element only reach that element's
   /// effects. An action for an id that is not in the array is reported.
+  ///
+  /// A case key path literal such as `\.rows` is a ``RouteKeyPath`` here, resolved once rather
+  /// than for every action.
+  public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer<ElementState, ElementAction>>(
+    _ toElements: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
+    action toElementAction: RouteKeyPath<Action, IdentifiedAction<ID, ElementAction>>,
+    @ReducerBuilder<ElementState, ElementAction> element: () -> Element,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _ForEachReducer<Self, ID, Element> where Action: CasePathable {
+    _ForEachReducer(
+      parent: self._resolve(), element: element()._resolve(), toElements: toElements,
+      toElementAction: CaseRoute(toElementAction),
+      location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+
+  /// Runs an element reducer on each element of an `IdentifiedArray`, for the actions at a
+  /// stored case key path.
+  @_disfavoredOverload
   public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer<ElementState, ElementAction>>(
     _ toElements: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
     action toElementAction: CaseKeyPath<Action, IdentifiedAction<ID, ElementAction>>,
@@ -63,12 +85,34 @@ where Parent.Action: CasePathable {
   let toElements: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>
   let toElementAction: CaseRoute<Parent.Action, IdentifiedAction<ID, Element.Action>>
   let location: _SourceLocation
+  /// Where the array is in the parent's JSON; `nil` for a computed key path.
+  let member: _StateMember?
+
+  init(
+    parent: @escaping (inout Parent.State, Parent.Action) -> Effect<Parent.Action>,
+    element: @escaping (inout Element.State, Element.Action) -> Effect<Element.Action>,
+    toElements: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>,
+    toElementAction: CaseRoute<Parent.Action, IdentifiedAction<ID, Element.Action>>,
+    location: _SourceLocation
+  ) {
+    self.parent = parent
+    self.element = element
+    self.toElements = toElements
+    self.toElementAction = toElementAction
+    self.location = location
+    self.member = _StateMember.at(toElements)
+  }
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     var elementEffect = Effect<Parent.Action>.none
     if case let .element(id, elementAction)? = self.toElementAction.extract(from: action) {
-      if state[keyPath: self.toElements][id: id] != nil {
-        let effect = self.element(&state[keyPath: self.toElements][id: id]!, elementAction)
+      if let index = state[keyPath: self.toElements].index(id: id) {
+        let effect =
+          if let tracker = _ChangeTracker.current {
+            self.reduceElement(at: index, in: &state, elementAction, tracker: tracker)
+          } else {
+            self.element(&state[keyPath: self.toElements][index], elementAction)
+          }
         elementEffect = self.lifting(for: id).lift(effect)
       } else {
         self.location.report(
@@ -97,6 +141,27 @@ where Parent.Action: CasePathable {
       teardown = .merge(removed.compactMap { self.lifting(for: $0).lifetime }.map { Effect(operation: .cancel($0)) })
     }
     return elementEffect.merge(with: parentEffect).merge(with: teardown)
+  }
+
+  /// Runs the element at `index` for an observed store: the element's state is the subtree it
+  /// can touch, at that index of the array in the JSON.
+  func reduceElement(
+    at index: Int, in state: inout Parent.State, _ elementAction: Element.Action, tracker: _ChangeTracker
+  ) -> Effect<Element.Action> {
+    tracker.enter(self.member, index: index)
+    let effect = self.element(&state[keyPath: self.toElements][index], elementAction)
+    tracker.exit(
+      recording: state[keyPath: self.toElements][index],
+      verifying: self.member?.isFaithful(
+        parent: state, child: state[keyPath: self.toElements], count: state[keyPath: self.toElements].count
+      ) ?? false
+    )
+    return effect
+  }
+
+  // The element and the parent, already resolved, report what they touch.
+  public func _resolve() -> (inout Parent.State, Parent.Action) -> Effect<Parent.Action> {
+    { self.reduce(into: &$0, action: $1) }
   }
 
   func lifting(for id: ID) -> _EffectLifting<Parent.State, Parent.Action, Element.State, Element.Action> {

@@ -13,6 +13,26 @@ extension Reducer {
   ///
   /// The child runs before this reducer. When the state leaves the case, the child's effects are
   /// cancelled. A child action that arrives in another case is reported.
+  ///
+  /// Case key path literals such as `\.loggedIn` are ``RouteKeyPath``s here, resolved once
+  /// rather than for every action.
+  public func ifCaseLet<CaseState, CaseAction, Case: Reducer<CaseState, CaseAction>>(
+    _ toCaseState: RouteKeyPath<State, CaseState>,
+    action toCaseAction: RouteKeyPath<Action, CaseAction>,
+    @ReducerBuilder<CaseState, CaseAction> then case: () -> Case,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _IfCaseLetReducer<Self, Case> where State: CasePathable, Action: CasePathable {
+    _IfCaseLetReducer(
+      parent: self, child: `case`(), toCaseState: CaseRoute(toCaseState), path: toCaseState, route: CaseRoute(toCaseAction),
+      location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+
+  /// Runs a child reducer while the state, an enum, is in one case, along stored case key paths.
+  @_disfavoredOverload
   public func ifCaseLet<CaseState, CaseAction, Case: Reducer<CaseState, CaseAction>>(
     _ toCaseState: CaseKeyPath<State, CaseState>,
     action toCaseAction: CaseKeyPath<Action, CaseAction>,
@@ -42,7 +62,7 @@ extension Reducer where State: CasePathable {
     column: UInt = #column
   ) -> _IfCaseLetReducer<Self, Case> {
     _IfCaseLetReducer(
-      parent: self, child: `case`(), toCaseState: toCaseState, route: route,
+      parent: self, child: `case`(), toCaseState: CaseRoute(toCaseState), path: toCaseState, route: route,
       location: _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
@@ -58,11 +78,11 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
   init(
     parent: Parent,
     child: Child,
-    toCaseState: CaseKeyPath<Parent.State, Child.State>,
+    toCaseState toCase: CaseRoute<Parent.State, Child.State>,
+    path: AnyKeyPath,
     route: some ActionRoute<Parent.Action, Child.Action>,
     location: _SourceLocation
   ) {
-    let toCase = CaseRoute(toCaseState)
     let embedState = toCase.embed!
     let reduceChild = child._resolve()
     self.parent = parent._resolve()
@@ -77,7 +97,7 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
       },
       embed: route.embed,
       reduceChild: reduceChild,
-      namespace: AnyHashableSendable(_IfCaseLetID(path: toCaseState))
+      namespace: AnyHashableSendable(_IfCaseLetID(path: path))
     )
   }
 
@@ -88,6 +108,10 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
       action: action,
       childAction: self.route.extract(action),
       isPresent: { toCaseState.extract(from: $0) != nil },
+      // The case's state has no member of its own in the JSON (an enum encodes its case and
+      // associated values its own way): what the child touches counts as the enum's whole value.
+      member: nil,
+      childState: { $0 },
       parent: self.parent
     ) { state in
       self.location.report(
@@ -102,6 +126,13 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer where 
         """
       )
     }
+  }
+}
+
+extension _IfCaseLetReducer {
+  // The case and the parent, already resolved, report what they touch.
+  public func _resolve() -> (inout Parent.State, Parent.Action) -> Effect<Parent.Action> {
+    { self.reduce(into: &$0, action: $1) }
   }
 }
 

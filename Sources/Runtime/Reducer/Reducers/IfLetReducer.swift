@@ -16,6 +16,27 @@ extension Reducer {
   /// child's state to `nil` in response). When the child's state becomes `nil`, every effect the
   /// child started is cancelled. A child action that arrives while the state is `nil` is a
   /// programming error and is reported.
+  ///
+  /// A case key path literal such as `\.alert` is a ``RouteKeyPath`` here, resolved once rather
+  /// than for every action.
+  public func ifLet<ChildState, ChildAction, Child: Reducer<ChildState, ChildAction>>(
+    _ toChildState: WritableKeyPath<State, ChildState?>,
+    action toChildAction: RouteKeyPath<Action, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> then child: () -> Child,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _IfLetReducer<Self, Child> where Action: CasePathable {
+    self.ifLet(
+      toChildState, action: CaseRoute(toChildAction), then: child,
+      fileID: fileID, filePath: filePath, line: line, column: column
+    )
+  }
+
+  /// Runs a child reducer on optional child state while it is present, for the actions at a
+  /// stored case key path.
+  @_disfavoredOverload
   public func ifLet<ChildState, ChildAction, Child: Reducer<ChildState, ChildAction>>(
     _ toChildState: WritableKeyPath<State, ChildState?>,
     action toChildAction: CaseKeyPath<Action, ChildAction>,
@@ -57,6 +78,8 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let route: _AnyRoute<Parent.Action, Child.Action>
   let lifting: _EffectLifting<Parent.State, Parent.Action, Child.State, Child.Action>
   let location: _SourceLocation
+  /// Where the child's state is in the parent's JSON; `nil` for a computed key path.
+  let member: _StateMember?
 
   init(
     parent: Parent,
@@ -70,6 +93,7 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     self.toChildState = toChildState
     self.route = _AnyRoute(route)
     self.location = location
+    self.member = _StateMember.at(toChildState)
     self.lifting = _EffectLifting(
       project: { parent, body in
         guard parent[keyPath: toChildState] != nil else { return }
@@ -88,6 +112,8 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
       action: action,
       childAction: self.route.extract(action),
       isPresent: { $0[keyPath: toChildState] != nil },
+      member: self.member,
+      childState: { $0[keyPath: toChildState] as Any },
       parent: self.parent
     ) { _ in
       self.location.report(
@@ -104,6 +130,13 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         """
       )
     }
+  }
+}
+
+extension _IfLetReducer {
+  // The child and the parent, already resolved, report what they touch.
+  public func _resolve() -> (inout Parent.State, Parent.Action) -> Effect<Parent.Action> {
+    { self.reduce(into: &$0, action: $1) }
   }
 }
 

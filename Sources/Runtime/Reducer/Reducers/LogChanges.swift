@@ -41,4 +41,9 @@ public struct _LogChangesReducer<Base: Reducer>: Reducer {
     self.logger.log(level: self.level, "received action \(action)\(change)")
     return effect
   }
+
+  // Only reads the state: the base, already resolved, reports what it touches.
+  public func _resolve() -> (inout Base.State, Base.Action) -> Effect<Base.Action> {
+    { self.reduce(into: &$0, action: $1) }
+  }
 }

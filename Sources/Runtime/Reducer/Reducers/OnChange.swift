@@ -31,6 +31,13 @@ public struct _OnChangeReducer<Base: Reducer, Value: Equatable, R: Reducer<Base.
     let effect = self.base(&state, action)
     let newValue = self.toValue(state)
     guard oldValue != newValue else { return effect }
+    // The reducer for the change runs as it is built, unresolved: it may change anything.
+    _ChangeTracker.current?.touchWhole()
     return effect.merge(with: self.reducer(oldValue, newValue).reduce(into: &state, action: action))
+  }
+
+  // The base, already resolved, reports what it touches; the reducer for a change touches all.
+  public func _resolve() -> (inout Base.State, Base.Action) -> Effect<Base.Action> {
+    { self.reduce(into: &$0, action: $1) }
   }
 }

@@ -27,6 +27,16 @@ public func combine<State, Action>(_ reducers: any Reducer<State, Action>...) ->
 public func pullback<GlobalState, GlobalAction: CasePathable, Local: Reducer>(
   _ reducer: Local,
   state toLocalState: WritableKeyPath<GlobalState, Local.State>,
+  action toLocalAction: RouteKeyPath<GlobalAction, Local.Action>
+) -> Scope<GlobalState, GlobalAction, Local> {
+  Scope(state: toLocalState, route: CaseRoute(toLocalAction), child: reducer)
+}
+
+/// Lifts a reducer on local state and actions to global ones along a stored case key path.
+@_disfavoredOverload
+public func pullback<GlobalState, GlobalAction: CasePathable, Local: Reducer>(
+  _ reducer: Local,
+  state toLocalState: WritableKeyPath<GlobalState, Local.State>,
   action toLocalAction: CaseKeyPath<GlobalAction, Local.Action>
 ) -> Scope<GlobalState, GlobalAction, Local> {
   Scope(state: toLocalState, route: CaseRoute(toLocalAction), child: reducer)
@@ -44,6 +54,15 @@ public func pullback<GlobalState, GlobalAction, Local: Reducer>(
 
 extension Reducer {
   /// This reducer, lifted to global state and actions: `pullback(self, state:action:)`.
+  public func pullback<GlobalState, GlobalAction: CasePathable>(
+    state toLocalState: WritableKeyPath<GlobalState, State>,
+    action toLocalAction: RouteKeyPath<GlobalAction, Action>
+  ) -> Scope<GlobalState, GlobalAction, Self> {
+    Scope(state: toLocalState, route: CaseRoute(toLocalAction), child: self)
+  }
+
+  /// This reducer, lifted to global state and actions along a stored case key path.
+  @_disfavoredOverload
   public func pullback<GlobalState, GlobalAction: CasePathable>(
     state toLocalState: WritableKeyPath<GlobalState, State>,
     action toLocalAction: CaseKeyPath<GlobalAction, Action>

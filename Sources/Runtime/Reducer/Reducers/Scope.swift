@@ -27,8 +27,23 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   @usableFromInline let route: _AnyRoute<ParentAction, Child.Action>
   @usableFromInline let child: (inout Child.State, Child.Action) -> Effect<Child.Action>
   @usableFromInline let lifting: _EffectLifting<ParentState, ParentAction, Child.State, Child.Action>
+  /// Where the child's state is in the parent's JSON; `nil` for a computed key path.
+  @usableFromInline let member: _StateMember?
 
   /// Scopes `child` to the state at `toChildState` and the actions at `toChildAction`.
+  ///
+  /// A case key path literal such as `\.counter` is a ``RouteKeyPath`` here, resolved once
+  /// rather than for every action.
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: RouteKeyPath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ParentAction: CasePathable, ChildState == Child.State, ChildAction == Child.Action {
+    self.init(state: toChildState, route: CaseRoute(toChildAction), child: child())
+  }
+
+  /// Scopes `child` to the state at `toChildState` and the actions at a stored case key path.
+  @_disfavoredOverload
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState>,
     action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
@@ -55,6 +70,7 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     self.toChildState = toChildState
     self.route = _AnyRoute(route)
     self.child = reduceChild
+    self.member = _StateMember.at(toChildState)
     self.lifting = _EffectLifting(
       project: { parent, body in body(&parent[keyPath: toChildState]) },
       embed: route.embed,
@@ -66,6 +82,29 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   @inlinable
   public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = self.route.extract(action) else { return .none }
-    return self.lifting.lift(self.child(&state[keyPath: self.toChildState], childAction))
+    guard let tracker = _ChangeTracker.current else {
+      return self.lifting.lift(self.child(&state[keyPath: self.toChildState], childAction))
+    }
+    return self.lifting.lift(self.reduceChild(&state, childAction, tracker: tracker))
+  }
+
+  /// Runs the child for an observed store: the child's state is the subtree it can touch.
+  @usableFromInline
+  func reduceChild(
+    _ state: inout ParentState, _ childAction: Child.Action, tracker: _ChangeTracker
+  ) -> Effect<Child.Action> {
+    tracker.enter(self.member)
+    let effect = self.child(&state[keyPath: self.toChildState], childAction)
+    tracker.exit(
+      recording: state[keyPath: self.toChildState],
+      verifying: self.member?.isFaithful(parent: state, child: state[keyPath: self.toChildState]) ?? false
+    )
+    return effect
+  }
+
+  // The child, already resolved, reports what it touches; the scope only says where.
+  @inlinable
+  public func _resolve() -> (inout ParentState, ParentAction) -> Effect<ParentAction> {
+    { self.reduce(into: &$0, action: $1) }
   }
 }

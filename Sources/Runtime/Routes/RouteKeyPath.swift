@@ -1,0 +1,65 @@
+import CasePaths
+
+/// A case key path literal that resolves its cases once, when a route is made from it, rather
+/// than on every extraction.
+///
+/// ```swift
+/// Scope(state: \.counter, action: \.counter) { Counter() }  // `\.counter` is a RouteKeyPath
+/// ```
+///
+/// Written where a `CaseKeyPath` is expected, `\.counter` goes through swift-case-paths' `Case`,
+/// which looks the case up anew — a dynamic cast and a key path application into
+/// `allCasePaths` — each time an action is extracted along it. Written where a `RouteKeyPath` is
+/// expected, the same literal goes through ``_RouteSegment``, whose member lookup runs when the
+/// key path is applied, once, at the route's creation: it fetches each case's `AnyCasePath` from
+/// `allCasePaths` and composes them, so that extracting an action is a pattern match per case.
+public typealias RouteKeyPath<Root, Value> = KeyPath<_RouteSegment<Root, Root>, _RouteSegment<Root, Value>>
+
+/// A route from `Root` to `Value` under construction: the root of a ``RouteKeyPath`` literal, and
+/// each step along it.
+@dynamicMemberLookup
+public struct _RouteSegment<Root, Value>: @unchecked Sendable {
+  // Unchecked: the closures only match enum cases and build them.
+  /// The route so far; `nil` at the start, where `Root` is `Value`.
+  let steps: (extract: (Root) -> Value?, embed: (Value) -> Root)?
+
+  /// The start of every route: `Root` itself.
+  static var root: _RouteSegment<Root, Root> {
+    _RouteSegment<Root, Root>(steps: nil)
+  }
+
+  /// The route one case further: `\.counter` after this one.
+  public subscript<Appended>(
+    dynamicMember keyPath: KeyPath<Value.AllCasePaths, AnyCasePath<Value, Appended>>
+  ) -> _RouteSegment<Root, Appended> where Value: CasePathable {
+    // Looked up here, once; the closures below only match patterns.
+    let next = Value.allCasePaths[keyPath: keyPath]
+    guard let (extract, embed) = self.steps else {
+      // At the start Root is Value, and the next case path is the whole route.
+      let next = next as! AnyCasePath<Root, Appended>
+      return _RouteSegment<Root, Appended>(steps: (next.extract(from:), next.embed))
+    }
+    return _RouteSegment<Root, Appended>(
+      steps: (
+        extract: { extract($0).flatMap(next.extract(from:)) },
+        embed: { embed(next.embed($0)) }
+      )
+    )
+  }
+}
+
+extension CaseRoute {
+  /// A route along `path`, resolved now: see ``RouteKeyPath``.
+  ///
+  /// ```swift
+  /// let route = CaseRoute<AppAction, CounterAction>(\.counter)
+  /// ```
+  public init(_ path: RouteKeyPath<Root, Value>) {
+    guard let (extract, embed) = _RouteSegment<Root, Root>.root[keyPath: path].steps else {
+      // The identity path `\.self`, along which no case was looked up.
+      self.init(extract: { $0 as? Value }, embed: { $0 as! Root })
+      return
+    }
+    self.init(extract: extract, embed: embed)
+  }
+}
