@@ -73,10 +73,12 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
     var ended: (status: Int32?, linkClosed: Bool) = (nil, false)
     /// The current worker was killed because it left a health probe unanswered.
     var killedAsUnresponsive = false
-    /// Frames queued for a link's event loop and not yet handed to it, by link: whatever queues
-    /// while the loop is busy goes out in one write.
-    var outboxes: [ObjectIdentifier: [[UInt8]]] = [:]
   }
+
+  /// Frames queued for a link's event loop and not yet handed to it, by link: whatever queues
+  /// while the loop is busy goes out in one write. A lock of its own, taken inside `contents`'s
+  /// (never the other way round), so the loop never waits for whoever holds `contents`.
+  private let outboxes = Mutex<[ObjectIdentifier: [[UInt8]]]>([:])
 
   init(
     name: String,
@@ -147,16 +149,19 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   /// Queues frames for the worker behind `channel`, in order. The first frame queued while the
   /// link's event loop has none pending schedules one write of everything queued by the time it
   /// runs: a burst of pipelined actions costs the loop one task, one write and one flush.
+  /// `contents` is there to prove the caller holds its lock, which is what orders the frames.
   func send(_ frames: [[UInt8]], to channel: any Channel, in contents: inout Contents) {
     let link = ObjectIdentifier(channel)
-    if contents.outboxes[link] == nil {
-      channel.eventLoop.execute { self.writeOutbox(of: channel) }
+    let isFirst = self.outboxes.withLock { outboxes in
+      let isFirst = outboxes[link] == nil
+      outboxes[link, default: []].append(contentsOf: frames)
+      return isFirst
     }
-    contents.outboxes[link, default: []].append(contentsOf: frames)
+    if isFirst { channel.eventLoop.execute { self.writeOutbox(of: channel) } }
   }
 
   private func writeOutbox(of channel: any Channel) {
-    let frames = self.contents.withLock { $0.outboxes.removeValue(forKey: ObjectIdentifier(channel)) } ?? []
+    let frames = self.outboxes.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } ?? []
     var buffer = channel.allocator.buffer(capacity: frames.reduce(0) { $0 + $1.count })
     for frame in frames { buffer.writeBytes(frame) }
     channel.writeAndFlush(buffer, promise: nil)
