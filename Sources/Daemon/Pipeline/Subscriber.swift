@@ -79,6 +79,19 @@ final class Subscriber: Sendable {
     waiter?.resume(returning: .end(reason: reason))
   }
 
+  /// The encoded changes queued right now, in order, up to `limit` of them, without waiting:
+  /// what a subscriber that just took one change can write with it in one go.
+  func takeEncoded(limit: Int) -> [ByteBuffer] {
+    self.contents.withLock { contents in
+      var taken: [ByteBuffer] = []
+      while taken.count < limit, !contents.overflowed, case let .encoded(_, bytes)? = contents.queue.first {
+        taken.append(bytes)
+        contents.queue.removeFirst()
+      }
+      return taken
+    }
+  }
+
   /// The next item, waiting for one if needed.
   func next() async -> Item {
     await withCheckedContinuation { continuation in

@@ -35,6 +35,8 @@ protocol VarlinkResponder: Sendable {
 enum VarlinkOutgoing: Sendable {
   case reply(VarlinkReply)
   case encoded(ByteBuffer)
+  /// Several encoded messages, written together and flushed once.
+  case encodedBatch([ByteBuffer])
 }
 
 /// A call that has been read: running it writes its replies through the given function, and

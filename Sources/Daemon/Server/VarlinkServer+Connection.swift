@@ -118,6 +118,7 @@ extension VarlinkServer {
         switch outgoing {
         case let .reply(reply): try await write(reply.frame())
         case let .encoded(bytes): try await outbound.write(bytes)
+        case let .encodedBatch(buffers): try await outbound.write(contentsOf: buffers)
         }
       }
     } catch let error as VarlinkError {

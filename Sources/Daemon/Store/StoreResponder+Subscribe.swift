@@ -52,7 +52,9 @@ extension StoreResponder {
         let parameters: JSONObject = ["seq": .int(Int64(seq)), "history": .string(self.changeLog.historyID), "state": value]
         try await reply(.reply(VarlinkReply(parameters: parameters, continues: true)))
       case let .encoded(_, bytes):
-        try await reply(.encoded(bytes))
+        // Whatever else queued meanwhile goes with it: one write and one flush for a burst.
+        let more = subscriber.takeEncoded(limit: Self.deliveryBatchLimit)
+        try await reply(more.isEmpty ? .encoded(bytes) : .encodedBatch([bytes] + more))
       case .end(.cancelled):
         return
       case .end(.shuttingDown):
@@ -80,6 +82,9 @@ extension StoreResponder {
       subscriber.end(.permissionRevoked)
     }
   }
+
+  /// The most changes a subscriber writes in one go.
+  static var deliveryBatchLimit: Int { 64 }
 
   /// A change as every subscriber of one path receives it: one `Subscribe` reply, framed.
   static func encodeChange(seq: UInt64, patch: JSONPatch) -> ByteBuffer {

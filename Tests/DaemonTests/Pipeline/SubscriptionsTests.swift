@@ -57,6 +57,19 @@ import Testing
     #expect(try self.patch(await onRoot[0].next()) == [["op": "replace", "path": "/a/n", "value": 1]])
   }
 
+  @Test func aSubscriberHandsOverTheChangesQueuedBehindTheOneItTookInOrderUpToALimit() async throws {
+    let (log, _) = self.pipeline(Encodings())
+    let subscriber = try log.subscribe(to: "/a", since: nil, queueLimit: 10)
+    _ = await subscriber.next()  // the snapshot
+    for n in 1...5 { _ = log.append(JSONPatch(operations: [.replace(path: "/a/n", value: .int(Int64(n)))])) }
+    _ = await subscriber.next()  // the first change, as a subscriber takes it
+    let taken = subscriber.takeEncoded(limit: 3)
+    let values = try taken.map { try $0.withUnsafeReadableBytes { try JSONValue(parsing: $0) }["patch"] }
+    #expect(values == [2, 3, 4].map { [["op": "replace", "path": "/n", "value": .int($0)]] })
+    #expect(subscriber.takeEncoded(limit: 3).count == 1)
+    #expect(subscriber.takeEncoded(limit: 3).isEmpty)
+  }
+
   @Test func aPatchIsRelativeToTheSubscribedPath() async throws {
     let (log, _) = self.pipeline(Encodings())
     let subscriber = try log.subscribe(to: "/a", since: nil, queueLimit: 10)

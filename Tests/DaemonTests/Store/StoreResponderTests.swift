@@ -43,6 +43,11 @@ import Testing
   /// Root: allowed everything.
   let root = Caller(pid: 1, uid: 0, gid: 0)
 
+  /// An encoded message (one frame, with its NUL) as a tree.
+  static func message(_ bytes: ByteBuffer) throws -> JSONValue {
+    try bytes.withUnsafeReadableBytes { try JSONValue(parsing: $0.dropLast()) }
+  }
+
   /// What `call` answers: its replies, then its error if it ends with one.
   func answer(
     _ responder: Responder, _ method: String, _ parameters: JSONObject = [:], more: Bool = false,
@@ -54,14 +59,14 @@ import Testing
     struct Enough: Error {}
     do {
       try await prepared.run { outgoing in
-        let message: JSONValue
+        let messages: [JSONValue]
         switch outgoing {
-        case let .reply(reply): message = reply.message
-        case let .encoded(bytes):
-          message = try bytes.withUnsafeReadableBytes { try JSONValue(parsing: $0.dropLast()) }
+        case let .reply(reply): messages = [reply.message]
+        case let .encoded(bytes): messages = [try Self.message(bytes)]
+        case let .encodedBatch(buffers): messages = try buffers.map(Self.message)
         }
         let count = replies.withLock { replies in
-          replies.append(message)
+          replies.append(contentsOf: messages)
           return replies.count
         }
         if count >= limit { throw Enough() }
