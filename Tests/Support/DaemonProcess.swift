@@ -87,6 +87,11 @@ public final class DaemonProcess: @unchecked Sendable {
     if self.process.isRunning {
       self.process.interrupt()
       self.process.terminate()
+      // A daemon stuck in its shutdown gets two seconds, then SIGKILL: a test that failed must
+      // not hang the suite behind it.
+      let deadline = ContinuousClock.now + .seconds(2)
+      while self.process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+      if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
       self.process.waitUntilExit()
     }
     try? FileManager.default.removeItem(at: self.directory)

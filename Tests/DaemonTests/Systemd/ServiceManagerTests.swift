@@ -61,6 +61,45 @@ import Testing
     #expect(await daemon.terminate() == 0, "SIGHUP reloads; it does not end the process")
   }
 
+  @Test func aNotifySocketNobodyReadsNeitherStallsTheDaemonNorItsShutdown() async throws {
+    // A manager that has stopped reading: its socket's queue is full before the daemon starts,
+    // so READY=1 and every status line meet a full queue. A blocking sd_notify would hang the
+    // status reporter there, and the shutdown that waits for it.
+    let path = temporaryPath("notify")
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    try #require(fd >= 0)
+    defer {
+      close(fd)
+      unlink(path)
+    }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    try #require(bound == 0)
+    let sender = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(sender) }
+    var queued = 0
+    while queued < 100_000 {
+      let sent = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          sendto(sender, "STATUS=filler", 13, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+      }
+      if sent < 0 { break }
+      queued += 1
+    }
+    try #require(errno == EAGAIN, "the queue is full after \(queued) datagrams")
+
+    let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": path])
+    let client = try daemon.connect()
+    #expect(try client.call("io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])["seq"] != nil)
+    try await Task.sleep(for: .seconds(1.5))  // status lines come about once a second
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func withoutNotifySocketNothingIsSent() async throws {
     // sd_notify is a no-op without NOTIFY_SOCKET; the daemon runs the same.
     let daemon = try await DaemonProcess()
