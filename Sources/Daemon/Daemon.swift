@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import SwitchyardRuntime
 import UnixSignals
@@ -54,6 +55,10 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       listener = .path(self.configuration.socketPath, mode: self.configuration.socketMode)
     }
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
+    // One event loop serves every connection: a call to a feature whose store runs on it too is
+    // read, reduced and answered on one thread, as in Redis; worker processes and effects give
+    // the daemon its other cores.
+    let loop = MultiThreadedEventLoopGroup.singleton.next()
     let hosted = try await HostedApplication.start(
       self.application,
       configuration: self.configuration,
@@ -110,7 +115,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       ServerService(
         server: VarlinkServer(
           responder: responder, counters: counters, listener: listener, configuration: configuration,
-          connectionCeiling: connectionCeiling, logger: self.logger
+          connectionCeiling: connectionCeiling, loop: loop, logger: self.logger
         ),
         changeLog: hosted.changeLog,
         manager: manager,

@@ -7,6 +7,9 @@ import SwitchyardSynchronization
 /// let ticket = router.route([action])
 /// let seq = try await ticket.reduced()
 /// ```
+///
+/// A connection that answers on its event loop takes the outcome as a callback instead
+/// (``whenReduced(_:)``): no task waits for it.
 final class RouteTicket: Sendable {
   private struct Contents: ~Copyable {
     // One more than the reductions still pending, until routing is done.
@@ -15,6 +18,7 @@ final class RouteTicket: Sendable {
     var isDone = false
     var refusal: RouterError?
     var waiter: CheckedContinuation<Void, Never>?
+    var callback: (@Sendable (Result<UInt64, RouterError>) -> Void)?
   }
 
   private let contents = Mutex(Contents())
@@ -36,15 +40,39 @@ final class RouteTicket: Sendable {
   }
 
   private func finishOne(seq: UInt64) {
-    let waiter = self.contents.withLock { contents -> CheckedContinuation<Void, Never>? in
+    typealias Waiting = (CheckedContinuation<Void, Never>?, (@Sendable (Result<UInt64, RouterError>) -> Void)?)
+    let (waiter, callback) = self.contents.withLock { contents -> Waiting in
       contents.seq = max(contents.seq, seq)
       contents.pending -= 1
-      guard contents.pending == 0 else { return nil }
+      guard contents.pending == 0 else { return (nil, nil) }
       contents.isDone = true
-      defer { contents.waiter = nil }
-      return contents.waiter
+      defer {
+        contents.waiter = nil
+        contents.callback = nil
+      }
+      return (contents.waiter, contents.callback)
     }
     waiter?.resume()
+    callback?(self.outcome)
+  }
+
+  /// What the request came to: its sequence number, or why it was refused.
+  private var outcome: Result<UInt64, RouterError> {
+    self.contents.withLock { contents in
+      if let refusal = contents.refusal { return .failure(refusal) }
+      return .success(contents.seq)
+    }
+  }
+
+  /// Calls `body` with the outcome once every action is reduced: right away when they are, or
+  /// else on the thread that reduces the last of them (a feature's event loop or its worker
+  /// link's). Set it once, and not together with ``reduced()``.
+  func whenReduced(_ body: @escaping @Sendable (Result<UInt64, RouterError>) -> Void) {
+    let isDone = self.contents.withLock { contents in
+      if !contents.isDone { contents.callback = body }
+      return contents.isDone
+    }
+    if isDone { body(self.outcome) }
   }
 
   /// The sequence number of a state that includes every action, once all are reduced.
@@ -56,8 +84,6 @@ final class RouteTicket: Sendable {
       }
       if isDone { continuation.resume() }
     }
-    let (seq, refusal) = self.contents.withLock { ($0.seq, $0.refusal) }
-    if let refusal { throw refusal }
-    return seq
+    return try self.outcome.get()
   }
 }

@@ -1,7 +1,8 @@
 import NIOCore
 import SwitchyardSynchronization
 
-/// The listening channel and the open connections, so a drain can stop them all.
+/// The listening channel and the open connections: who may connect, how many calls each is
+/// answering, and what a drain closes.
 final class ServerChannels: Sendable {
   private struct Connection {
     let channel: any Channel
@@ -12,20 +13,35 @@ final class ServerChannels: Sendable {
     var listener: (any Channel)?
     var connections: [ObjectIdentifier: Connection] = [:]
     var isDraining = false
+    var closedWaiters: [CheckedContinuation<Void, Never>] = []
+  }
+
+  /// Why a connection was not admitted.
+  enum Refusal: Error {
+    /// The server is draining: the connection closes without a word.
+    case draining
+    /// `limit` connections are open already.
+    case tooManyConnections(limit: Int)
   }
 
   private let contents = Mutex(Contents())
+  private let counters: ServerCounters
+
+  init(counters: ServerCounters) {
+    self.counters = counters
+  }
 
   func listening(_ channel: any Channel) {
     self.contents.withLock { $0.listener = channel }
   }
 
-  /// Registers a connection; `false` when the server is draining and it must be closed.
-  func opened(_ channel: any Channel) -> Bool {
-    self.contents.withLock { contents in
-      if contents.isDraining { return false }
+  /// Registers a connection, unless the server is draining or `limit` connections are open.
+  func opened(_ channel: any Channel, limit: Int) throws(Refusal) {
+    try self.contents.withLock { contents throws(Refusal) in
+      if contents.isDraining { throw .draining }
+      if contents.connections.count >= limit { throw .tooManyConnections(limit: limit) }
       contents.connections[ObjectIdentifier(channel)] = Connection(channel: channel)
-      return true
+      self.counters.connections.store(contents.connections.count, ordering: .relaxed)
     }
   }
 
@@ -36,7 +52,25 @@ final class ServerChannels: Sendable {
   }
 
   func closed(_ channel: any Channel) {
-    _ = self.contents.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) }
+    let waiters = self.contents.withLock { contents -> [CheckedContinuation<Void, Never>] in
+      guard contents.connections.removeValue(forKey: ObjectIdentifier(channel)) != nil else { return [] }
+      self.counters.connections.store(contents.connections.count, ordering: .relaxed)
+      guard contents.connections.isEmpty else { return [] }
+      defer { contents.closedWaiters = [] }
+      return contents.closedWaiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Returns once no connection is open.
+  func allClosed() async {
+    await withCheckedContinuation { continuation in
+      let isEmpty = self.contents.withLock { contents in
+        if !contents.connections.isEmpty { contents.closedWaiters.append(continuation) }
+        return contents.connections.isEmpty
+      }
+      if isEmpty { continuation.resume() }
+    }
   }
 
   /// Counts a call read from a connection; `false` when the server is draining, and the call
@@ -49,14 +83,13 @@ final class ServerChannels: Sendable {
     }
   }
 
-  /// Counts a call as answered; when the server is draining and it was the last, the connection
-  /// closes now.
-  func finishedAnswering(on channel: any Channel) {
-    let close = self.contents.withLock { contents in
+  /// Counts a call as answered; `true` when the server is draining and it was the last: the
+  /// connection is to close once its replies are flushed.
+  func finishedAnswering(on channel: any Channel) -> Bool {
+    self.contents.withLock { contents in
       contents.connections[ObjectIdentifier(channel)]?.callsInFlight -= 1
       return contents.isDraining && contents.connections[ObjectIdentifier(channel)]?.callsInFlight == 0
     }
-    if close { channel.close(promise: nil) }
   }
 
   /// Stops accepting, closes idle connections, and lets busy ones close once their call is
@@ -70,6 +103,10 @@ final class ServerChannels: Sendable {
       return (contents.listener, closing.map(\.channel))
     }
     listener?.close(promise: nil)
-    for channel in closing { channel.close(promise: nil) }
+    for channel in closing {
+      // A reply written in this turn of the connection's event loop goes out before it closes.
+      channel.flush()
+      channel.close(promise: nil)
+    }
   }
 }

@@ -39,29 +39,66 @@ enum VarlinkOutgoing: Sendable {
   case encodedBatch([ByteBuffer])
 }
 
-/// A call that has been read: running it writes its replies through the given function, and
-/// throws its error reply.
+/// A call that has been read, and how it answers when its turn comes: the connection starts
+/// calls one after another, in call order, each once the one before it is answered, and hands
+/// each a ``CallAnswer`` to write its replies to.
+///
+/// ```swift
+/// PreparedCall { answer in
+///   ticket.whenReduced { outcome in … answer.reply(.reply(reply)); answer.finish() }
+/// }
+/// ```
 struct PreparedCall: Sendable {
   typealias Reply = @Sendable (VarlinkOutgoing) async throws -> Void
 
   /// Whether the connection must not read further calls until this one is answered.
   let isBarrier: Bool
-  let run: @Sendable (_ reply: Reply) async throws -> Void
+  /// Called on the connection's event loop when the call's turn comes; it must not block.
+  let start: @Sendable (CallAnswer) -> Void
 
+  init(isBarrier: Bool = false, starting start: @escaping @Sendable (CallAnswer) -> Void) {
+    self.isBarrier = isBarrier
+    self.start = start
+  }
+
+  /// A call that answers from a task of its own: `run` writes its replies through the given
+  /// function, which waits while the client leaves too much unread, and throws its error reply.
   init(isBarrier: Bool = false, _ run: @escaping @Sendable (_ reply: Reply) async throws -> Void) {
     self.isBarrier = isBarrier
-    self.run = run
+    self.start = { answer in
+      Task {
+        do {
+          try await run { outgoing in
+            try await answer.writable()
+            answer.reply(outgoing)
+          }
+          answer.finish()
+        } catch let error as VarlinkError {
+          answer.finish(error)
+        } catch {
+          // The connection closed under it: there is nobody left to tell.
+          answer.finish()
+        }
+      }
+    }
   }
 
   /// A barrier call answered with one reply, whose parameters `parameters` makes (or with the
-  /// error it throws) when the call's turn comes.
-  static func answering(_ parameters: @escaping @Sendable () throws -> JSONObject) -> PreparedCall {
-    PreparedCall(isBarrier: true) { reply in try await reply(.reply(VarlinkReply(parameters: try parameters()))) }
+  /// error it throws) on the event loop when the call's turn comes.
+  static func answering(_ parameters: @escaping @Sendable () throws(VarlinkError) -> JSONObject) -> PreparedCall {
+    PreparedCall(isBarrier: true) { (answer: CallAnswer) in
+      do throws(VarlinkError) {
+        answer.reply(.reply(VarlinkReply(parameters: try parameters())))
+        answer.finish()
+      } catch {
+        answer.finish(error)
+      }
+    }
   }
 
   /// A call answered with `error` whatever happens.
   static func failing(_ error: VarlinkError) -> PreparedCall {
-    PreparedCall { _ in throw error }
+    PreparedCall { (answer: CallAnswer) in answer.finish(error) }
   }
 }
 

@@ -17,8 +17,8 @@ enum VarlinkListener: Sendable {
 /// Serves a ``VarlinkResponder`` over Varlink on a Unix stream socket. It knows the protocol —
 /// framing, call order, limits, timeouts — and nothing of what the calls mean.
 ///
-/// Each connection reads NUL-ended calls and answers them one after another, so replies come in
-/// call order and clients may pipeline. A `more` call occupies its connection until its last
+/// Each connection (``VarlinkConnectionHandler``) reads NUL-ended calls and answers them one
+/// after another on its event loop, so replies come in call order and clients may pipeline. A `more` call occupies its connection until its last
 /// reply; a `oneway` call gets none. A call that cannot be parsed gets an error reply and the
 /// connection goes on; a message over the size limit closes the connection, since the stream
 /// cannot be resynchronised.
@@ -28,7 +28,9 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   let listener: VarlinkListener
   let configuration: LiveConfiguration
   let logger: Logger
-  let channels = ServerChannels()
+  let channels: ServerChannels
+  /// The event loop connections are served on.
+  let loop: any EventLoop
   /// The most connections the file descriptor limit leaves room for; the configured limit
   /// applies below it.
   let connectionCeiling: Int
@@ -41,9 +43,12 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     listener: VarlinkListener,
     configuration: LiveConfiguration,
     connectionCeiling: Int = .max,
+    loop: any EventLoop,
     logger: Logger
   ) {
     self.responder = responder
+    self.channels = ServerChannels(counters: counters)
+    self.loop = loop
     self.counters = counters
     self.listener = listener
     self.configuration = configuration
@@ -58,65 +63,56 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     self.channels.drain()
   }
 
-  /// Listens and serves until the task is cancelled.
+  /// Listens and serves until the task is cancelled, or until a drain closed the last
+  /// connection.
   ///
   /// - Parameter onListening: Called once the socket accepts connections.
   func run(onListening: @Sendable () -> Void) async throws {
-    let server: NIOAsyncChannel<Connection, Never>
+    let server: any Channel
     let logger = self.logger
-    // A connection reads nothing until `serve` wraps it in an NIOAsyncChannel (see `Connection`).
-    let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    let bootstrap = ServerBootstrap(group: self.loop)
       .serverChannelOption(.backlog, value: 256)
       .serverChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.addHandler(OutOfDescriptorsBackoffHandler(logger: logger))
         }
       }
-      .childChannelOption(.autoRead, value: false)
       // A read's bytes are all split into calls at once, and the calls wait for their turn in
-      // the connection's buffer, past any back-pressure: small reads keep what a client that
+      // the connection's handler, past any back-pressure: small reads keep what a client that
       // pipelines and never reads can make the daemon hold small (about 16 KiB, not 256 KiB).
       .childChannelOption(.maxMessagesPerRead, value: 1)
       .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16 << 10))
+      .childChannelInitializer { channel in self.initialize(channel) }
     switch self.listener {
     case let .path(path, mode):
       try FileManager.default.createDirectory(
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true
       )
-      server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
-        self.initialize(channel)
-      }
+      server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
       if chmod(path, mode) != 0 {
         self.logger.warning("could not set the socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
       }
       self.logger.info("listening", metadata: ["socket": "\(path)"])
     case let .inherited(fd):
-      server = try await bootstrap.bind(fd) { channel in
-        self.initialize(channel)
-      }
+      server = try await bootstrap.withBoundSocket(fd).get()
       self.logger.info("listening on the socket systemd passed", metadata: ["socket": "\(boundPath(ofSocket: fd) ?? "fd \(fd)")"])
     }
-    self.channels.listening(server.channel)
+    self.channels.listening(server)
     onListening()
-    try await withTaskCancellationHandler {
-      try await withThrowingDiscardingTaskGroup { group in
-        try await server.executeThenClose { connections in
-          for try await connection in connections {
-            group.addTask { await self.serve(connection) }
-          }
-        }
-      }
+    await withTaskCancellationHandler {
+      try? await server.closeFuture.get()
+      await self.channels.allClosed()
     } onCancel: {
       // Cancelled (the daemon is failing, not shutting down gracefully): stop accepting, and
       // close every connection once its call in flight is answered, so that this returns.
-      server.channel.close(promise: nil)
+      server.close(promise: nil)
       self.channels.drain()
     }
   }
 
-  /// Sets up a new connection's pipeline — timeouts, then framing — and reads who is on the
-  /// other end.
-  private func initialize(_ channel: any Channel) -> EventLoopFuture<Connection> {
+  /// Sets up a new connection's pipeline — timeouts, framing, then the calls — for whoever is
+  /// on the other end.
+  private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
     let configuration = self.configuration
     let channels = self.channels
     let limits = configuration.value
@@ -125,7 +121,10 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
         .writeBufferWaterMark,
         value: .init(low: limits.maximumUnwrittenBytes / 2, high: limits.maximumUnwrittenBytes)
       )
-      try channel.pipeline.syncOperations.addHandler(
+      let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+        Caller(socket: $0)
+      } ?? nil
+      try channel.pipeline.syncOperations.addHandlers(
         ConnectionTimeoutHandler(
           timeouts: {
             let value = configuration.value
@@ -133,15 +132,18 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
           },
           isBusy: { channels.isBusy(channel) },
           logger: self.logger
+        ),
+        ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: limits.maximumMessageBytes)),
+        VarlinkConnectionHandler(
+          responder: self.responder,
+          server: channels,
+          caller: peer,
+          log: ConnectionLog(logger: self.logger, peer: peer),
+          capacity: limits.maximumQueuedCalls,
+          connectionLimit: min(limits.maximumConnections, self.connectionCeiling),
+          refusals: self.refusedConnections
         )
       )
-      try channel.pipeline.syncOperations.addHandler(
-        ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: limits.maximumMessageBytes))
-      )
-      let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-        Caller(socket: $0)
-      }
-      return Connection(channel: channel, peer: peer ?? nil)
     }
   }
 }
@@ -158,15 +160,4 @@ func loggable(_ text: String) -> String {
     }
   }
   return text.unicodeScalars.count > 256 ? result + "…" : result
-}
-
-/// An accepted connection and the credentials of the process on the other end.
-///
-/// The channel is wrapped in an `NIOAsyncChannel` only when it is served, not when it is
-/// accepted: a connection accepted while the listener closes may never reach the accept loop,
-/// and an `NIOAsyncChannel` dropped without `executeThenClose` traps (swift-nio#2637). Until it
-/// is wrapped, the channel does not read (`autoRead` off), so nothing is lost.
-struct Connection: Sendable {
-  let channel: any Channel
-  let peer: Caller?
 }

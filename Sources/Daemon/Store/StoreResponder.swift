@@ -62,7 +62,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     if let denial = grants.denial(of: call) { return .failing(denial) }
     guard call.interface == StoreInterface.name, let method = StoreInterface.Method(rawValue: call.name) else {
       let call = call.tree()
-      return .answering { try self.service(call) }
+      return .answering { () throws(VarlinkError) in try self.service(call) }
     }
     switch method {
     case .send, .sendBatch:
@@ -74,7 +74,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
       }
     case .get:
       let call = call.tree()
-      return .answering { try self.get(call) }
+      return .answering { () throws(VarlinkError) in try self.get(call) }
     case .describe:
       return .answering { self.describe(grants: grants) }
     case .status:
@@ -105,15 +105,18 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
       return .failing(error)
     }
     let ticket = self.router.route(actions)
-    return PreparedCall { reply in
-      let seq: UInt64
-      do {
-        seq = try await ticket.reduced()
-      } catch let error as RouterError {
-        throw VarlinkError(SwitchyardError(error))
+    let count = actions.count
+    return PreparedCall { (answer: CallAnswer) in
+      ticket.whenReduced { outcome in
+        switch outcome {
+        case let .success(seq):
+          self.actionCount.add(count, ordering: .relaxed)
+          answer.reply(.reply(VarlinkReply(parameters: ["seq": .int(Int64(seq))])))
+          answer.finish()
+        case let .failure(error):
+          answer.finish(VarlinkError(SwitchyardError(error)))
+        }
       }
-      self.actionCount.add(actions.count, ordering: .relaxed)
-      try await reply(.reply(VarlinkReply(parameters: ["seq": .int(Int64(seq))])))
     }
   }
 

@@ -5,26 +5,9 @@ import Testing
 
 @testable import SwitchyardDaemon
 
-/// The server's parts, each on its own: the bounded call queue, the log rate limiter, and the
+/// The server's parts, each on its own: the log rate limiter, and the
 /// backoff when the process runs out of file descriptors.
 @Suite struct ServerPartsTests {
-  @Test func theCallQueueKeepsOrderAndMakesTheReaderWaitWhenFull() async throws {
-    let queue = CallQueue<Int>(capacity: 2)
-    await queue.push(1)
-    await queue.push(2)
-    let third = Task { await queue.push(3) }
-    try await Task.sleep(for: .milliseconds(50))
-    #expect(queue.count == 2, "the third waits while two are queued")
-    #expect(await queue.next() == 1)
-    await third.value
-    #expect(await queue.next() == 2)
-    #expect(await queue.next() == 3)
-    let waiting = Task { await queue.next() }
-    try await Task.sleep(for: .milliseconds(20))
-    queue.finish()
-    #expect(await waiting.value == nil, "finishing ends the answerer's wait")
-  }
-
   @Test func theLogLimiterLetsABurstThroughThenOneLineAnIntervalWithTheCountLeftOut() {
     var limiter = LogRateLimiter(burst: 3, interval: .seconds(1))
     let start = ContinuousClock.now

@@ -56,25 +56,28 @@ import Testing
     let replies = Mutex<[JSONValue]>([])
     let call = VarlinkCall(method: method, parameters: parameters, more: more)
     let prepared = try! IncomingCall.reading(call) { responder.prepare($0, caller: caller, whenClosed: { _ in }) }
-    struct Enough: Error {}
-    do {
-      try await prepared.run { outgoing in
-        let messages: [JSONValue]
-        switch outgoing {
-        case let .reply(reply): messages = [reply.message]
-        case let .encoded(bytes): messages = [try Self.message(bytes)]
-        case let .encodedBatch(buffers): messages = try buffers.map(Self.message)
-        }
-        let count = replies.withLock { replies in
-          replies.append(contentsOf: messages)
-          return replies.count
-        }
-        if count >= limit { throw Enough() }
-      }
-    } catch let error as VarlinkError {
-      return (replies.withLock { $0 }, SwitchyardError(error))
-    } catch {}
-    return (replies.withLock { $0 }, nil)
+    let finished = AsyncStream.makeStream(of: VarlinkError?.self)
+    prepared.start(
+      CallAnswer(
+        reply: { outgoing in
+          let messages: [JSONValue]
+          switch outgoing {
+          case let .reply(reply): messages = [reply.message]
+          case let .encoded(bytes): messages = [try! Self.message(bytes)]
+          case let .encodedBatch(buffers): messages = try! buffers.map(Self.message)
+          }
+          let count = replies.withLock { replies in
+            replies.append(contentsOf: messages)
+            return replies.count
+          }
+          if count >= limit { finished.continuation.yield(nil) }
+        },
+        finish: { error in finished.continuation.yield(error) }
+      )
+    )
+    var outcome = finished.stream.makeAsyncIterator()
+    let error = await outcome.next() ?? nil
+    return (replies.withLock { $0 }, error.map { SwitchyardError($0) })
   }
 
   @Test func sendRoutesTheActionAndAnswersWithTheSequenceNumber() async throws {

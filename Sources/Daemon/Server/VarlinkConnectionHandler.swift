@@ -1,0 +1,291 @@
+import DequeModule
+import Logging
+import NIOCore
+import SwitchyardJSON
+import SwitchyardVarlink
+
+/// Serves one connection on its event loop: takes the calls its framing handler splits off,
+/// starts each as it is read (a `Send` is routed right away, so pipelined sends keep their
+/// order), and answers them one after another, in call order.
+///
+/// Nothing here waits: a call answers through its ``CallAnswer`` whenever it is done, and the
+/// next call starts then. When the responder's stores run on this event loop too, a `Send` is
+/// read, routed, reduced and answered without leaving the thread, and everything answered in
+/// one turn of the loop is flushed once.
+///
+/// What a client can make it hold is bounded:
+/// - at most `maxQueuedCalls` calls started and not answered; past them, and behind a barrier
+///   call (one the responder wants answered before anything after it is read), frames wait
+///   unread and the socket is not read, so a client that pipelines without end fills its own
+///   socket buffer;
+/// - no call starts while the client leaves more than `maxUnwrittenBytes` unread.
+final class VarlinkConnectionHandler: ChannelDuplexHandler {
+  typealias InboundIn = ByteBuffer
+  typealias OutboundIn = ByteBuffer
+  typealias OutboundOut = ByteBuffer
+
+  private let responder: any VarlinkResponder
+  private let server: ServerChannels
+  private let caller: Caller?
+  private let log: ConnectionLog
+  private let capacity: Int
+  private let connectionLimit: Int
+  /// Where connections refused over the limit are logged, rate-limited across all of them.
+  private let refusals: ConnectionLog
+
+  private var context: ChannelHandlerContext?
+  /// Frames read and not yet started, behind a barrier or past the capacity.
+  private var frames = Deque<ByteBuffer>()
+  /// Calls started and not yet answered; the first is the one being answered.
+  private var calls = Deque<ReadCall>()
+  /// The number of the first of `calls`: a call's ``CallAnswer`` carries its own.
+  private var firstCall: UInt64 = 0
+  private var isFirstStarted = false
+  private var isAdvancing = false
+  private var advanceAgain = false
+  /// The server is draining: no call starts any more.
+  private var isDraining = false
+  private var isReadHeld = false
+  private var isFlushDue = false
+  private var isFlushScheduled = false
+  private var writableWaiters: [CheckedContinuation<Void, any Error>] = []
+
+  init(
+    responder: any VarlinkResponder,
+    server: ServerChannels,
+    caller: Caller?,
+    log: ConnectionLog,
+    capacity: Int,
+    connectionLimit: Int,
+    refusals: ConnectionLog
+  ) {
+    self.responder = responder
+    self.server = server
+    self.caller = caller
+    self.log = log
+    self.capacity = max(1, capacity)
+    self.connectionLimit = connectionLimit
+    self.refusals = refusals
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    do {
+      try self.server.opened(context.channel, limit: self.connectionLimit)
+      self.context = context
+    } catch .tooManyConnections(let limit) {
+      let caller = self.caller
+      self.refusals.refusal("refusing a connection over the limit") {
+        ["limit": "\(limit)", "peer.uid": "\(caller.map { "\($0.uid)" } ?? "-")"]
+      }
+      let error = VarlinkError(SwitchyardError.tooManyConnections(limit: limit))
+      context.writeAndFlush(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: error.frame())), promise: nil)
+      context.close(promise: nil)
+    } catch {
+      context.close(promise: nil)
+    }
+    context.fireChannelActive()
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    guard self.context != nil else { return context.fireChannelInactive() }
+    self.context = nil
+    self.frames.removeAll()
+    let waiters = self.writableWaiters
+    self.writableWaiters = []
+    for waiter in waiters { waiter.resume(throwing: ChannelError.ioOnClosedChannel) }
+    self.server.closed(context.channel)
+    self.log.ended()
+    context.fireChannelInactive()
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    guard self.context != nil else { return }
+    self.frames.append(self.unwrapInboundIn(data))
+    self.advance()
+  }
+
+  func channelWritabilityChanged(context: ChannelHandlerContext) {
+    if context.channel.isWritable {
+      let waiters = self.writableWaiters
+      self.writableWaiters = []
+      for waiter in waiters { waiter.resume() }
+      self.advance()
+    }
+    context.fireChannelWritabilityChanged()
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    if let error = error as? VarlinkFrameTooLarge {
+      self.log.refusal("closing a connection: \(error)", [:])
+    } else {
+      self.log.debug("connection ended", ["error": "\(error)"])
+    }
+    context.close(promise: nil)
+  }
+
+  /// Reads the socket only while there is room for what it brings.
+  func read(context: ChannelHandlerContext) {
+    if self.hasRoom && self.context != nil {
+      context.read()
+    } else {
+      self.isReadHeld = true
+    }
+  }
+
+  private var hasRoom: Bool {
+    self.frames.isEmpty && self.calls.count < self.capacity
+  }
+
+  // MARK: Answering
+
+  /// Writes what the call being answered sends; anything else is dropped.
+  func write(_ outgoing: VarlinkOutgoing, for call: UInt64) {
+    guard let context, call == self.firstCall, self.isFirstStarted, let first = self.calls.first, !first.oneway else {
+      return
+    }
+    switch outgoing {
+    case let .reply(reply): context.write(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: reply.frame())), promise: nil)
+    case let .encoded(bytes): context.write(self.wrapOutboundOut(bytes), promise: nil)
+    case let .encodedBatch(buffers): for bytes in buffers { context.write(self.wrapOutboundOut(bytes), promise: nil) }
+    }
+    self.flushSoon()
+  }
+
+  /// Ends the call being answered, with its error reply if any, and starts the next.
+  func finish(_ call: UInt64, error: VarlinkError?) {
+    guard let context, call == self.firstCall, self.isFirstStarted, let first = self.calls.popFirst() else { return }
+    self.firstCall &+= 1
+    self.isFirstStarted = false
+    if let error {
+      if !first.errorIsLogged {
+        self.log.refusal("error reply") {
+          // Built only when the line is written.
+          var metadata: Logger.Metadata = ["method": "\(loggable(first.method))", "error": "\(loggable("\(error)"))"]
+          if let action = first.action { metadata["action"] = "\(String(action.prefix(512)))" }
+          return metadata
+        }
+      }
+      if !first.oneway {
+        context.write(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: error.frame())), promise: nil)
+        self.flushSoon()
+      }
+    }
+    if self.server.finishedAnswering(on: context.channel) {
+      // The server drains and this was the connection's last call: what it wrote goes first.
+      self.isDraining = true
+      self.frames.removeAll()
+    }
+    self.advance()
+  }
+
+  /// Resumes `waiter` once the client has read enough of what was written to it.
+  func whenWritable(_ waiter: CheckedContinuation<Void, any Error>) {
+    guard let context else { return waiter.resume(throwing: ChannelError.ioOnClosedChannel) }
+    if context.channel.isWritable {
+      waiter.resume()
+    } else {
+      self.writableWaiters.append(waiter)
+    }
+  }
+
+  /// Starts what can start: frames become calls while there is room and no barrier waits, and
+  /// the first call starts once the one before it is answered and the client reads its
+  /// replies. A call that answers while it starts comes back here, and the loop goes on.
+  private func advance() {
+    guard !self.isAdvancing else {
+      self.advanceAgain = true
+      return
+    }
+    guard let context else { return }
+    self.isAdvancing = true
+    defer { self.isAdvancing = false }
+    repeat {
+      self.advanceAgain = false
+      while !self.isDraining, self.calls.count < self.capacity, self.calls.last?.prepared.isBarrier != true,
+        let frame = self.frames.popFirst()
+      {
+        guard self.server.startAnswering(on: context.channel) else {
+          self.isDraining = true
+          self.frames.removeAll()
+          break
+        }
+        self.calls.append(self.prepare(frame, on: context.channel))
+      }
+      if !self.isFirstStarted, let first = self.calls.first, context.channel.isWritable {
+        self.isFirstStarted = true
+        first.prepared.start(
+          CallAnswer(connection: NIOLoopBound(self, eventLoop: context.eventLoop), channel: context.channel, call: self.firstCall)
+        )
+      }
+    } while self.advanceAgain
+    if self.isDraining && self.calls.isEmpty {
+      if self.isFlushDue {
+        self.isFlushDue = false
+        context.flush()
+      }
+      context.close(promise: nil)
+    } else if self.isReadHeld && self.hasRoom {
+      self.isReadHeld = false
+      context.read()
+    }
+  }
+
+  /// Flushes once this turn of the event loop is over: every reply written until then goes out
+  /// in one `writev`.
+  private func flushSoon() {
+    self.isFlushDue = true
+    guard !self.isFlushScheduled, let context else { return }
+    self.isFlushScheduled = true
+    let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+    context.eventLoop.execute {
+      let handler = handler.value
+      handler.isFlushScheduled = false
+      guard handler.isFlushDue, let context = handler.context else { return }
+      handler.isFlushDue = false
+      context.flush()
+    }
+  }
+
+  /// Reads a call's envelope from its frame and starts it; the responder takes the rest straight
+  /// from the frame's bytes.
+  private func prepare(_ frame: ByteBuffer, on channel: any Channel) -> ReadCall {
+    do {
+      return try frame.withUnsafeReadableBytes { bytes in
+        let call = IncomingCall(frame: try VarlinkCallFrame(parsing: bytes), bytes: bytes)
+        let prepared = self.responder.prepare(
+          call,
+          caller: self.caller,
+          whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } }
+        )
+        return ReadCall(method: call.method, oneway: call.oneway, prepared: prepared, frame: frame)
+      }
+    } catch let error as VarlinkError {
+      self.log.refusal("invalid call", ["error": "\(loggable("\(error)"))"])
+      return ReadCall(method: "", oneway: false, prepared: .failing(error), errorIsLogged: true)
+    } catch {
+      self.log.refusal("malformed message", ["error": "\(loggable("\(error)"))"])
+      let reply = VarlinkError.invalidRequest("malformed JSON: \(error)")
+      return ReadCall(method: "", oneway: false, prepared: .failing(reply), errorIsLogged: true)
+    }
+  }
+}
+
+/// A call read from a connection, waiting for its turn to be answered.
+struct ReadCall {
+  let method: String
+  let oneway: Bool
+  let prepared: PreparedCall
+  /// The call's frame, a view of the read buffer that costs nothing to keep: a failed `Send`'s
+  /// log line shows its action.
+  var frame: ByteBuffer? = nil
+  /// The call could not be read, which was logged then: its error reply is not logged again.
+  var errorIsLogged = false
+
+  /// The action of a `Send`, as text, read again from the frame: only for a log line.
+  var action: String? {
+    self.frame?.withUnsafeReadableBytes { bytes in
+      guard let call = try? VarlinkCallFrame(parsing: bytes) else { return nil }
+      return IncomingCall(frame: call, bytes: bytes).parameter("action")?.serialized()
+    }
+  }
+}
