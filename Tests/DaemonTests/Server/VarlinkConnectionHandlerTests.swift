@@ -1,0 +1,141 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import SwitchyardJSON
+import SwitchyardSynchronization
+import SwitchyardVarlink
+import Testing
+
+@testable import SwitchyardDaemon
+
+/// One connection's handler on an embedded channel: the order it answers in, what waits behind
+/// a barrier, and what it reads while calls wait.
+@Suite struct VarlinkConnectionHandlerTests {
+  /// Answers `test.Now` at once with its parameters; holds `test.Later` and `test.Barrier` (a
+  /// barrier) until the test finishes them.
+  final class Responder: VarlinkResponder {
+    let started = Mutex<[(method: String, answer: CallAnswer)]>([])
+    /// The calls read so far: a `Send` is routed as it is read.
+    let read = Mutex<[String]>([])
+
+    func prepare(
+      _ call: IncomingCall, caller: Caller?, whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+    ) -> PreparedCall {
+      let method = call.method
+      self.read.withLock { $0.append(method) }
+      let parameters = call.tree().parameters
+      if method == "test.Now" {
+        return PreparedCall { (answer: CallAnswer) in
+          answer.reply(.reply(VarlinkReply(parameters: parameters)))
+          answer.finish()
+        }
+      }
+      return PreparedCall(isBarrier: method == "test.Barrier") { (answer: CallAnswer) in
+        self.started.withLock { $0.append((method, answer)) }
+      }
+    }
+
+    var startedMethods: [String] { self.started.withLock { $0.map(\.method) } }
+
+    func finish(_ index: Int, with parameters: JSONObject) {
+      let answer = self.started.withLock { $0[index].answer }
+      answer.reply(.reply(VarlinkReply(parameters: parameters)))
+      answer.finish()
+    }
+  }
+
+  /// Counts the reads that reach the socket.
+  final class ReadCounter: ChannelOutboundHandler {
+    typealias OutboundIn = Never
+    var reads = 0
+    func read(context: ChannelHandlerContext) {
+      self.reads += 1
+      context.read()
+    }
+  }
+
+  let responder = Responder()
+  let reads = ReadCounter()
+  let channel = EmbeddedChannel()
+
+  init(capacity: Int = 4) throws {
+    let logger = Logger(label: "test")
+    try self.channel.pipeline.syncOperations.addHandlers(
+      self.reads,
+      VarlinkConnectionHandler(
+        responder: self.responder, server: ServerChannels(counters: ServerCounters()), caller: nil,
+        log: ConnectionLog(logger: logger, peer: nil), capacity: capacity, connectionLimit: 10,
+        refusals: ConnectionLog(logger: logger, peer: nil)
+      )
+    )
+    try self.channel.connect(to: SocketAddress(unixDomainSocketPath: "/test")).wait()
+  }
+
+  func call(_ method: String, _ parameters: JSONObject = [:], oneway: Bool = false) throws {
+    let call = VarlinkCall(method: method, parameters: parameters, oneway: oneway)
+    try self.channel.writeInbound(ByteBuffer(bytes: call.message.serializedBytes()))
+  }
+
+  /// Everything written and flushed so far, as messages.
+  func replies() throws -> [JSONValue] {
+    self.channel.embeddedEventLoop.run()
+    var messages: [JSONValue] = []
+    while var buffer = try self.channel.readOutbound(as: ByteBuffer.self) {
+      let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+      for frame in bytes.split(separator: 0) { messages.append(try JSONValue(parsing: frame)) }
+    }
+    return messages
+  }
+
+  @Test func repliesComeInCallOrderWhateverOrderTheCallsAreDoneIn() throws {
+    try self.call("test.Later", ["n": 1])
+    try self.call("test.Now", ["n": 2])
+    #expect(try self.replies() == [], "the second waits for the first")
+    self.responder.finish(0, with: ["n": 1])
+    #expect(try self.replies() == [["parameters": ["n": 1]], ["parameters": ["n": 2]]])
+  }
+
+  @Test func nothingAfterABarrierIsReadUntilItIsAnswered() throws {
+    try self.call("test.Barrier")
+    try self.call("test.Later")
+    #expect(self.responder.read.withLock { $0 } == ["test.Barrier"])
+    self.responder.finish(0, with: [:])
+    #expect(self.responder.read.withLock { $0 } == ["test.Barrier", "test.Later"])
+    #expect(self.responder.startedMethods == ["test.Barrier", "test.Later"])
+    #expect(try self.replies() == [["parameters": [:]]])
+  }
+
+  @Test func pastItsCapacityTheConnectionStopsReadingTheSocket() throws {
+    let handler = try Self(capacity: 2)
+    try handler.call("test.Later")
+    try handler.call("test.Later")
+    let readsWhileFull = handler.reads.reads
+    handler.channel.read()
+    #expect(handler.reads.reads == readsWhileFull, "two calls wait: no read reaches the socket")
+    try handler.call("test.Later")
+    #expect(handler.responder.startedMethods.count == 1, "the third frame waits unread")
+    handler.responder.finish(0, with: [:])
+    #expect(handler.reads.reads == readsWhileFull, "the waiting frame took the room")
+    handler.responder.finish(1, with: [:])
+    #expect(handler.reads.reads == readsWhileFull + 1, "room again: the held read goes on")
+  }
+
+  @Test func aOnewayCallIsAnsweredWithNothingNotEvenAnError() throws {
+    try self.call("test.Now", ["n": 1], oneway: true)
+    try self.call("test.Later", oneway: true)
+    let answer = self.responder.started.withLock { $0[0].answer }
+    answer.finish(.methodNotFound("test.Later"))
+    try self.call("test.Now", ["n": 3])
+    #expect(try self.replies() == [["parameters": ["n": 3]]])
+  }
+
+  @Test func anAnswerAfterTheCallFinishedIsDropped() throws {
+    try self.call("test.Later")
+    let answer = self.responder.started.withLock { $0[0].answer }
+    answer.finish()
+    answer.reply(.reply(VarlinkReply(parameters: ["late": true])))
+    answer.finish(.methodNotFound("x"))
+    try self.call("test.Now", ["n": 2])
+    #expect(try self.replies() == [["parameters": ["n": 2]]])
+  }
+}
