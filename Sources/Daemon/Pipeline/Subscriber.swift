@@ -8,6 +8,10 @@ import SwitchyardRuntime
 /// When the subscriber falls behind by more than `limit` changes, the queued patches are dropped
 /// and the next item it takes is a fresh snapshot: memory stays bounded and the subscriber never
 /// sees a gap.
+///
+/// Whoever delivers the items to the client ``attach(_:)``es a function that schedules a
+/// delivery; a push schedules one only when none is due yet, so a burst of changes costs one
+/// delivery, which takes them all (``take(limit:)``).
 final class Subscriber: Sendable {
   enum Item: Sendable {
     /// The whole value at the subscription's path, at `seq`.
@@ -25,7 +29,10 @@ final class Subscriber: Sendable {
     var queue = Deque<Item>()
     var overflowed = false
     var ended: SubscriptionEnd?
-    var waiter: CheckedContinuation<Item, Never>?
+    var isEndTaken = false
+    var scheduleDelivery: (@Sendable () -> Void)?
+    /// A delivery is scheduled or running, and takes whatever is pushed meanwhile.
+    var isDeliveryDue = false
   }
 
   let id: Int
@@ -43,22 +50,17 @@ final class Subscriber: Sendable {
   }
 
   func push(_ item: Item) {
-    let waiter = self.contents.withLock { contents -> CheckedContinuation<Item, Never>? in
-      if contents.ended != nil { return nil }
-      if let waiter = contents.waiter {
-        contents.waiter = nil
-        return waiter
-      }
-      if contents.overflowed { return nil }
+    let schedule = self.contents.withLock { contents -> (@Sendable () -> Void)? in
+      if contents.ended != nil || contents.overflowed { return nil }
       if contents.queue.count >= self.limit {
         contents.queue.removeAll()
         contents.overflowed = true
       } else {
         contents.queue.append(item)
       }
-      return nil
+      return Self.deliveryToSchedule(&contents)
     }
-    waiter?.resume(returning: item)
+    schedule?()
   }
 
   /// Drops whatever is queued; the caller hands the subscriber a snapshot instead.
@@ -70,39 +72,45 @@ final class Subscriber: Sendable {
   }
 
   func end(_ reason: SubscriptionEnd) {
-    let waiter = self.contents.withLock { contents -> CheckedContinuation<Item, Never>? in
+    let schedule = self.contents.withLock { contents -> (@Sendable () -> Void)? in
       if contents.ended != nil { return nil }
       contents.ended = reason
-      defer { contents.waiter = nil }
-      return contents.waiter
+      return Self.deliveryToSchedule(&contents)
     }
-    waiter?.resume(returning: .end(reason: reason))
+    schedule?()
   }
 
-  /// The encoded changes queued right now, in order, up to `limit` of them, without waiting:
-  /// what a subscriber that just took one change can write with it in one go.
-  func takeEncoded(limit: Int) -> [ByteBuffer] {
+  /// Starts delivering: `schedule` is called whenever items wait and no delivery is due, from
+  /// whatever thread pushed them, possibly under the change log's lock — it must only schedule.
+  func attach(_ schedule: @escaping @Sendable () -> Void) {
+    let now = self.contents.withLock { contents -> (@Sendable () -> Void)? in
+      contents.scheduleDelivery = schedule
+      let hasItems = !contents.queue.isEmpty || contents.overflowed || contents.ended != nil
+      return hasItems ? Self.deliveryToSchedule(&contents) : nil
+    }
+    now?()
+  }
+
+  private static func deliveryToSchedule(_ contents: inout Contents) -> (@Sendable () -> Void)? {
+    guard !contents.isDeliveryDue, let schedule = contents.scheduleDelivery else { return nil }
+    contents.isDeliveryDue = true
+    return schedule
+  }
+
+  /// The items to deliver now, in order, up to `limit` of them: `[.overflow]` after an overflow,
+  /// and the end once everything before it was taken. Empty when nothing waits, and then the
+  /// next push schedules a delivery again.
+  func take(limit: Int) -> [Item] {
     self.contents.withLock { contents in
-      var taken: [ByteBuffer] = []
-      while taken.count < limit, !contents.overflowed, case let .encoded(_, bytes)? = contents.queue.first {
-        taken.append(bytes)
-        contents.queue.removeFirst()
+      if contents.overflowed { return [.overflow] }
+      var taken: [Item] = []
+      while taken.count < limit, let item = contents.queue.popFirst() { taken.append(item) }
+      if contents.queue.isEmpty, let reason = contents.ended, !contents.isEndTaken, taken.count < limit {
+        contents.isEndTaken = true
+        taken.append(.end(reason: reason))
       }
+      if taken.isEmpty { contents.isDeliveryDue = false }
       return taken
-    }
-  }
-
-  /// The next item, waiting for one if needed.
-  func next() async -> Item {
-    await withCheckedContinuation { continuation in
-      let item = self.contents.withLock { contents -> Item? in
-        if contents.overflowed { return .overflow }
-        if let item = contents.queue.popFirst() { return item }
-        if let reason = contents.ended { return .end(reason: reason) }
-        contents.waiter = continuation
-        return nil
-      }
-      if let item { continuation.resume(returning: item) }
     }
   }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import SwitchyardVarlink
 
@@ -17,8 +18,9 @@ final class CallAnswer: Sendable {
     /// The connection the call came on, and the call's number there: an answer to a call that
     /// is no longer the one being answered is dropped.
     case connection(NIOLoopBound<VarlinkConnectionHandler>, any Channel, call: UInt64)
-    /// Functions that take the answer, for a call answered without a connection.
-    case functions(reply: @Sendable (VarlinkOutgoing) -> Void, finish: @Sendable (VarlinkError?) -> Void)
+    /// Functions that take the answer, for a call answered without a connection, and the
+    /// queue that stands in for its event loop.
+    case functions(reply: @Sendable (VarlinkOutgoing) -> Void, finish: @Sendable (VarlinkError?) -> Void, queue: DispatchQueue)
   }
 
   private let destination: Destination
@@ -29,7 +31,7 @@ final class CallAnswer: Sendable {
 
   /// An answer that goes to `reply` and `finish`, and is always writable.
   init(reply: @escaping @Sendable (VarlinkOutgoing) -> Void, finish: @escaping @Sendable (VarlinkError?) -> Void) {
-    self.destination = .functions(reply: reply, finish: finish)
+    self.destination = .functions(reply: reply, finish: finish, queue: DispatchQueue(label: "CallAnswer"))
   }
 
   /// Writes `outgoing`; the connection flushes once for everything written in one turn of its
@@ -37,7 +39,7 @@ final class CallAnswer: Sendable {
   func reply(_ outgoing: VarlinkOutgoing) {
     switch self.destination {
     case let .connection(connection, _, call): Self.onLoop(connection) { $0.write(outgoing, for: call) }
-    case let .functions(reply, _): reply(outgoing)
+    case let .functions(reply, _, _): reply(outgoing)
     }
   }
 
@@ -45,20 +47,37 @@ final class CallAnswer: Sendable {
   func finish(_ error: VarlinkError? = nil) {
     switch self.destination {
     case let .connection(connection, _, call): Self.onLoop(connection) { $0.finish(call, error: error) }
-    case let .functions(_, finish): finish(error)
+    case let .functions(_, finish, _): finish(error)
     }
   }
 
-  /// Returns once the client has read enough of what was written to it (its unread bytes are
-  /// under `limits.maxUnwrittenBytes`).
-  ///
-  /// - Throws: `ChannelError.ioOnClosedChannel` once the connection closed.
-  func writable() async throws {
-    guard case let .connection(connection, channel, _) = self.destination else { return }
-    // Both are atomic reads: a subscriber that keeps up never leaves its thread to ask.
-    if channel.isWritable && channel.isActive { return }
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-      Self.onLoop(connection) { $0.whenWritable(continuation) }
+  /// Runs `body` on the connection's event loop, after what is already queued there: what
+  /// answers a call over time (a subscription) runs there, so that its writes need no hop.
+  func execute(_ body: @escaping @Sendable () -> Void) {
+    switch self.destination {
+    case let .connection(connection, _, _): connection.eventLoop.execute(body)
+    case let .functions(_, _, queue): queue.async(execute: body)
+    }
+  }
+
+  /// Whether the connection is still open.
+  var isActive: Bool {
+    guard case let .connection(_, channel, _) = self.destination else { return true }
+    return channel.isActive
+  }
+
+  /// Whether the client leaves less than `limits.maxUnwrittenBytes` unread.
+  var isWritable: Bool {
+    guard case let .connection(_, channel, _) = self.destination else { return true }
+    return channel.isWritable
+  }
+
+  /// Calls `body` on the connection's event loop once the client has read enough of what was
+  /// written to it, or once the connection closed.
+  func whenWritable(_ body: @escaping @Sendable () -> Void) {
+    switch self.destination {
+    case let .connection(connection, _, _): Self.onLoop(connection) { $0.whenWritable(body) }
+    case let .functions(_, _, queue): queue.async(execute: body)
     }
   }
 

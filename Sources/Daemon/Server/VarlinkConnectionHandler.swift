@@ -48,7 +48,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   private var isReadHeld = false
   private var isFlushDue = false
   private var isFlushScheduled = false
-  private var writableWaiters: [CheckedContinuation<Void, any Error>] = []
+  private var writableWaiters: [@Sendable () -> Void] = []
 
   init(
     responder: any VarlinkResponder,
@@ -92,7 +92,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.frames.removeAll()
     let waiters = self.writableWaiters
     self.writableWaiters = []
-    for waiter in waiters { waiter.resume(throwing: ChannelError.ioOnClosedChannel) }
+    for waiter in waiters { waiter() }
     self.server.closed(context.channel)
     self.log.ended()
     context.fireChannelInactive()
@@ -108,7 +108,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     if context.channel.isWritable {
       let waiters = self.writableWaiters
       self.writableWaiters = []
-      for waiter in waiters { waiter.resume() }
+      for waiter in waiters { waiter() }
       self.advance()
     }
     context.fireChannelWritabilityChanged()
@@ -178,13 +178,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.advance()
   }
 
-  /// Resumes `waiter` once the client has read enough of what was written to it.
-  func whenWritable(_ waiter: CheckedContinuation<Void, any Error>) {
-    guard let context else { return waiter.resume(throwing: ChannelError.ioOnClosedChannel) }
-    if context.channel.isWritable {
-      waiter.resume()
-    } else {
+  /// Calls `waiter` once the client has read enough of what was written to it, or once the
+  /// connection closed.
+  func whenWritable(_ waiter: @escaping @Sendable () -> Void) {
+    if let context, !context.channel.isWritable {
       self.writableWaiters.append(waiter)
+    } else {
+      waiter()
     }
   }
 

@@ -49,8 +49,6 @@ enum VarlinkOutgoing: Sendable {
 /// }
 /// ```
 struct PreparedCall: Sendable {
-  typealias Reply = @Sendable (VarlinkOutgoing) async throws -> Void
-
   /// Whether the connection must not read further calls until this one is answered.
   let isBarrier: Bool
   /// Called on the connection's event loop when the call's turn comes; it must not block.
@@ -59,28 +57,6 @@ struct PreparedCall: Sendable {
   init(isBarrier: Bool = false, starting start: @escaping @Sendable (CallAnswer) -> Void) {
     self.isBarrier = isBarrier
     self.start = start
-  }
-
-  /// A call that answers from a task of its own: `run` writes its replies through the given
-  /// function, which waits while the client leaves too much unread, and throws its error reply.
-  init(isBarrier: Bool = false, _ run: @escaping @Sendable (_ reply: Reply) async throws -> Void) {
-    self.isBarrier = isBarrier
-    self.start = { answer in
-      Task {
-        do {
-          try await run { outgoing in
-            try await answer.writable()
-            answer.reply(outgoing)
-          }
-          answer.finish()
-        } catch let error as VarlinkError {
-          answer.finish(error)
-        } catch {
-          // The connection closed under it: there is nobody left to tell.
-          answer.finish()
-        }
-      }
-    }
   }
 
   /// A barrier call answered with one reply, whose parameters `parameters` makes (or with the

@@ -4,13 +4,15 @@ import SwitchyardVarlink
 
 extension StoreResponder {
   /// `Subscribe`: a snapshot (or a replay from the history), then every change to the path,
-  /// until the subscriber hangs up, the path goes away or the daemon stops.
+  /// until the subscriber hangs up, the path goes away or the daemon stops. Runs on the
+  /// connection's event loop when the call's turn comes; the changes are delivered there too
+  /// (``SubscriptionDelivery``).
   func subscribe(
     _ call: VarlinkCall,
     caller: Caller?,
     whenClosed: @Sendable (@escaping @Sendable () -> Void) -> Void,
-    reply: PreparedCall.Reply
-  ) async throws {
+    answer: CallAnswer
+  ) throws(VarlinkError) {
     guard call.more else { throw VarlinkError.expectedMore() }
     let pointer = try self.pointer(call)
     var since: UInt64?
@@ -40,38 +42,14 @@ extension StoreResponder {
     let subscriptions = self.subscriptions
     self.subscribers.withLock { $0[subscriber.id] = (subscriber, caller) }
     whenClosed { subscriptions.remove(subscriber) }
-    defer {
-      subscriptions.remove(subscriber)
-      _ = self.subscribers.withLock { $0.removeValue(forKey: subscriber.id) }
-    }
-    while true {
-      var item = await subscriber.next()
-      if case .overflow = item { item = self.changeLog.resnapshot(subscriber) }
-      switch item {
-      case let .snapshot(seq, value):
-        let parameters: JSONObject = ["seq": .int(Int64(seq)), "history": .string(self.changeLog.historyID), "state": value]
-        try await reply(.reply(VarlinkReply(parameters: parameters, continues: true)))
-      case let .encoded(_, bytes):
-        // Whatever else queued meanwhile goes with it: one write and one flush for a burst.
-        let more = subscriber.takeEncoded(limit: Self.deliveryBatchLimit)
-        try await reply(more.isEmpty ? .encoded(bytes) : .encodedBatch([bytes] + more))
-      case .end(.cancelled):
-        return
-      case .end(.shuttingDown):
-        throw VarlinkError(SwitchyardError.shuttingDown)
-      case .end(.pathRemoved):
-        throw VarlinkError(SwitchyardError.pathNotFound(path: pointer.description))
-      case .end(.permissionRevoked):
-        throw VarlinkError(
-          SwitchyardError.permissionDenied(
-            method: call.method, reason: "the access policy no longer lets you read this", action: nil,
-            path: pointer.description
-          )
-        )
-      case .overflow:
-        continue
-      }
-    }
+    let delivery = SubscriptionDelivery(subscriber: subscriber, method: call.method, answer: answer, responder: self)
+    subscriber.attach { answer.execute { delivery.deliver() } }
+  }
+
+  /// The subscription is over: it no longer counts.
+  func ended(_ subscriber: Subscriber) {
+    self.subscriptions.remove(subscriber)
+    _ = self.subscribers.withLock { $0.removeValue(forKey: subscriber.id) }
   }
 
   /// Ends the subscriptions whose caller may no longer read what they follow: called when the
@@ -83,12 +61,83 @@ extension StoreResponder {
     }
   }
 
-  /// The most changes a subscriber writes in one go.
-  static var deliveryBatchLimit: Int { 64 }
 
   /// A change as every subscriber of one path receives it: one `Subscribe` reply, framed.
   static func encodeChange(seq: UInt64, patch: JSONPatch) -> ByteBuffer {
     let reply = VarlinkReply(parameters: ["seq": .int(Int64(seq)), "patch": patch.jsonValue], continues: true)
     return ByteBuffer(bytes: reply.frame())
+  }
+}
+
+/// Writes what a subscriber has queued to its connection, on the connection's event loop, as
+/// many changes as are queued in one write; until the client leaves too much unread, then again
+/// once it has read enough.
+struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
+  let subscriber: Subscriber
+  let method: String
+  let answer: CallAnswer
+  let responder: StoreResponder<State, Action>
+
+  /// The most changes written in one go.
+  static var batchLimit: Int { 64 }
+
+  func deliver() {
+    while self.answer.isActive {
+      guard self.answer.isWritable else {
+        self.answer.whenWritable { self.deliver() }
+        return
+      }
+      let items = self.subscriber.take(limit: Self.batchLimit)
+      if items.isEmpty { return }
+      var changes: [ByteBuffer] = []
+      for var item in items {
+        if case .overflow = item { item = self.responder.changeLog.resnapshot(self.subscriber) }
+        switch item {
+        case let .encoded(_, bytes):
+          changes.append(bytes)
+        case let .snapshot(seq, value):
+          self.write(&changes)
+          let parameters: JSONObject = [
+            "seq": .int(Int64(seq)), "history": .string(self.responder.changeLog.historyID), "state": value,
+          ]
+          self.answer.reply(.reply(VarlinkReply(parameters: parameters, continues: true)))
+        case let .end(reason):
+          self.write(&changes)
+          self.responder.ended(self.subscriber)
+          self.answer.finish(self.error(endingWith: reason))
+          return
+        case .overflow:
+          break
+        }
+      }
+      self.write(&changes)
+    }
+  }
+
+  private func write(_ changes: inout [ByteBuffer]) {
+    switch changes.count {
+    case 0: return
+    case 1: self.answer.reply(.encoded(changes[0]))
+    default: self.answer.reply(.encodedBatch(changes))
+    }
+    changes.removeAll()
+  }
+
+  private func error(endingWith reason: SubscriptionEnd) -> VarlinkError? {
+    switch reason {
+    case .cancelled:
+      return nil
+    case .shuttingDown:
+      return VarlinkError(SwitchyardError.shuttingDown)
+    case .pathRemoved:
+      return VarlinkError(SwitchyardError.pathNotFound(path: self.subscriber.pointer.description))
+    case .permissionRevoked:
+      return VarlinkError(
+        SwitchyardError.permissionDenied(
+          method: self.method, reason: "the access policy no longer lets you read this", action: nil,
+          path: self.subscriber.pointer.description
+        )
+      )
+    }
   }
 }

@@ -69,8 +69,12 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
       return self.route(call, method)
     case .subscribe:
       let call = call.tree()
-      return PreparedCall(isBarrier: true) { reply in
-        try await self.subscribe(call, caller: caller, whenClosed: whenClosed, reply: reply)
+      return PreparedCall(isBarrier: true) { (answer: CallAnswer) in
+        do throws(VarlinkError) {
+          try self.subscribe(call, caller: caller, whenClosed: whenClosed, answer: answer)
+        } catch {
+          answer.finish(error)
+        }
       }
     case .get:
       let call = call.tree()

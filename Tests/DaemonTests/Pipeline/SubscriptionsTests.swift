@@ -57,17 +57,32 @@ import Testing
     #expect(try self.patch(await onRoot[0].next()) == [["op": "replace", "path": "/a/n", "value": 1]])
   }
 
-  @Test func aSubscriberHandsOverTheChangesQueuedBehindTheOneItTookInOrderUpToALimit() async throws {
+  @Test func aBurstOfChangesSchedulesOneDeliveryThatTakesThemInOrderUpToALimit() async throws {
     let (log, _) = self.pipeline(Encodings())
     let subscriber = try log.subscribe(to: "/a", since: nil, queueLimit: 10)
-    _ = await subscriber.next()  // the snapshot
+    let scheduled = Atomic<Int>(0)
+    subscriber.attach { scheduled.add(1, ordering: .relaxed) }
+    #expect(scheduled.load(ordering: .relaxed) == 1, "the snapshot waits: attaching schedules a delivery")
     for n in 1...5 { _ = log.append(JSONPatch(operations: [.replace(path: "/a/n", value: .int(Int64(n)))])) }
-    _ = await subscriber.next()  // the first change, as a subscriber takes it
-    let taken = subscriber.takeEncoded(limit: 3)
-    let values = try taken.map { try $0.withUnsafeReadableBytes { try JSONValue(parsing: $0) }["patch"] }
-    #expect(values == [2, 3, 4].map { [["op": "replace", "path": "/n", "value": .int($0)]] })
-    #expect(subscriber.takeEncoded(limit: 3).count == 1)
-    #expect(subscriber.takeEncoded(limit: 3).isEmpty)
+    #expect(scheduled.load(ordering: .relaxed) == 1, "a delivery is due already: the changes wait for it")
+    guard case .snapshot = subscriber.take(limit: 1).first else {
+      Issue.record("expected the snapshot first")
+      return
+    }
+    let taken = subscriber.take(limit: 3).compactMap { item -> JSONValue? in
+      guard case let .encoded(_, bytes) = item else { return nil }
+      return try? bytes.withUnsafeReadableBytes { try JSONValue(parsing: $0) }["patch"]
+    }
+    #expect(taken == [1, 2, 3].map { n -> JSONValue in [["op": "replace", "path": "/n", "value": .int(n)]] })
+    #expect(subscriber.take(limit: 3).count == 2)
+    #expect(subscriber.take(limit: 3).isEmpty, "nothing waits: the delivery is over")
+    _ = log.append(JSONPatch(operations: [.replace(path: "/a/n", value: 6)]))
+    #expect(scheduled.load(ordering: .relaxed) == 2, "the next change schedules the next delivery")
+    subscriber.end(.cancelled)
+    guard case .encoded = subscriber.take(limit: 3).first else {
+      Issue.record("what was queued before the end goes first")
+      return
+    }
   }
 
   @Test func aPatchIsRelativeToTheSubscribedPath() async throws {
