@@ -62,7 +62,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let hosted = try await HostedApplication.start(
       self.application,
       configuration: self.configuration,
-      launch: WorkerLaunch(logLevel: self.logLevel),
+      launch: WorkerLaunch(logLevel: self.logLevel, loop: loop),
       encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
       logger: self.logger
     )
