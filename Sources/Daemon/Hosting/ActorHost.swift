@@ -9,6 +9,9 @@ import SwitchyardSynchronization
 /// Each change the store publishes is appended to the change log on the store's isolation,
 /// right after the reduction that made it and before that reduction's ticket hears of it, so
 /// the ticket gets the sequence number the change log gave the change.
+///
+/// The store runs on the executor its host gives it — the daemon's event loop — so those
+/// callbacks run on the loop's thread, one at a time.
 final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, LocalAction: Sendable>: FeatureHost {
   let name: String
   private let route: any ActionRoute<RootAction, LocalAction>
@@ -43,7 +46,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     self.versions = Mutex(Versions(reported: 0, changed: 0))
   }
 
-  /// Starts the feature's store from `initialState` and observes it into `sink`.
+  /// Starts the feature's store from `initialState` on `executor` and observes it into `sink`.
   ///
   /// - Parameter effectActions: Where the global actions of effects go (the router) when the
   ///   route can embed them, so that listeners on read-only routes see them; a read-only route
@@ -51,6 +54,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
   static func start<R: Reducer<LocalState, LocalAction> & SendableMetatype>(
     name: String,
     initialState: LocalState,
+    executor: any StoreExecutor,
     route: some ActionRoute<RootAction, LocalAction>,
     internalAction: @escaping @Sendable (RootAction) -> String?,
     prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
@@ -67,12 +71,15 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     if let prepareDependencies {
       store = Store(
         initialState: initialState,
+        executor: executor,
         reducer: { reducer() },
         withDependencies: { prepareDependencies(&$0) },
         effectActions: localEffectActions
       )
     } else {
-      store = Store(initialState: initialState, reducer: { reducer() }, effectActions: localEffectActions)
+      store = Store(
+        initialState: initialState, executor: executor, reducer: { reducer() }, effectActions: localEffectActions
+      )
     }
     let host = try await store.observing(
       name: name, route: route, sink: sink, internalAction: internalAction

@@ -1,6 +1,7 @@
 import ConcurrencyExtras
 import Dependencies
 import Logging
+import NIOCore
 import SwitchyardRuntime
 
 /// A part of an application that the daemon hosts in an actor of its own: a reducer, the part of
@@ -42,8 +43,10 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   let internalAction: @Sendable (RootAction) -> String?
 
   let encodeLocalState: @Sendable (RootState) throws -> JSONValue
-  /// Starts the feature in an actor (``ActorHost``).
-  let startActor: @Sendable (RootState, ChangeSink, _ effectActions: @escaping @Sendable (RootAction) -> Void) async throws -> any FeatureHost<RootAction>
+  /// Starts the feature in an actor (``ActorHost``) whose store runs on the executor given.
+  let startActor: @Sendable (
+    RootState, ChangeSink, any StoreExecutor, _ effectActions: @escaping @Sendable (RootAction) -> Void
+  ) async throws -> any FeatureHost<RootAction>
 }
 
 extension Feature {
@@ -156,10 +159,11 @@ extension Feature {
       visibility: visibility,
       internalAction: internalAction,
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
-      startActor: { root, sink, effectActions in
+      startActor: { root, sink, executor, effectActions in
         try await ActorHost.start(
           name: name,
           initialState: root[keyPath: toLocalState.value],
+          executor: executor,
           route: route,
           internalAction: internalAction,
           prepareDependencies: prepareDependencies,
@@ -183,6 +187,8 @@ public enum FeatureIsolation: String, Sendable, CaseIterable {
 /// What starting a feature's host takes, whatever its isolation.
 struct HostingContext<RootAction: Sendable>: Sendable {
   let changeLog: ChangeLog
+  /// The event loop the stores of actor-hosted features run on (``EventLoopStoreExecutor``).
+  let storeLoop: any EventLoop
   /// Where effects' global actions go: the router.
   let effectActions: @Sendable (RootAction) -> Void
   let launch: WorkerLaunch
@@ -204,7 +210,9 @@ extension Feature {
     let sink = ChangeSink(pointer: self.pointer, changeLog: context.changeLog)
     switch isolation {
     case .actor:
-      return try await self.startActor(initialState, sink, context.effectActions)
+      return try await self.startActor(
+        initialState, sink, EventLoopStoreExecutor(context.storeLoop), context.effectActions
+      )
     case .process:
       guard let support = self.worker else {
         throw ApplicationError(

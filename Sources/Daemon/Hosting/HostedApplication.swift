@@ -1,4 +1,6 @@
 import Logging
+import NIOCore
+import NIOPosix
 import SwitchyardRuntime
 
 /// An application's features, started and joined into one pipeline:
@@ -20,11 +22,14 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
   /// Starts the actor-hosted features; the workers wait for their supervisor.
   ///
   /// - Parameter encodeChange: How a change is encoded for the subscribers of a path.
+  /// - Parameter storeLoop: The event loop the actor-hosted features' stores run on. For now one
+  ///   loop of NIO's shared group, the one place that chooses it; the server will pass its own.
   static func start(
     _ application: Application<State, Action>,
     configuration: DaemonConfiguration,
     launch: WorkerLaunch,
     encodeChange: @escaping Subscriptions.Encode,
+    storeLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
     logger: Logger
   ) async throws -> Self {
     let initialJSON = try application.validate()
@@ -35,6 +40,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     let router = Router<Action>(logger: logger)
     let context = HostingContext<Action>(
       changeLog: changeLog,
+      storeLoop: storeLoop,
       effectActions: { [weak router] in router?.routeEffectAction($0) },
       launch: launch,
       probeTimeout: configuration.supervision.probeTimeout,

@@ -17,6 +17,10 @@ import IssueReporting
 ///
 /// When the state is `Encodable`, the store publishes every change as a ``StateChange`` — a JSON
 /// Patch and the store's new version — to any number of observers; see ``observe(_:)``.
+///
+/// A store runs on an executor of its own unless its host gives it one (``StoreExecutor``): the
+/// daemon runs its stores on an event loop, so that a request is reduced on the thread that read
+/// it.
 public actor Store<State: Sendable, Action: Sendable> {
   /// The current state.
   public var state: State { self._state }
@@ -39,6 +43,18 @@ public actor Store<State: Sendable, Action: Sendable> {
   @usableFromInline let tracker = _ChangeTracker()
   private let encode: (@Sendable (State) throws -> JSONValue)?
   private nonisolated let link: _StoreLink<State, Action>
+  /// The executor the host gave the store, if any.
+  private nonisolated let executor: (any StoreExecutor)?
+  /// Without one, the store runs on this actor's executor: a default actor's, as if the store
+  /// were one itself.
+  private nonisolated let defaultIsolation: _DefaultIsolation?
+  private nonisolated let _unownedExecutor: UnownedSerialExecutor
+
+  /// The executor the store's isolation runs on: the host's ``StoreExecutor``, or else one of
+  /// the store's own.
+  public nonisolated var unownedExecutor: UnownedSerialExecutor {
+    self._unownedExecutor
+  }
 
   private var observers: [Int: @Sendable (StateChange) -> Void] = [:]
   private var nextObserverID = 0
@@ -49,18 +65,22 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// - Parameter prepareDependencies: Overrides dependencies for the reducer and its effects,
   ///   for example a test clock.
   ///
+  /// - Parameter executor: Where the store runs: its reducer, its observers and the callbacks
+  ///   of ``enqueue(_:onReduced:)`` and ``probe(_:)``. By default, on an executor of its own.
+  ///
   /// - Parameter effectActions: Where the actions that effects send go. By default they join this
   ///   store's mailbox; a host that routes actions between stores (the daemon's router) takes
   ///   them instead, and sends them back through ``enqueue(_:onReduced:)`` when they are meant
   ///   for this store.
   public init<R: Reducer<State, Action>>(
     initialState: State,
+    executor: (any StoreExecutor)? = nil,
     reducer: sending () -> R,
     withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil,
     effectActions: (@Sendable (Action) -> Void)? = nil
   ) {
     self.init(
-      initialState: initialState, reducer: reducer(), encode: nil,
+      initialState: initialState, executor: executor, reducer: reducer(), encode: nil,
       prepareDependencies: prepareDependencies, effectActions: effectActions
     )
   }
@@ -68,6 +88,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// A store running `reducer` from `initialState`, publishing changes as JSON Patches.
   public init<R: Reducer<State, Action>>(
     initialState: State,
+    executor: (any StoreExecutor)? = nil,
     reducer: sending () -> R,
     withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil,
     effectActions: (@Sendable (Action) -> Void)? = nil
@@ -75,6 +96,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     let encoder = JSONValueEncoder()
     self.init(
       initialState: initialState,
+      executor: executor,
       reducer: reducer(),
       encode: { try encoder.encode($0) },
       prepareDependencies: prepareDependencies,
@@ -84,12 +106,25 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   private init<R: Reducer<State, Action>>(
     initialState: State,
+    executor: (any StoreExecutor)?,
     reducer: R,
     encode: (@Sendable (State) throws -> JSONValue)?,
     prepareDependencies: ((inout DependencyValues) -> Void)?,
     effectActions: (@Sendable (Action) -> Void)?
   ) {
     let link = _StoreLink<State, Action>()
+    if let executor {
+      self.executor = executor
+      self.defaultIsolation = nil
+      self._unownedExecutor = executor.asUnownedSerialExecutor()
+    } else {
+      // Another actor's executor serves as this one's: the store is isolated to that actor,
+      // which runs nothing else.
+      let isolation = _DefaultIsolation()
+      self.executor = nil
+      self.defaultIsolation = isolation
+      self._unownedExecutor = isolation.unownedExecutor
+    }
     self._state = initialState
     self.reducer = reducer._resolve()
     self.encode = encode
@@ -151,6 +186,18 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   nonisolated func enqueue(_ emission: Emission<Action>, onReduced: (@Sendable (UInt64) -> Void)?) {
     if self.mailbox.push(Mailbox.Envelope(emission: emission, onReduced: onReduced)) {
+      self.scheduleDrain()
+    }
+  }
+
+  /// Drains the mailbox soon, on the store's isolation: on the host's executor directly, or
+  /// else from a task.
+  private nonisolated func scheduleDrain() {
+    if let executor = self.executor {
+      // The executor runs the closure as its current context (`checkIsolated`), so the store's
+      // isolation is there for the taking: no task, no job, no hop.
+      executor.execute { self.assumeIsolated { $0.drain() } }
+    } else {
       Task { await self.drain() }
     }
   }
@@ -163,7 +210,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// ```
   public nonisolated func probe(_ answered: @escaping @Sendable () -> Void) {
     if self.mailbox.push(Mailbox.Envelope(emission: nil, onReduced: { _ in answered() })) {
-      Task { await self.drain() }
+      self.scheduleDrain()
     }
   }
 
@@ -319,6 +366,10 @@ extension Store where State: Encodable {
     }
   }
 }
+
+/// The isolation of a store that runs on no host's executor: an actor that runs nothing itself,
+/// whose executor the store takes as its own.
+actor _DefaultIsolation {}
 
 /// Lets effects reach their store without keeping it alive.
 final class _StoreLink<State: Sendable, Action: Sendable>: @unchecked Sendable {
