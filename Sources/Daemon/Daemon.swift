@@ -64,6 +64,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       configuration: self.configuration,
       launch: WorkerLaunch(logLevel: self.logLevel, loop: loop),
       encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
+      storeLoop: loop,
       logger: self.logger
     )
     let workerHosts = hosted.workers

@@ -22,8 +22,9 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
   /// Starts the actor-hosted features; the workers wait for their supervisor.
   ///
   /// - Parameter encodeChange: How a change is encoded for the subscribers of a path.
-  /// - Parameter storeLoop: The event loop the actor-hosted features' stores run on. For now one
-  ///   loop of NIO's shared group, the one place that chooses it; the server will pass its own.
+  /// - Parameter storeLoop: The event loop the actor-hosted features' stores run on: the
+  ///   daemon's, which serves its connections too, so that a call is answered on the thread
+  ///   that read it.
   static func start(
     _ application: Application<State, Action>,
     configuration: DaemonConfiguration,
