@@ -8,7 +8,7 @@
 # fast a killed worker is back.
 #
 #   Benchmarks/EndToEnd/run.sh                 everything
-#   Benchmarks/EndToEnd/run.sh workers|memory  one part
+#   Benchmarks/EndToEnd/run.sh unpinned|pinned|workers|memory   one part
 #   BASELINE=path/to/old/switchyardd run.sh    also measures that binary in the same run, side by
 #                                              side (a regression check across a change)
 set -euo pipefail
@@ -194,6 +194,7 @@ case "${1:-all}" in
   workers) run_workers ;;
   memory) run_memory ;;
   pinned) run_phase "Pinned to one CPU (taskset -c 0)" "taskset -c 0" ;;
+  unpinned) run_phase "Unpinned (2 vCPUs)" "" ;;
   *)
     run_phase "Unpinned (2 vCPUs)" ""
     run_phase "Pinned to one CPU (taskset -c 0)" "taskset -c 0"

@@ -10,20 +10,19 @@ struct ActionVisibility: Sendable {
     self.internalPaths = names.map { $0.split(separator: ".").map(String.init) }
   }
 
+  /// How many levels of case names the longest declared path has.
+  private var depth: Int { self.internalPaths.map(\.count).max() ?? 0 }
+
+  /// The declared path of `action` when it is internal; `nil` when it is public. Reads only
+  /// the case names it encodes as, to the depth the declarations need (``ActionShape``).
+  func internalPath(of action: some Encodable) throws -> String? {
+    guard self.hasInternalActions else { return nil }
+    let shape = try ActionShape(of: action, depth: self.depth)
+    return self.internalPaths.first(where: shape.contains)?.joined(separator: ".")
+  }
+
   /// Whether the type has internal actions at all: without, nothing needs checking.
   var hasInternalActions: Bool { !self.internalPaths.isEmpty }
-
-  /// The declared path of `action` (as it encodes) when it is internal; `nil` when it is public.
-  func internalPath(of action: JSONValue) -> String? {
-    self.internalPaths.first { path in
-      var node = action
-      for name in path {
-        guard case let .object(object) = node, let next = object[name] else { return false }
-        node = next
-      }
-      return true
-    }?.joined(separator: ".")
-  }
 
   /// The names of `cases` that clients may send: all but those declared internal whole.
   func publicCases(_ cases: [String]) -> [String] {

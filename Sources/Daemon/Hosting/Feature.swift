@@ -141,7 +141,7 @@ extension Feature {
         // Declared names are matched against the action as it encodes; an action type that
         // does not encode has no wire form, and so nothing a client could send.
         guard let local = route.extract(from: action) as? any Encodable else { return nil }
-        return (try? encoder.encode(local)).flatMap(visibility.internalPath(of:))
+        return (try? visibility.internalPath(of: local)) ?? nil
       }
     } else {
       internalAction = { _ in nil }

@@ -1,0 +1,78 @@
+import Foundation
+import PrimeTime
+import SwitchyardJSON
+import SwitchyardRuntime
+import Testing
+
+@testable import SwitchyardDaemon
+
+/// Telling an internal action from its case names alone finds what reading the whole encoded
+/// action finds, for every shape of case Swift's synthesized `Codable` writes.
+@Suite struct ActionShapeTests {
+  indirect enum Sample: Codable, Sendable, InternalActions {
+    case bare
+    case wrapped(Inner)
+    case labeled(inner: Inner, count: Int)
+    case pair(Inner, Int)
+    case list([Inner])
+    case optional(Inner?)
+    case nested(Sample)
+    case record(Record)
+
+    static let internalActions = [
+      "bare", "wrapped.secret", "labeled", "pair.secret", "optional.secret", "nested.wrapped.secret",
+      "record.inner", "nested.nested.bare",
+    ]
+  }
+
+  enum Inner: Codable, Equatable, Sendable {
+    case secret
+    case open(Int)
+  }
+
+  struct Record: Codable, Sendable {
+    var inner: Inner
+    var _0: Int
+  }
+
+  static let samples: [Sample] = [
+    .bare, .wrapped(.secret), .wrapped(.open(1)), .labeled(inner: .secret, count: 2),
+    .pair(.secret, 3), .pair(.open(1), 3), .list([.secret]), .optional(.secret), .optional(nil),
+    .nested(.bare), .nested(.wrapped(.secret)), .nested(.wrapped(.open(2))), .nested(.nested(.bare)),
+    .nested(.nested(.nested(.bare))), .record(Record(inner: .secret, _0: 4)),
+  ]
+
+  /// What a reader of the whole encoding finds: the declared path whose keys are objects' keys,
+  /// one under the other.
+  func oracle(_ action: some Encodable, paths: [String]) throws -> String? {
+    let encoded = try JSONValueEncoder().encode(action)
+    return paths.first { path in
+      var node = encoded
+      for name in path.split(separator: ".") {
+        guard case let .object(object) = node, let next = object[String(name)] else { return false }
+        node = next
+      }
+      return true
+    }
+  }
+
+  @Test(arguments: samples)
+  func findsWhatTheWholeEncodingFinds(_ action: Sample) throws {
+    let visibility = ActionVisibility(of: Sample.self)
+    #expect(try visibility.internalPath(of: action) == self.oracle(action, paths: Sample.internalActions))
+  }
+
+  @Test func primeTimesActionsAreToldApartAsBefore() throws {
+    let actions: [Primes.Action] = [
+      .counter(.incrTapped), .counter(.nthPrimeResponse(n: 3, prime: 5)), .counter(.restarted),
+      .primeModal(.saveFavoritePrimeTapped), .primeModal(.favoritesChanged(.added([2]))),
+      .favoritePrimes(.loaded([2, 3])), .favoritePrimes(.deleteFavoritePrimes(IndexSet([0]))),
+    ]
+    let visibility = ActionVisibility(of: Primes.Action.self)
+    for action in actions {
+      #expect(try visibility.internalPath(of: action) == self.oracle(action, paths: Primes.Action.internalActions), "\(action)")
+    }
+    #expect(try visibility.internalPath(of: Primes.Action.counter(.nthPrimeResponse(n: 3, prime: 5))) == "counter.nthPrimeResponse")
+    #expect(try visibility.internalPath(of: Primes.Action.counter(.incrTapped)) == nil)
+  }
+}
