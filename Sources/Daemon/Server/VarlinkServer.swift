@@ -72,6 +72,10 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     let logger = self.logger
     let bootstrap = ServerBootstrap(group: self.loop)
       .serverChannelOption(.backlog, value: 256)
+      // Nothing is accepted before `onListening` has run: a connection systemd queued before the
+      // daemon started would otherwise be served before the daemon knows the socket's group,
+      // and a member of that group refused.
+      .serverChannelOption(.autoRead, value: false)
       .serverChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.addHandler(OutOfDescriptorsBackoffHandler(logger: logger))
@@ -99,6 +103,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     }
     self.channels.listening(server)
     onListening()
+    try await server.setOption(.autoRead, value: true).get()
     await withTaskCancellationHandler {
       try? await server.closeFuture.get()
       await self.channels.allClosed()
