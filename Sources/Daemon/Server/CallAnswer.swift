@@ -36,10 +36,15 @@ final class CallAnswer: Sendable {
 
   /// Writes `outgoing`; the connection flushes once for everything written in one turn of its
   /// event loop.
-  func reply(_ outgoing: VarlinkOutgoing) {
+  ///
+  /// - Parameter flushingNow: Flush at once instead: for a write that already carries all there
+  ///   is to write (a subscriber's delivery), so that the connection schedules nothing.
+  func reply(_ outgoing: VarlinkOutgoing, flushingNow: Bool = false) {
     switch self.destination {
-    case let .connection(connection, _, call): Self.onLoop(connection) { $0.write(outgoing, for: call) }
-    case let .functions(reply, _, _): reply(outgoing)
+    case let .connection(connection, _, call):
+      Self.onLoop(connection) { $0.write(outgoing, for: call, flushingNow: flushingNow) }
+    case let .functions(reply, _, _):
+      reply(outgoing)
     }
   }
 

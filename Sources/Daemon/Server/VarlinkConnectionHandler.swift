@@ -139,7 +139,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   // MARK: Answering
 
   /// Writes what the call being answered sends; anything else is dropped.
-  func write(_ outgoing: VarlinkOutgoing, for call: UInt64) {
+  func write(_ outgoing: VarlinkOutgoing, for call: UInt64, flushingNow: Bool = false) {
     guard let context, call == self.firstCall, self.isFirstStarted, let first = self.calls.first, !first.oneway else {
       return
     }
@@ -148,7 +148,12 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     case let .encoded(bytes): context.write(self.wrapOutboundOut(bytes), promise: nil)
     case let .encodedBatch(buffers): for bytes in buffers { context.write(self.wrapOutboundOut(bytes), promise: nil) }
     }
-    self.flushSoon()
+    if flushingNow {
+      self.isFlushDue = false
+      context.flush()
+    } else {
+      self.flushSoon()
+    }
   }
 
   /// Ends the call being answered, with its error reply if any, and starts the next.

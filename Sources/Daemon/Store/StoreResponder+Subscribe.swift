@@ -114,11 +114,13 @@ struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendabl
     }
   }
 
+  /// Writes `changes` and flushes them: a delivery writes all that was queued, so there is
+  /// nothing to wait for.
   private func write(_ changes: inout [ByteBuffer]) {
     switch changes.count {
     case 0: return
-    case 1: self.answer.reply(.encoded(changes[0]))
-    default: self.answer.reply(.encodedBatch(changes))
+    case 1: self.answer.reply(.encoded(changes[0]), flushingNow: true)
+    default: self.answer.reply(.encodedBatch(changes), flushingNow: true)
     }
     changes.removeAll()
   }
