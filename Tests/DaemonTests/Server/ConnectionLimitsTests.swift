@@ -141,6 +141,8 @@ import Testing
       guard case let .int(seq)? = reply["parameters"]?["seq"] else { return nil }
       return Int(seq)
     }
+    let others = replies.filter { $0["parameters"]?["seq"] == nil }
+    #expect(others.isEmpty, "replies without a sequence number: \(others.prefix(3)) (\(others.count) in all)")
     #expect(sequence.count == sent && zip(sequence, sequence.dropFirst()).allSatisfy { $0 < $1 }, "replies in call order")
     client.close()
     #expect(await daemon.terminate() == 0)
