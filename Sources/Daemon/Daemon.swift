@@ -62,9 +62,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let hosted = try await HostedApplication.start(
       self.application,
       configuration: self.configuration,
-      launch: WorkerLaunch(logLevel: self.logLevel, loop: loop),
+      launch: WorkerLaunch(logLevel: self.logLevel),
       encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
-      storeLoop: loop,
+      loop: loop,
       logger: self.logger
     )
     let workerHosts = hosted.workers

@@ -187,8 +187,9 @@ public enum FeatureIsolation: String, Sendable, CaseIterable {
 /// What starting a feature's host takes, whatever its isolation.
 struct HostingContext<RootAction: Sendable>: Sendable {
   let changeLog: ChangeLog
-  /// The event loop the stores of actor-hosted features run on (``EventLoopStoreExecutor``).
-  let storeLoop: any EventLoop
+  /// The daemon's event loop: the stores of actor-hosted features run on it
+  /// (``EventLoopStoreExecutor``), and so do the links to worker processes.
+  let loop: any EventLoop
   /// Where effects' global actions go: the router.
   let effectActions: @Sendable (RootAction) -> Void
   let launch: WorkerLaunch
@@ -211,7 +212,7 @@ extension Feature {
     switch isolation {
     case .actor:
       return try await self.startActor(
-        initialState, sink, EventLoopStoreExecutor(context.storeLoop), context.effectActions
+        initialState, sink, EventLoopStoreExecutor(context.loop), context.effectActions
       )
     case .process:
       guard let support = self.worker else {
@@ -230,6 +231,7 @@ extension Feature {
         sink: sink,
         effectActions: context.effectActions,
         launch: context.launch,
+        loop: context.loop,
         probeTimeout: context.probeTimeout,
         logger: context.logger
       )

@@ -22,15 +22,15 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
   /// Starts the actor-hosted features; the workers wait for their supervisor.
   ///
   /// - Parameter encodeChange: How a change is encoded for the subscribers of a path.
-  /// - Parameter storeLoop: The event loop the actor-hosted features' stores run on: the
-  ///   daemon's, which serves its connections too, so that a call is answered on the thread
-  ///   that read it.
+  /// - Parameter loop: The daemon's event loop, which serves its connections too: the stores of
+  ///   actor-hosted features and the links to worker processes run on it, so that a call is
+  ///   answered on the thread that read it.
   static func start(
     _ application: Application<State, Action>,
     configuration: DaemonConfiguration,
     launch: WorkerLaunch,
     encodeChange: @escaping Subscriptions.Encode,
-    storeLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
+    loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
     logger: Logger
   ) async throws -> Self {
     let initialJSON = try application.validate()
@@ -41,7 +41,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     let router = Router<Action>(logger: logger)
     let context = HostingContext<Action>(
       changeLog: changeLog,
-      storeLoop: storeLoop,
+      loop: loop,
       effectActions: { [weak router] in router?.routeEffectAction($0) },
       launch: launch,
       probeTimeout: configuration.supervision.probeTimeout,

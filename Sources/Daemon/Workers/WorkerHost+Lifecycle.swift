@@ -81,7 +81,7 @@ extension WorkerHost {
     self.watch(worker, generation: generation)
     let channel: any Channel
     do {
-      channel = try await ClientBootstrap(group: self.launch.loop)
+      channel = try await ClientBootstrap(group: self.loop)
         .channelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandlers(

@@ -30,6 +30,9 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   /// Where the global actions of the worker's effects go: the router.
   private let effectActions: @Sendable (RootAction) -> Void
   let launch: WorkerLaunch
+  /// The event loop the link to the worker runs on: the daemon's, so that a `Send` read there
+  /// goes to the worker and its reply comes back without another thread.
+  let loop: any EventLoop
   let probeTimeout: Duration
   let logger: Logger
   let contents = Mutex(Contents())
@@ -88,9 +91,11 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
     sink: ChangeSink,
     effectActions: @escaping @Sendable (RootAction) -> Void,
     launch: WorkerLaunch,
+    loop: any EventLoop,
     probeTimeout: Duration = .seconds(3),
     logger: Logger
   ) {
+    self.loop = loop
     self.probeTimeout = probeTimeout
     self.name = name
     self.restart = restart

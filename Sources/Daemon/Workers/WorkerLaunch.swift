@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOPosix
 import Logging
 
 /// How the daemon starts a worker: its own executable, run as `worker`.
@@ -10,16 +8,8 @@ struct WorkerLaunch: Sendable {
   let name: String
   let environment: [String: String]
   let logLevel: SharedLogLevel
-  /// The event loop a worker's link runs on: the daemon's, so that a `Send` read there goes to
-  /// the worker and its reply comes back without another thread.
-  let loop: any EventLoop
 
-  init(
-    logLevel: SharedLogLevel,
-    loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
-    environment: [String: String] = ProcessInfo.processInfo.environment
-  ) {
-    self.loop = loop
+  init(logLevel: SharedLogLevel, environment: [String: String] = ProcessInfo.processInfo.environment) {
     // /proc/self/exe names the running binary even after a package upgrade replaced the file.
     self.executable = "/proc/self/exe"
     self.name = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "switchyardd"

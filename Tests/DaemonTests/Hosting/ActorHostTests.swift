@@ -36,7 +36,7 @@ import Testing
       encodeChange: { seq, patch in
         ByteBuffer(bytes: JSONValue.object(["seq": .int(Int64(seq)), "patch": patch.jsonValue]).serializedBytes())
       },
-      storeLoop: loop,
+      loop: loop,
       logger: Logger(label: "test")
     )
     var seqs: [UInt64] = []
