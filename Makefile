@@ -42,7 +42,7 @@ build: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 
 test: build python-test systemd-test fuzz-brief
-	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	BUILD_DIR=$(BUILD_DIR) scripts/swift-test-with-deadline $(SWIFT) test $(SWIFT_FLAGS) --skip-build
 
 # Tests/Python: a third-party client's view of switchyardd (PyPI varlink, jsonpatch, asyncvarlink),
 # in a virtual environment inside the build folder; pip runs only when requirements.txt changed.

@@ -169,6 +169,7 @@ let package = Package(
     ),
     .target(
       name: "SwitchyardTestSupport",
+      dependencies: ["CWorkerSpawn", "SwitchyardSynchronization"],
       path: "Tests/Support"
     ),
     .executableTarget(

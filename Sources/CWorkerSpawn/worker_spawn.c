@@ -13,35 +13,51 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int switchyard_spawn_worker(const char *path, char *const argv[], char *const envp[],
-                            int link_fd, int shared_fd, int stderr_fd, pid_t *pid) {
+int switchyard_spawn(const char *path, char *const argv[], char *const envp[],
+                     const int fds[], int fd_count, pid_t *pid) {
+  // Every source is first copied above the child's fd range, so that placing one cannot
+  // overwrite another that is still to be placed (a source 3 meant for 4 while 3 receives
+  // another); the copies are close-on-exec and closed again here.
+  int sources[fd_count];
+  int result = 0;
+  for (int fd = 0; fd < fd_count; fd++) sources[fd] = -1;
+  for (int fd = 0; fd < fd_count && result == 0; fd++) {
+    if (fds[fd] < 0) continue;
+    sources[fd] = fcntl(fds[fd], F_DUPFD_CLOEXEC, fd_count);
+    if (sources[fd] < 0) result = errno;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attributes;
-  int result = posix_spawn_file_actions_init(&actions);
-  if (result != 0) return result;
-  result = posix_spawnattr_init(&attributes);
-  if (result != 0) {
-    posix_spawn_file_actions_destroy(&actions);
-    return result;
-  }
+  int actions_ready = 0, attributes_ready = 0;
+  if (result == 0 && (result = posix_spawn_file_actions_init(&actions)) == 0) actions_ready = 1;
+  if (result == 0 && (result = posix_spawnattr_init(&attributes)) == 0) attributes_ready = 1;
   sigset_t all, none;
   sigfillset(&all);
   sigemptyset(&none);
-  // dup2 clears close-on-exec on the target, so the daemon's ends may keep theirs.
-  if ((result = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
-      (result = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)) == 0 &&
-      (result = posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2)) == 0 &&
-      (result = posix_spawn_file_actions_adddup2(&actions, link_fd, 3)) == 0 &&
-      (result = posix_spawn_file_actions_adddup2(&actions, shared_fd, 4)) == 0 &&
-      (result = posix_spawn_file_actions_addclosefrom_np(&actions, 5)) == 0 &&
+  // dup2 clears close-on-exec on its target, so the copies may keep theirs.
+  for (int fd = 0; fd < fd_count && result == 0; fd++) {
+    result = sources[fd] < 0 ? posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0)
+                             : posix_spawn_file_actions_adddup2(&actions, sources[fd], fd);
+  }
+  if (result == 0 &&
+      (result = posix_spawn_file_actions_addclosefrom_np(&actions, fd_count)) == 0 &&
       (result = posix_spawnattr_setsigdefault(&attributes, &all)) == 0 &&
       (result = posix_spawnattr_setsigmask(&attributes, &none)) == 0 &&
       (result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)) == 0) {
     result = posix_spawn(pid, path, &actions, &attributes, argv, envp);
   }
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
+  if (attributes_ready) posix_spawnattr_destroy(&attributes);
+  if (actions_ready) posix_spawn_file_actions_destroy(&actions);
+  for (int fd = 0; fd < fd_count; fd++) {
+    if (sources[fd] >= 0) close(sources[fd]);
+  }
   return result;
+}
+
+int switchyard_spawn_worker(const char *path, char *const argv[], char *const envp[],
+                            int link_fd, int shared_fd, int stderr_fd, pid_t *pid) {
+  const int fds[] = {-1, -1, stderr_fd, link_fd, shared_fd};
+  return switchyard_spawn(path, argv, envp, fds, 5, pid);
 }
 
 int switchyard_set_parent_death_signal(int signal) {

@@ -1,6 +1,5 @@
 import Foundation
 import SwitchyardRuntime
-import SwitchyardSynchronization
 import SwitchyardTestSupport
 import Testing
 
@@ -14,27 +13,22 @@ import Testing
 
   static var executable: URL { DaemonProcess.productsDirectory.appendingPathComponent("switchyard") }
 
+  static var environment: [String: String] {
+    ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+  }
+
   /// Runs `switchyard` with `arguments` and waits for it to exit.
   func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
-    let process = Process()
-    process.executableURL = Self.executable
-    process.arguments = arguments
-    var processEnvironment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
-    processEnvironment.merge(environment) { $1 }
-    process.environment = processEnvironment
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Output(
-      status: process.terminationStatus,
-      stdout: String(decoding: out, as: UTF8.self),
-      stderr: String(decoding: err, as: UTF8.self)
+    let process = try ChildProcess(
+      Self.executable.path, arguments, environment: Self.environment.merging(environment) { $1 },
+      stdout: .collect, stderr: .collect
     )
+    guard case .exited(let status) = await process.exit(within: .seconds(30)) else {
+      Issue.record("switchyard \(arguments.joined(separator: " ")) did not exit with a status")
+      _ = await process.kill()
+      return Output(status: -1, stdout: process.stdout, stderr: process.stderr)
+    }
+    return Output(status: status, stdout: process.stdout, stderr: process.stderr)
   }
 
   @Test func sendGetDescribeStatusAndCall() async throws {
@@ -129,26 +123,15 @@ import Testing
 
   @Test func watchJSONPrintsASnapshotThenEachChange() async throws {
     let daemon = try await DaemonProcess()
-    let readable = try Watcher(["watch", "/primes", "--socket", daemon.socketPath])
-    let process = Process()
-    process.executableURL = Self.executable
-    process.arguments = ["watch", "/primes", "--json", "--socket", daemon.socketPath]
-    process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
-    let stdout = Pipe()
-    process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
-    let received = Mutex("")
-    stdout.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      received.withLock { $0 += String(decoding: data, as: UTF8.self) }
-    }
-    try process.run()
-    defer {
-      stdout.fileHandleForReading.readabilityHandler = nil
-      if process.isRunning { process.terminate() }
-    }
+    let readable = try ChildProcess(
+      Self.executable.path, ["watch", "/primes", "--socket", daemon.socketPath], environment: Self.environment, stdout: .collect
+    )
+    let process = try ChildProcess(
+      Self.executable.path, ["watch", "/primes", "--json", "--socket", daemon.socketPath],
+      environment: Self.environment, stdout: .collect
+    )
     func lines() -> [String] {
-      received.withLock { $0 }.split(separator: "\n").map(String.init)
+      process.stdout.split(separator: "\n").map(String.init)
     }
 
     try await eventually("a snapshot line") { !lines().isEmpty }
@@ -156,57 +139,22 @@ import Testing
     #expect(snapshot["seq"] == 0)
     #expect(snapshot["state"]?["count"] == 0)
 
-    try await eventually("the readable watcher's snapshot") { readable.output.contains("}\n") }
+    try await eventually("the readable watcher's snapshot") { readable.stdout.contains("}\n") }
     let send = try await self.run(["send", "counter.incrTapped", "--socket", daemon.socketPath])
     #expect(send.status == 0)
     try await eventually("a change line") { lines().count >= 2 }
     let change = try JSONValue(parsing: lines()[1])
     #expect(change == ["seq": 1, "patch": [["op": "replace", "path": "/count", "value": 1]]])
 
-    process.terminate()
-    process.waitUntilExit()
-    #expect(process.terminationReason == .uncaughtSignal)
+    process.signal(SIGTERM)
+    #expect(await process.exit() == .signalled(SIGTERM))
 
     // Without --json and not on a terminal: readable, without colours, one operation a line.
-    try await eventually("the readable watcher saw the change") { readable.output.contains("seq 1\n") }
-    #expect(readable.output.hasPrefix("seq 0 snapshot\n{\n  \"count\": 0,\n"), "\(readable.output)")
-    #expect(readable.output.hasSuffix("seq 1\n  replace /count 1\n"), "\(readable.output)")
-    #expect(!readable.output.contains("\u{1B}["))
-    readable.stop()
+    try await eventually("the readable watcher saw the change") { readable.stdout.contains("seq 1\n") }
+    #expect(readable.stdout.hasPrefix("seq 0 snapshot\n{\n  \"count\": 0,\n"), "\(readable.stdout)")
+    #expect(readable.stdout.hasSuffix("seq 1\n  replace /count 1\n"), "\(readable.stdout)")
+    #expect(!readable.stdout.contains("\u{1B}["))
+    readable.signal(SIGTERM)
     #expect(await daemon.terminate() == 0)
   }
-}
-
-/// `switchyard` running in the background, its stdout collected.
-final class Watcher: Sendable {
-  let process: Process
-  private let pipe = Pipe()
-  private let received = Mutex("")
-
-  init(_ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = CLITests.executable
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
-    process.standardOutput = self.pipe
-    process.standardError = FileHandle.nullDevice
-    self.process = process
-    self.pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      self?.received.withLock { $0 += String(decoding: data, as: UTF8.self) }
-    }
-    try process.run()
-  }
-
-  var output: String { self.received.withLock { $0 } }
-
-  func stop() {
-    self.pipe.fileHandleForReading.readabilityHandler = nil
-    if self.process.isRunning {
-      self.process.terminate()
-      self.process.waitUntilExit()
-    }
-  }
-
-  deinit { self.stop() }
 }

@@ -11,8 +11,7 @@ import Testing
 public final class DaemonProcess: @unchecked Sendable {
   public let directory: URL
   public let socketPath: String
-  public let process = Process()
-  private let stderr = Pipe()
+  public let process: ChildProcess
 
   /// The directory the test bundle was built into, where `switchyardd` and `switchyard` are too.
   public static var productsDirectory: URL {
@@ -40,20 +39,11 @@ public final class DaemonProcess: @unchecked Sendable {
     self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
     self.socketPath = socketPath ?? self.directory.appendingPathComponent("s.sock").path
-    let daemon = Self.productsDirectory.appendingPathComponent(executable)
-    if let command = launcher.first {
-      self.process.executableURL = URL(fileURLWithPath: command)
-      self.process.arguments = launcher.dropFirst() + [daemon.path, "--socket", self.socketPath] + arguments
-    } else {
-      self.process.executableURL = daemon
-      self.process.arguments = ["--socket", self.socketPath] + arguments
-    }
+    let daemon = Self.productsDirectory.appendingPathComponent(executable).path
+    let command = launcher + [daemon, "--socket", self.socketPath] + arguments
     var processEnvironment = ProcessInfo.processInfo.environment.filter { !Self.isInheritedByMistake($0.key) }
     processEnvironment.merge(environment) { $1 }
-    self.process.environment = processEnvironment
-    self.process.standardError = self.stderr
-    self.process.standardOutput = FileHandle.nullDevice
-    try self.process.run()
+    self.process = try ChildProcess(command[0], Array(command.dropFirst()), environment: processEnvironment, stderr: .collect)
     let deadline = ContinuousClock.now + .seconds(10) * Self.timeScale
     while !canConnect(to: self.socketPath) {
       guard self.process.isRunning, ContinuousClock.now < deadline else {
@@ -76,70 +66,54 @@ public final class DaemonProcess: @unchecked Sendable {
   static let timeScale = Int(ProcessInfo.processInfo.environment["SWITCHYARD_TEST_TIME_SCALE"] ?? "") ?? 1
 
   /// The process's id.
-  public var pid: pid_t { self.process.processIdentifier }
+  public var pid: pid_t { self.process.pid }
+
+  /// Whether the daemon still runs.
+  public var isRunning: Bool { self.process.isRunning }
 
   /// Sends `signal` to the daemon.
   public func signal(_ signal: Int32) {
-    kill(self.process.processIdentifier, signal)
+    self.process.signal(signal)
   }
 
+  /// The process itself is stopped when the last reference to it goes (``ChildProcess``'s
+  /// `deinit`: SIGTERM, two seconds, SIGKILL).
   deinit {
-    if self.process.isRunning {
-      self.process.interrupt()
-      self.process.terminate()
-      // A daemon stuck in its shutdown gets two seconds, then SIGKILL: a test that failed must
-      // not hang the suite behind it.
-      let deadline = ContinuousClock.now + .seconds(2)
-      while self.process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-      if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
-      self.process.waitUntilExit()
-    }
     try? FileManager.default.removeItem(at: self.directory)
   }
 
   /// Waits for the daemon to exit by itself; its exit status, or `nil` when it still runs
-  /// after `timeout` (it is then killed).
+  /// after `timeout` (it is then killed), or when a signal ended it (an issue of the test).
   public func waitForExit(within timeout: Duration = .seconds(10)) async -> Int32? {
     let timeout = timeout * Self.timeScale
-    let deadline = ContinuousClock.now + timeout
-    while self.process.isRunning && ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(20))
-    }
-    if self.process.isRunning {
+    guard let ended = await self.process.exit(within: timeout) else {
       Issue.record("the daemon did not exit within \(timeout)")
       // SIGKILL, which nothing can hold up: a daemon that ignored SIGTERM once would again,
       // and waiting for it without end would hang the whole suite.
-      kill(self.process.processIdentifier, SIGKILL)
-      let killed = ContinuousClock.now
-      while self.process.isRunning && ContinuousClock.now - killed < .seconds(5) {
-        try? await Task.sleep(for: .milliseconds(20))
-      }
+      _ = await self.process.kill()
       return nil
     }
-    return self.process.terminationStatus
+    guard case .exited(let status) = ended else {
+      Issue.record("switchyardd ended with \(ended):\n\(self.log)")
+      return nil
+    }
+    return status
   }
 
   /// Sends SIGTERM and waits for the exit status; a daemon that ends otherwise than with
   /// status 0 is an issue of the test, with the daemon's log.
   public func terminate() async -> Int32 {
-    kill(self.process.processIdentifier, SIGTERM)
+    self.signal(SIGTERM)
     guard let status = await self.waitForExit() else { return -1 }
-    if status != 0 || self.process.terminationReason != .exit {
-      // Kept for `log`, which reads the pipe once.
-      self.failureLog = self.log
-      Issue.record("switchyardd ended with \(self.process.terminationReason == .exit ? "status" : "signal") \(status):\n\(self.failureLog ?? "")")
+    if status != 0 {
+      Issue.record("switchyardd ended with status \(status):\n\(self.log)")
     }
     return status
   }
 
-  private var failureLog: String?
-
-  /// What the daemon logged, once it has exited.
-  public var log: String {
-    self.failureLog ?? String(decoding: self.stderr.fileHandleForReading.availableData, as: UTF8.self)
-  }
+  /// What the daemon logged so far.
+  public var log: String { self.process.stderr }
 }
-
 public struct DaemonFailedToStart: Error, CustomStringConvertible {
   public let log: String
   public var description: String { "switchyardd did not start:\n\(self.log)" }

@@ -3,6 +3,13 @@
 
 #include <sys/types.h>
 
+/// Starts `path` with `argv` and `envp` with exactly the descriptors `fds`: `fds[i]` becomes
+/// its fd `i` (/dev/null where it is -1), every fd from `fd_count` up is closed, and every
+/// signal has its default disposition and is unblocked (whatever the calling thread blocks).
+/// Returns 0 and the child's pid, or an errno value.
+int switchyard_spawn(const char *path, char *const argv[], char *const envp[],
+                     const int fds[], int fd_count, pid_t *pid);
+
 /// Starts `path` with `argv` and `envp` as a worker process: `link_fd` becomes its fd 3,
 /// `shared_fd` its fd 4, `stderr_fd` its stderr, /dev/null its stdin and stdout; every other fd
 /// is closed and every signal has its default disposition and is unblocked.

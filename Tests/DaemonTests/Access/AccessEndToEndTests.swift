@@ -34,31 +34,24 @@ import Testing
   private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("peer_call.py").path
 
   /// Starts `peer_call.py` as `peer` with `calls`.
-  private func start(_ peer: Peer, _ daemon: DaemonProcess, _ calls: [String]) throws -> (Process, Pipe) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+  private func start(_ peer: Peer, _ daemon: DaemonProcess, _ calls: [String]) throws -> ChildProcess {
     let groups = peer.groups.isEmpty ? ["--clear-groups"] : ["--groups=\(peer.groups.map(String.init).joined(separator: ","))"]
-    process.arguments = ["--reuid=\(peer.uid)", "--regid=\(peer.gid)"] + groups
-      + ["/usr/bin/python3", Self.script, daemon.socketPath] + calls
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    return (process, output)
+    return try ChildProcess(
+      "/usr/bin/setpriv",
+      ["--reuid=\(peer.uid)", "--regid=\(peer.gid)"] + groups + ["/usr/bin/python3", Self.script, daemon.socketPath] + calls,
+      stdout: .collect
+    )
   }
 
-  private func lines(of process: Process, _ output: Pipe, within timeout: Duration = .seconds(15)) async throws -> [String] {
-    let deadline = ContinuousClock.now + timeout
-    while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-    if process.isRunning { process.terminate() }
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    return text.split(separator: "\n").map(String.init)
+  /// What `process` printed, a reply a line, once it has ended (or been killed after `timeout`).
+  private func lines(of process: ChildProcess, within timeout: Duration = .seconds(15)) async -> [String] {
+    if await process.exit(within: timeout) == nil { _ = await process.kill() }
+    return process.stdout.split(separator: "\n").map(String.init)
   }
 
   /// The replies to `calls` made as `peer`, one per call.
   private func call(_ peer: Peer, _ daemon: DaemonProcess, _ calls: String...) async throws -> [JSONValue] {
-    let (process, output) = try start(peer, daemon, calls)
-    return try await lines(of: process, output).map { try JSONValue(parsing: Array($0.utf8)) }
+    try await lines(of: start(peer, daemon, calls)).map { try JSONValue(parsing: Array($0.utf8)) }
   }
 
   private func denied(_ reply: JSONValue?) -> Bool {
@@ -127,8 +120,8 @@ import Testing
     let marker = daemon.directory.appendingPathComponent("reloaded").path
 
     let subscribe = #"{"method":"io.switchyard.Store.Subscribe","parameters":{"path":"/primes"},"more":true}"#
-    let (subscriber, subscriberOutput) = try start(Self.nobody, daemon, [subscribe])
-    let (reader, readerOutput) = try start(Self.nobody, daemon, [Self.getPrimes, "wait-for:\(marker)", Self.getPrimes])
+    let subscriber = try start(Self.nobody, daemon, [subscribe])
+    let reader = try start(Self.nobody, daemon, [Self.getPrimes, "wait-for:\(marker)", Self.getPrimes])
     let root = try daemon.connect()
     try await eventually { try root.call("io.switchyard.Store.Status")["subscribers"] == 1 }
     // The reader's first Get must come before the reload: it connected, and its call follows at once.
@@ -142,10 +135,10 @@ import Testing
     try await eventually { daemon.log.contains("configuration reloaded") }
     _ = FileManager.default.createFile(atPath: marker, contents: nil)
 
-    let subscription = try await lines(of: subscriber, subscriberOutput)
+    let subscription = await lines(of: subscriber)
     #expect(subscription.count == 3, "snapshot, the refusal, closed: \(subscription)")
     #expect(denied(try JSONValue(parsing: Array(subscription[1].utf8))), "\(subscription)")
-    let reads = try await lines(of: reader, readerOutput)
+    let reads = await lines(of: reader)
     #expect(reads.count == 2 && !reads[0].contains("error") && reads[1].contains("PermissionDenied"), "\(reads)")
     #expect(await daemon.terminate() == 0)
   }

@@ -74,7 +74,7 @@ import Testing
     // Lowered under the running daemon, the file descriptor limit no longer leaves room for
     // its connection limit: accepting fails with EMFILE while clients wait in the backlog.
     let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd").count
-    try runProcess("/usr/bin/prlimit", "--pid", "\(daemon.pid)", "--nofile=\(open + 16):\(open + 16)")
+    try await runProcess("/usr/bin/prlimit", "--pid", "\(daemon.pid)", "--nofile=\(open + 16):\(open + 16)")
     var clients: [RawSocket] = []
     for _ in 0..<40 { clients.append(try RawSocket(path: daemon.socketPath, blocking: true)) }
     try await Task.sleep(for: .milliseconds(500))
@@ -135,7 +135,9 @@ import Testing
     try await Task.sleep(for: .seconds(2))
     // Finishes the call it was writing and reads: every call is answered, in order.
     let sent = (written + Self.send.count - 1) / Self.send.count
-    let replies = try client.exchange(calls[written..<(sent * Self.send.count)], readingMessages: sent, within: .seconds(5))
+    // A generous bound: this is about losing nothing, and several thousand sends through a debug
+    // build while the rest of the suite runs on two cores have taken more than 5 seconds.
+    let replies = try client.exchange(calls[written..<(sent * Self.send.count)], readingMessages: sent, within: .seconds(30))
     #expect(replies.count == sent, "\(replies.count) replies to \(sent) calls")
     let sequence = replies.compactMap { reply -> Int? in
       guard case let .int(seq)? = reply["parameters"]?["seq"] else { return nil }
@@ -175,10 +177,7 @@ import Testing
       for _ in 0..<1000 { _ = try client.read() }
     }
     daemon.signal(SIGTERM)
-    let deadline = ContinuousClock.now + .seconds(5)
-    while daemon.process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-    #expect(!daemon.process.isRunning, "the daemon waited for a subscriber that does not read")
-    if daemon.process.isRunning { daemon.signal(SIGKILL) }
+    #expect(await daemon.process.exit(within: .seconds(5)) == .exited(0), "the daemon waited for a subscriber that does not read")
   }
 
   @Test func tenThousandInvalidCallsWriteAFewLogLinesAndASummary() async throws {

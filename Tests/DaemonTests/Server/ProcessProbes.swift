@@ -1,17 +1,24 @@
 import Foundation
+import SwitchyardTestSupport
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// Runs a command and waits for it; throws when it fails.
-func runProcess(_ executable: String, _ arguments: String...) throws {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  process.arguments = arguments
-  try process.run()
-  process.waitUntilExit()
-  guard process.terminationStatus == 0 else { throw POSIXError(.ECHILD) }
+func runProcess(_ executable: String, _ arguments: String...) async throws {
+  let process = try ChildProcess(executable, arguments, stderr: .collect)
+  let ended = await process.exit()
+  guard ended == .exited(0) else {
+    throw ProcessFailed(command: ([executable] + arguments).joined(separator: " "), ended: ended, stderr: process.stderr)
+  }
+}
+
+struct ProcessFailed: Error, CustomStringConvertible {
+  let command: String
+  let ended: ChildProcess.Termination?
+  let stderr: String
+  var description: String { "\(self.command) ended with \(self.ended.map(String.init(describing:)) ?? "nothing: it still runs"): \(self.stderr)" }
 }
 
 /// A process's resident memory, from /proc.

@@ -28,7 +28,8 @@ import Testing
 
   @Test func aSocketWithAnotherNameIsRefusedWithTheFix() async throws {
     let activator = try SocketActivator(fdName: "other", listen: temporaryPath("other.sock"))
-    _ = try? VarlinkTestClient(path: activator.address).read()
+    let client = try VarlinkTestClient(path: activator.address)
+    _ = try? client.read()
     #expect(await activator.waitForExit() == 1)
     #expect(activator.log.contains("none named 'varlink'"), "\(activator.log)")
     #expect(activator.log.contains("FileDescriptorName=varlink"), "the message says how to fix the unit")
@@ -53,16 +54,13 @@ import Testing
 }
 
 /// `systemd-socket-activate` listening for `switchyardd`.
-private final class SocketActivator: @unchecked Sendable {
+private final class SocketActivator: Sendable {
   let address: String
   let configuredSocketPath = temporaryPath("configured.sock")
-  private let process = Process()
-  private let stderr = Pipe()
-  private var output = Data()
+  private let process: ChildProcess
 
   init(fdName: String, listen address: String, notifySocket: String? = nil) throws {
     self.address = address
-    self.process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
     var arguments = ["--listen=\(address)", "--fdname=\(fdName)"]
     var environment = ["PATH": "/usr/bin:/bin"]
     if let notifySocket {
@@ -70,64 +68,62 @@ private final class SocketActivator: @unchecked Sendable {
       environment["NOTIFY_SOCKET"] = notifySocket
     }
     let daemon = DaemonProcess.productsDirectory.appendingPathComponent("switchyardd").path
-    self.process.arguments = arguments + [daemon, "--socket", self.configuredSocketPath]
-    self.process.environment = environment
-    self.process.standardError = self.stderr
-    self.process.standardOutput = FileHandle.nullDevice
-    try self.process.run()
-    // The activator binds before it waits; a client that comes too early is refused.
+    self.process = try ChildProcess(
+      "/usr/bin/systemd-socket-activate", arguments + [daemon, "--socket", self.configuredSocketPath],
+      environment: environment, stderr: .collect
+    )
+    // A client that comes before listen() is refused, and the activator then waits for one
+    // that never comes: the socket's file exists from bind() on, so ask the kernel instead.
     let deadline = ContinuousClock.now + .seconds(5)
     while ContinuousClock.now < deadline, !self.isListening {
-      Thread.sleep(forTimeInterval: 0.01)
+      usleep(10_000)
     }
   }
 
   deinit {
-    if self.process.isRunning {
-      self.process.terminate()
-      // Foundation's Process passes on the spawning thread's signal mask: started from a thread
-      // that blocks SIGTERM (libdispatch's do), the activator never sees it. SIGKILL it is then.
-      let deadline = ContinuousClock.now + .seconds(2)
-      while self.process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-      if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
-      self.process.waitUntilExit()
-    }
     if self.address.hasPrefix("/") { unlink(self.address) }
   }
 
+  /// Whether the activator's socket is listening, from /proc/net/unix (flag `__SO_ACCEPTCON`,
+  /// 0x10000) or /proc/net/tcp (state 0A, LISTEN).
   private var isListening: Bool {
-    if self.address.hasPrefix("/") { return FileManager.default.fileExists(atPath: self.address) }
+    if self.address.hasPrefix("/") {
+      let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+      return table.split(separator: "\n").contains { line in
+        let fields = line.split(separator: " ")
+        return fields.last.map(String.init) == self.address && fields.count > 3 && fields[3] == "00010000"
+      }
+    }
     return (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8))?
       .contains(String(format: ":%04X 00000000:0000 0A", Int(self.address.split(separator: ":").last!)!)) == true
   }
 
   /// The process's name: the activator's until it execs the daemon.
   var command: String {
-    ((try? String(contentsOfFile: "/proc/\(self.process.processIdentifier)/comm", encoding: .utf8)) ?? "")
+    ((try? String(contentsOfFile: "/proc/\(self.process.pid)/comm", encoding: .utf8)) ?? "")
       .trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   func terminate() async -> Int32 {
-    kill(self.process.processIdentifier, SIGTERM)
+    self.process.signal(SIGTERM)
     return await self.waitForExit()
   }
 
+  /// The daemon's exit status; -1, with an issue, when it did not exit within ten seconds or a
+  /// signal ended it.
   func waitForExit() async -> Int32 {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while self.process.isRunning, ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(20))
-    }
-    if self.process.isRunning {
+    guard let ended = await self.process.exit(within: .seconds(10)) else {
       Issue.record("the daemon did not exit")
-      self.process.terminate()
+      _ = await self.process.kill()
+      return -1
     }
-    self.process.waitUntilExit()
-    return self.process.terminationStatus
+    guard case .exited(let status) = ended else {
+      Issue.record("the daemon ended with \(ended)")
+      return -1
+    }
+    return status
   }
 
-  /// What the daemon wrote to stderr, once it has exited.
-  var log: String {
-    self.output.append(self.stderr.fileHandleForReading.availableData)
-    return String(decoding: self.output, as: UTF8.self)
-  }
+  /// What the daemon wrote to stderr.
+  var log: String { self.process.stderr }
 }

@@ -20,9 +20,12 @@ import Testing
     let intervals = zip(pings, pings.dropFirst()).map { milliseconds($1.received - $0.received) }
     // The test may read late, and then several at once: the kernel's timestamps say when each came.
     #expect(pings.count >= 9, "about one ping every 200 ms: \(intervals)")
-    // Every ping comes well within the watchdog's 400 ms, at half of it on the whole (a loaded
-    // machine delays some).
-    #expect(intervals.allSatisfy { $0 < 350 }, "\(intervals)")
+    // Every ping comes well within the watchdog's 400 ms, at half of it on the whole. While the
+    // whole suite starts daemons on two cores, one gap of about a second has been seen once in
+    // some twenty runs (the log says whether a probe was late or the ping itself): one such gap
+    // is the machine, more are the daemon.
+    let late = intervals.filter { $0 >= 350 }
+    #expect(late.count <= 1, "\(intervals)\n\(daemon.log.split(separator: "\n").filter { $0.contains("watchdog") }.joined(separator: "\n"))")
     #expect((170...240).contains(intervals.sorted()[intervals.count / 2]), "\(intervals)")
     #expect(await daemon.terminate() == 0)
   }
@@ -41,11 +44,15 @@ import Testing
     #expect(await notify.receive(until: { $0.fields["WATCHDOG"] == "1" }) != nil)
     try client.send("io.switchyard.Store.Send", ["action": [feature: ["block": 2.0]]])
     let blocked = NotifySocket.now
-    let during = await notify.receiveAll(for: .seconds(1.6)).filter {
+    let pings = await notify.receiveAll(for: .seconds(1.6)).filter {
       $0.fields["WATCHDOG"] == "1" && $0.received > blocked && $0.received < blocked + .seconds(1.6)
     }
-    // A round of probes sent just before the block may still be answered: at most one ping.
-    #expect(during.count <= 1, "pings while wedged: \(during.map { milliseconds($0.received - blocked) }) ms")
+    // The block begins when the action reaches the feature, which under load may be a few
+    // hundred milliseconds after it was sent, and a round of probes sent before that is still
+    // answered. From half a second on, with the feature blocked for two, no ping at all (an
+    // unconditional timer would have sent five).
+    let wedged = pings.filter { $0.received > blocked + .milliseconds(500) }
+    #expect(wedged.isEmpty, "pings while wedged: \(pings.map { milliseconds($0.received - blocked) }) ms")
     // The other features keep serving meanwhile.
     let other = try daemon.connect()
     #expect(try other.call("io.switchyard.Store.Send", ["action": ["tally": ["increment": [:]]]])["seq"] != nil)
