@@ -24,15 +24,18 @@ all: build
 # installed only when missing and pinned to the installed libsystemd0: an unpinned install pulls a
 # newer point release and upgrades the whole systemd stack of the machine.
 SYSTEMD_PACKAGES := libsystemd-dev systemd-container
+# libsqlite3-dev (GRDB's SQLite, the journal), pinned the same way to the installed libsqlite3-0.
+PINNED_PACKAGES  := $(foreach p,$(SYSTEMD_PACKAGES),$(p):libsystemd0) libsqlite3-dev:libsqlite3-0
 
 # Swift itself is the one prerequisite that is not installed here: it comes with the machine.
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "error: swift is not on PATH; install Swift 6.1 or later" >&2; exit 1; }
 	@command -v python3 >/dev/null || { echo "installing python3"; apt-get update -qq && apt-get install -y -qq python3; }
-	@for pkg in $(SYSTEMD_PACKAGES); do \
+	@for pair in $(PINNED_PACKAGES); do \
+	  pkg=$${pair%%:*}; base=$${pair#*:}; \
 	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q ' ok installed' && continue; \
-	  version=$$(dpkg-query -W -f='$${Version}' libsystemd0) || { echo "error: libsystemd0 is not installed" >&2; exit 1; }; \
-	  echo "installing $$pkg=$$version (pinned to the installed libsystemd0)"; \
+	  version=$$(dpkg-query -W -f='$${Version}' $$base) || { echo "error: $$base is not installed" >&2; exit 1; }; \
+	  echo "installing $$pkg=$$version (pinned to the installed $$base)"; \
 	  apt-get install -y -qq $$pkg=$$version \
 	    || { echo "pinned install failed; apt-get update and retry"; apt-get update -qq && apt-get install -y -qq $$pkg=$$version; } \
 	    || { echo "error: could not install $$pkg=$$version" >&2; exit 1; }; \

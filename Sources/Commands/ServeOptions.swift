@@ -1,13 +1,16 @@
 import ArgumentParser
 import SwitchyardDaemon
 
-/// The command line of a daemon: `--config FILE` and `--socket PATH`.
+/// The command line of a daemon: `--config FILE`, `--socket PATH` and `--state-directory PATH`.
 public struct ServeOptions: ParsableArguments {
   @Option(help: "The configuration file (JSON). Environment variables such as SWITCHYARD_SOCKET_PATH override it.")
   public var config: String?
 
   @Option(help: "The socket path; overrides the configuration.")
   public var socket: String?
+
+  @Option(help: "The state directory, where the journal is kept; overrides the configuration.")
+  public var stateDirectory: String?
 
   public init() {}
 }
@@ -27,7 +30,10 @@ extension Application {
   ///   the usage); `ExitCode.failure` when the daemon cannot run (already logged).
   public func serve(_ options: ServeOptions, identifier: String) async throws {
     do {
-      try await self.serve(configurationFile: options.config, socketPath: options.socket, identifier: identifier)
+      try await self.serve(
+        configurationFile: options.config, socketPath: options.socket, stateDirectory: options.stateDirectory,
+        identifier: identifier
+      )
     } catch let error as InvalidConfiguration {
       throw ValidationError(error.description)
     } catch is DaemonFailure {

@@ -38,6 +38,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
   public var features: [String: FeatureSettings] = [:]
   /// Who may do what (`access.rules`); by default the socket's group reads and writes.
   public var access = AccessPolicy()
+  /// Where the journal is kept (`state.directory`; systemd's `$STATE_DIRECTORY` when it sets
+  /// one). Without one, nothing outlives the daemon.
+  public var stateDirectory: String?
+  /// When a change counts as kept (`durability.mode`).
+  public var durabilityMode: DurabilityMode = .strict
+  /// How often the batched mode forces the journal onto the disk (`durability.interval`).
+  public var durabilityInterval: Duration = .seconds(1)
 
   /// What the configuration may say about one feature (`features.NAME`).
   public struct FeatureSettings: Sendable, Equatable {
@@ -104,6 +111,17 @@ public struct DaemonConfiguration: Sendable, Equatable {
       throw ConfigurationError("supervision.probeTimeout must be a number of seconds in (0, 3600], not \(probeTimeout)")
     }
     configuration.supervision.probeTimeout = .milliseconds(Int64(probeTimeout * 1000))
+    // systemd's StateDirectory= sets $STATE_DIRECTORY (a list when there are several; the first
+    // is the daemon's).
+    let systemdStateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+    configuration.stateDirectory = config.string(forKey: "state.directory") ?? systemdStateDirectory
+    if configuration.stateDirectory == "" { configuration.stateDirectory = nil }
+    let durability = config.string(forKey: "durability.mode", default: configuration.durabilityMode.rawValue)
+    guard let durabilityMode = DurabilityMode(rawValue: durability) else {
+      throw ConfigurationError("durability.mode must be one of \(DurabilityMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(durability)")
+    }
+    configuration.durabilityMode = durabilityMode
+    configuration.durabilityInterval = try seconds(config.double(forKey: "durability.interval", default: 1), "durability.interval")
     for name in featureNames {
       var settings = FeatureSettings()
       if let isolation = config.string(forKey: ConfigKey(["features", name, "isolation"])) {

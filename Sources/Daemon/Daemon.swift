@@ -59,12 +59,15 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // read, reduced and answered on one thread, as in Redis; worker processes and effects give
     // the daemon its other cores.
     let loop = MultiThreadedEventLoopGroup.singleton.next()
+    // Recovered before anything is served: READY=1 comes after the state is back.
+    let journal = try OpenedJournal.open(self.configuration, initialState: try self.application.validate(), logger: self.logger)
     let hosted = try await HostedApplication.start(
       self.application,
       configuration: self.configuration,
       launch: WorkerLaunch(logLevel: self.logLevel),
       encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
       loop: loop,
+      journal: journal,
       logger: self.logger
     )
     let workerHosts = hosted.workers

@@ -202,6 +202,7 @@ def test_switchyardd_writes_native_entries_when_stderr_is_the_journal(capture):
     assert all(e["SWITCHYARD_FEATURE"] == "primes" and e["SWITCHYARD_PID"].isdigit() for e in workers if "SWITCHYARD_PID" in e)
     messages = [e["MESSAGE"] for e in entries if not e["MESSAGE"].startswith("worker ")]
     assert messages == [
+        "no state directory: nothing will outlive the daemon (set state.directory or --state-directory)",
         "feature started", "feature started", "feature started", "listening",
         "error reply", "error reply", "error reply", "configuration reloaded", "stopped",
     ], messages

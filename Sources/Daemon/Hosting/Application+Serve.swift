@@ -13,10 +13,17 @@ extension Application {
   ///   - configurationFile: The configuration file (JSON); environment variables such as
   ///     `SWITCHYARD_SOCKET_PATH` override it.
   ///   - socketPath: Overrides the configuration's socket path.
+  ///   - stateDirectory: Overrides the configuration's state directory.
   /// - Throws: ``InvalidConfiguration`` for an invalid configuration; ``DaemonFailure``, after a
   ///   critical log line, when the daemon cannot run or its supervisor gives up.
-  public func serve(configurationFile file: String?, socketPath socket: String?, identifier: String) async throws {
-    let configuration = try await self.configuration(file: file, socket: socket)
+  public func serve(
+    configurationFile file: String?, socketPath socket: String?, stateDirectory: String? = nil, identifier: String
+  ) async throws {
+    let overrides: @Sendable (inout DaemonConfiguration) -> Void = { configuration in
+      if let socket { configuration.socketPath = socket }
+      if let stateDirectory { configuration.stateDirectory = stateDirectory }
+    }
+    let configuration = try await self.configuration(file: file, overrides: overrides)
     let level = SharedLogLevel(configuration.logLevel)
     DaemonLogging.bootstrap(identifier: identifier, level: level)
     let logger = Logger(label: identifier)
@@ -25,7 +32,7 @@ extension Application {
       configuration: configuration,
       logger: logger,
       logLevel: level,
-      reloadConfiguration: { try await self.configuration(file: file, socket: socket) }
+      reloadConfiguration: { try await self.configuration(file: file, overrides: overrides) }
     )
     do {
       try await daemon.run()
@@ -36,14 +43,16 @@ extension Application {
   }
 
   /// The configuration file and the environment, with the command line's overrides.
-  private func configuration(file: String?, socket: String?) async throws -> DaemonConfiguration {
+  private func configuration(
+    file: String?, overrides: (inout DaemonConfiguration) -> Void
+  ) async throws -> DaemonConfiguration {
     var configuration: DaemonConfiguration
     do {
       configuration = try await DaemonConfiguration.load(file: file, featureNames: self.features.map(\.name))
     } catch {
       throw InvalidConfiguration(description: "invalid configuration: \(error)")
     }
-    if let socket { configuration.socketPath = socket }
+    overrides(&configuration)
     return configuration
   }
 }

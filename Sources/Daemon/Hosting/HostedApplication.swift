@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -18,6 +19,8 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
   let hosts: [any FeatureHost<Action>]
   /// The hosts of the features in worker processes, for their supervisor.
   let workers: [WorkerHost<Action>]
+  /// What writes the journal, when there is one.
+  let journal: JournalWriter?
 
   /// Starts the actor-hosted features; the workers wait for their supervisor.
   ///
@@ -25,18 +28,34 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
   /// - Parameter loop: The daemon's event loop, which serves its connections too: the stores of
   ///   actor-hosted features and the links to worker processes run on it, so that a call is
   ///   answered on the thread that read it.
+  /// - Parameter journal: The journal and what it recovered, when there is a state directory:
+  ///   the features start from the recovered state, and the numbers go on from its seq.
   static func start(
     _ application: Application<State, Action>,
     configuration: DaemonConfiguration,
     launch: WorkerLaunch,
     encodeChange: @escaping Subscriptions.Encode,
     loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
+    journal opened: OpenedJournal? = nil,
     logger: Logger
   ) async throws -> Self {
+    var application = application
+    if let opened {
+      application = Application(initialState: try Self.decode(opened.recovered), features: application.features)
+    }
     let initialJSON = try application.validate()
-    let subscriptions = Subscriptions(encode: encodeChange)
+    let holdsBack = opened?.mode.waitsForTheJournal == true
+    let subscriptions = Subscriptions(encode: encodeChange, holdBackAfter: holdsBack ? opened?.recovered.seq : nil)
+    let writer = opened.map { opened in
+      JournalWriter(
+        journal: opened.journal, mode: opened.mode, interval: opened.interval, lastSeq: opened.recovered.seq,
+        logger: logger, released: { subscriptions.release(upTo: $0) }
+      )
+    }
     let changeLog = ChangeLog(
-      initialState: initialJSON, historyLimit: configuration.historyLimit, subscriptions: subscriptions, logger: logger
+      initialState: initialJSON, seq: opened?.recovered.seq ?? 0, historyLimit: configuration.historyLimit,
+      historyID: opened?.journal.id ?? UUID().uuidString.lowercased(),
+      subscriptions: subscriptions, journal: writer, logger: logger
     )
     let router = Router<Action>(logger: logger)
     let context = HostingContext<Action>(
@@ -65,12 +84,29 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       changeLog: changeLog,
       subscriptions: subscriptions,
       hosts: hosts,
-      workers: hosts.compactMap { $0 as? WorkerHost<Action> }
+      workers: hosts.compactMap { $0 as? WorkerHost<Action> },
+      journal: writer
     )
   }
 
-  /// Ends the actors' effects.
+  /// The application's state from the one the journal recovered.
+  private static func decode(_ recovered: Recovery.Recovered) throws(RecoveryError) -> State {
+    do {
+      return try JSONValueDecoder().decode(State.self, from: recovered.state)
+    } catch {
+      throw RecoveryError(
+        """
+        the state recovered from the journal (at \(recovered.seq)) does not decode as \(State.self): \(error); \
+        the state type changed since it was written: keep the old field names or give them defaults, or \
+        move the state directory aside to start afresh
+        """
+      )
+    }
+  }
+
+  /// Ends the actors' effects, then writes what is left of the journal.
   func stop() async {
     for host in self.hosts { await host.stop() }
+    await self.journal?.close()
   }
 }

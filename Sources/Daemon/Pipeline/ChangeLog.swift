@@ -13,8 +13,8 @@ import SwitchyardSynchronization
 /// ```
 ///
 /// Numbers have no gaps: the state at `seq` is the initial state with every change up to `seq`
-/// applied. This is the one place every change passes through, in order — where a journal
-/// hangs from.
+/// applied. This is the one place every change passes through, in order, and where the
+/// journal hangs from: each change goes to the ``JournalWriter`` as it is numbered.
 final class ChangeLog: Sendable {
   private struct Contents: ~Copyable {
     var seq: UInt64 = 0
@@ -23,23 +23,30 @@ final class ChangeLog: Sendable {
     var isShuttingDown = false
   }
 
-  /// Which history the sequence numbers belong to: a new one each time the daemon starts, since
-  /// nothing of the last run's is kept. A `since` from another history means nothing here.
+  /// Which history the sequence numbers belong to: the journal's id, or without a journal a new
+  /// one each time the daemon starts. A `since` from another history means nothing here.
   let historyID: String
   private let contents: Mutex<Contents>
   private let historyLimit: Atomic<Int>
   private let subscriptions: Subscriptions
+  private let journal: JournalWriter?
   private let logger: Logger
 
+  /// - Parameters:
+  ///   - initialState: The state at `seq`.
+  ///   - seq: The sequence number to go on from: the last one journaled, or 0.
   init(
     initialState: JSONValue,
+    seq: UInt64 = 0,
     historyLimit: Int,
     historyID: String = UUID().uuidString.lowercased(),
     subscriptions: Subscriptions,
+    journal: JournalWriter? = nil,
     logger: Logger
   ) {
     self.historyID = historyID
-    self.contents = Mutex(Contents(state: initialState))
+    self.contents = Mutex(Contents(seq: seq, state: initialState))
+    self.journal = journal
     self.historyLimit = Atomic(max(0, historyLimit))
     self.subscriptions = subscriptions
     self.logger = logger
@@ -60,6 +67,7 @@ final class ChangeLog: Sendable {
       }
       contents.seq += 1
       let change = StateChange(seq: contents.seq, patch: patch)
+      self.journal?.submit(JournaledChange(seq: change.seq, patch: patch.jsonValue.serializedBytes(), time: Date().timeIntervalSince1970))
       let historyLimit = self.historyLimit.load(ordering: .relaxed)
       // A reload may have lowered the limit: drop down to it, oldest first.
       while contents.history.count >= max(historyLimit, 1) { contents.history.removeFirst() }
@@ -67,6 +75,13 @@ final class ChangeLog: Sendable {
       self.subscriptions.deliver(change, state: contents.state)
       return contents.seq
     }
+  }
+
+  /// Calls `body` once the change numbered `seq` is kept as the durability mode asks: at once
+  /// without a journal or unless the mode is strict, else once it is on the disk.
+  func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable () -> Void) {
+    guard let journal = self.journal else { return body() }
+    journal.whenDurable(seq, body)
   }
 
   /// The sequence number of the latest change.
@@ -98,10 +113,10 @@ final class ChangeLog: Sendable {
         since == contents.seq || contents.history.first.map({ $0.seq <= since + 1 }) == true
       {
         for change in contents.history where change.seq > since {
-          Subscriptions.deliver(change, to: subscriber, state: contents.state)
+          self.subscriptions.deliver(change, to: subscriber, state: contents.state)
         }
       } else {
-        subscriber.push(.snapshot(seq: contents.seq, value: value))
+        self.subscriptions.push(.snapshot(seq: contents.seq, value: value), seq: contents.seq, to: subscriber)
       }
       return subscriber
     }

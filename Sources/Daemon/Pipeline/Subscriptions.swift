@@ -1,3 +1,4 @@
+import DequeModule
 import NIOCore
 import SwitchyardRuntime
 import SwitchyardSynchronization
@@ -12,6 +13,10 @@ import SwitchyardSynchronization
 ///
 /// It is fed by the ``ChangeLog`` under the log's lock, so subscribers see changes in order and
 /// a new subscription's first items and its registration cannot straddle a change.
+///
+/// With a journal (strict or batched) it holds every item back until the change it shows is
+/// kept (``release(upTo:)``): a subscriber never sees a sequence number that a crash could take
+/// back.
 final class Subscriptions: Sendable {
   /// Encodes one change as a subscriber receives it: `patch` is relative to the subscription's
   /// path.
@@ -23,11 +28,52 @@ final class Subscriptions: Sendable {
     var count = 0
   }
 
+  /// What waits for the disk: each subscriber's next item, with the change it shows.
+  private struct HeldBack: ~Copyable {
+    var releasedSeq: UInt64
+    var items = Deque<(seq: UInt64, subscriber: Subscriber, item: Subscriber.Item)>()
+  }
+
   private let contents = Mutex(Contents())
   private let encode: Encode
+  private let holdsBack: Bool
+  private let heldBack: Mutex<HeldBack>
 
-  init(encode: @escaping Encode) {
+  /// - Parameter holdBackAfter: With a journal that replies wait for, the last change it kept:
+  ///   items for later changes wait for ``release(upTo:)``. `nil`: nothing waits.
+  init(encode: @escaping Encode, holdBackAfter releasedSeq: UInt64? = nil) {
     self.encode = encode
+    self.holdsBack = releasedSeq != nil
+    self.heldBack = Mutex(HeldBack(releasedSeq: releasedSeq ?? .max))
+  }
+
+  /// Hands `item`, which shows the state at `seq`, to `subscriber`: at once, or once `seq` is
+  /// released, after every item held back before it.
+  func push(_ item: Subscriber.Item, seq: UInt64, to subscriber: Subscriber) {
+    guard self.holdsBack else { return Self.hand(item, to: subscriber) }
+    self.heldBack.withLock { held in
+      if seq <= held.releasedSeq, held.items.isEmpty {
+        Self.hand(item, to: subscriber)
+      } else {
+        held.items.append((seq, subscriber, item))
+      }
+    }
+  }
+
+  /// Every change up to `seq` is on the disk: its items go to their subscribers.
+  func release(upTo seq: UInt64) {
+    guard self.holdsBack else { return }
+    self.heldBack.withLock { held in
+      held.releasedSeq = max(held.releasedSeq, seq)
+      while let first = held.items.first, first.seq <= held.releasedSeq {
+        held.items.removeFirst()
+        Self.hand(first.item, to: first.subscriber)
+      }
+    }
+  }
+
+  private static func hand(_ item: Subscriber.Item, to subscriber: Subscriber) {
+    if case let .end(reason) = item { subscriber.end(reason) } else { subscriber.push(item) }
   }
 
   /// A new subscriber to the state at `pointer`; its first item is the caller's to push.
@@ -65,23 +111,23 @@ final class Subscriptions: Sendable {
       for (pointer, subscribers) in contents.byPath {
         switch Self.relative(change.patch, to: pointer, in: state) {
         case nil:
-          for subscriber in subscribers.values { subscriber.end(.pathRemoved) }
+          for subscriber in subscribers.values { self.push(.end(reason: .pathRemoved), seq: change.seq, to: subscriber) }
         case let patch? where patch.isEmpty:
           continue
         case let patch?:
           let bytes = self.encode(change.seq, patch)
-          for subscriber in subscribers.values { subscriber.push(.encoded(seq: change.seq, bytes)) }
+          for subscriber in subscribers.values { self.push(.encoded(seq: change.seq, bytes), seq: change.seq, to: subscriber) }
         }
       }
     }
   }
 
   /// Hands `change` to one subscriber: a replay from the history.
-  static func deliver(_ change: StateChange, to subscriber: Subscriber, state: JSONValue) {
-    switch self.relative(change.patch, to: subscriber.pointer, in: state) {
-    case nil: subscriber.end(.pathRemoved)
+  func deliver(_ change: StateChange, to subscriber: Subscriber, state: JSONValue) {
+    switch Self.relative(change.patch, to: subscriber.pointer, in: state) {
+    case nil: self.push(.end(reason: .pathRemoved), seq: change.seq, to: subscriber)
     case let patch? where patch.isEmpty: break
-    case let patch?: subscriber.push(.encoded(seq: change.seq, subscriber.encode(change.seq, patch)))
+    case let patch?: self.push(.encoded(seq: change.seq, subscriber.encode(change.seq, patch)), seq: change.seq, to: subscriber)
     }
   }
 

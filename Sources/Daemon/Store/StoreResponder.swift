@@ -115,8 +115,11 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
         switch outcome {
         case let .success(seq):
           self.actionCount.add(count, ordering: .relaxed)
-          answer.reply(.reply(VarlinkReply(parameters: ["seq": .int(Int64(seq))])))
-          answer.finish()
+          // Answered once the change is kept as the durability mode asks (strict: on the disk).
+          self.changeLog.whenDurable(seq) {
+            answer.reply(.reply(VarlinkReply(parameters: ["seq": .int(Int64(seq))])))
+            answer.finish()
+          }
         case let .failure(error):
           answer.finish(VarlinkError(SwitchyardError(error)))
         }

@@ -1,0 +1,41 @@
+import SwitchyardRuntime
+
+/// Where the daemon keeps what it acknowledged: every change, in order, and snapshots of the
+/// composed state to recover from. ``SQLiteJournal`` is the one engine today; the protocol is
+/// what another (PostgreSQL) would implement.
+///
+/// A journal has an ``id`` for its whole life: sequence numbers only go up under one id, so a
+/// client's `since` means something only with the id it came with.
+protocol Journal: Sendable {
+  /// This journal's identity, chosen when it was created.
+  var id: String { get }
+
+  /// Appends `changes`, whose numbers follow the last one appended, in one transaction: all of
+  /// them are kept or none.
+  func append(_ changes: [JournaledChange]) throws
+
+  /// Forces what was appended onto the disk (the batched mode calls it once an interval).
+  func sync() throws
+
+  /// The latest snapshot, and every change after it, in order: what recovery starts from.
+  func recoveryPoint() throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange])
+
+  /// Keeps the composed state at `snapshot.seq`.
+  func write(_ snapshot: JournalSnapshot) throws
+}
+
+/// One published change, as the journal keeps it.
+struct JournaledChange: Sendable, Equatable {
+  let seq: UInt64
+  /// The patch, from the root of the composed state, as compact JSON text.
+  let patch: [UInt8]
+  /// When it was published, in seconds since 1970.
+  let time: Double
+}
+
+/// The composed state at a sequence number.
+struct JournalSnapshot: Sendable, Equatable {
+  let seq: UInt64
+  /// The state, as compact JSON text.
+  let state: [UInt8]
+}

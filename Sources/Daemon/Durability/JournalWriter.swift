@@ -1,0 +1,160 @@
+import Dispatch
+import Foundation
+import Logging
+import SwitchyardSynchronization
+
+/// Writes the changes the ``ChangeLog`` hands it into the journal, from a thread of its own, so
+/// no event loop ever waits for the disk: whatever has come in since the last write goes into
+/// one transaction (group commit), and one fsync serves all of it.
+///
+/// ```swift
+/// writer.submit(change)                        // under the change log's lock, in seq order
+/// writer.whenDurable(seq) { answer(seq) }      // strict: once it is on the disk
+/// ```
+///
+/// In the ``DurabilityMode/strict`` and ``DurabilityMode/batched`` modes a change counts only once
+/// it is committed (strict: and on the disk): replies wait for it (``whenDurable(_:_:)``) and so
+/// do subscribers (``Subscriptions`` hold changes back until `released` is called). With
+/// ``DurabilityMode/off`` both go on at once.
+final class JournalWriter: Sendable {
+  private struct Queue: ~Copyable {
+    var changes: [JournaledChange] = []
+    var waiters: [(seq: UInt64, body: @Sendable () -> Void)] = []
+    var durableSeq: UInt64
+    var closing: CheckedContinuation<Void, Never>?
+    var isClosed = false
+  }
+
+  let journal: any Journal
+  let mode: DurabilityMode
+  private let interval: Duration
+  private let queue: Mutex<Queue>
+  private let wakeUp = DispatchSemaphore(value: 0)
+  private let released: @Sendable (UInt64) -> Void
+  private let logger: Logger
+
+  /// - Parameters:
+  ///   - lastSeq: The last sequence number already in the journal.
+  ///   - released: Called on the writer's thread with the last sequence number kept, each time
+  ///     it moves (not with ``DurabilityMode/off``).
+  init(
+    journal: any Journal,
+    mode: DurabilityMode,
+    interval: Duration,
+    lastSeq: UInt64,
+    logger: Logger,
+    released: @escaping @Sendable (UInt64) -> Void
+  ) {
+    self.journal = journal
+    self.mode = mode
+    self.interval = interval
+    self.queue = Mutex(Queue(durableSeq: lastSeq))
+    self.released = released
+    self.logger = logger
+    let thread = Thread { [self] in self.run() }
+    thread.name = "switchyard-journal"
+    thread.start()
+  }
+
+  /// Queues `change` for the journal; called in sequence order.
+  func submit(_ change: JournaledChange) {
+    let wasIdle = self.queue.withLock { queue in
+      queue.changes.append(change)
+      return queue.changes.count == 1
+    }
+    if wasIdle { self.wakeUp.signal() }
+  }
+
+  /// Calls `body` once the change numbered `seq` counts as kept: on the writer's thread once it
+  /// is committed (and with ``DurabilityMode/strict`` on the disk), or at once with
+  /// ``DurabilityMode/off``.
+  func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable () -> Void) {
+    guard self.mode.waitsForTheJournal else { return body() }
+    let isDurable = self.queue.withLock { queue in
+      if queue.durableSeq >= seq { return true }
+      queue.waiters.append((seq, body))
+      return false
+    }
+    if isDurable { body() }
+  }
+
+  /// Writes what is queued, forces it onto the disk, and stops the thread.
+  func close() async {
+    await withCheckedContinuation { continuation in
+      self.queue.withLock { queue in
+        queue.isClosed = true
+        queue.closing = continuation
+      }
+      self.wakeUp.signal()
+    }
+  }
+
+  private func run() {
+    var lastSync = ContinuousClock.now
+    var unsynced = false
+    var failures = 0
+    while true {
+      // The batched mode wakes up at least once an interval to force out what it wrote.
+      if self.mode == .batched, unsynced {
+        _ = self.wakeUp.wait(timeout: .now() + .milliseconds(Int(self.interval.components.seconds * 1000 + self.interval.components.attoseconds / 1_000_000_000_000_000)))
+      } else {
+        self.wakeUp.wait()
+      }
+      let (batch, isClosed) = self.queue.withLock { queue in
+        defer { queue.changes.removeAll(keepingCapacity: true) }
+        return (queue.changes, queue.isClosed)
+      }
+      if !batch.isEmpty {
+        while true {
+          do {
+            try self.journal.append(batch)
+            if failures > 0 { self.logger.notice("the journal is written again", metadata: ["failures": "\(failures)"]) }
+            failures = 0
+            break
+          } catch {
+            // Nothing is acknowledged meanwhile: a strict Send waits, and it is tried again.
+            if failures == 0 { self.logger.error("cannot write the journal; retrying", metadata: ["error": "\(error)"]) }
+            failures += 1
+            Thread.sleep(forTimeInterval: 0.1)
+          }
+        }
+        unsynced = true
+        self.advance(to: batch[batch.count - 1].seq)
+      }
+      if unsynced, self.mode != .off, isClosed || (self.mode == .batched && ContinuousClock.now - lastSync >= self.interval) {
+        do {
+          try self.journal.sync()
+          unsynced = false
+          lastSync = .now
+        } catch {
+          self.logger.error("cannot force the journal onto the disk", metadata: ["error": "\(error)"])
+        }
+      }
+      if isClosed {
+        let closing = self.queue.withLock { queue in
+          // Whatever came in after the last batch was taken gets written first.
+          queue.changes.isEmpty ? queue.closing.take() : nil
+        }
+        if let closing {
+          closing.resume()
+          return
+        }
+        self.wakeUp.signal()
+      }
+    }
+  }
+
+  /// Everything up to `seq` is kept: the replies waiting for it go, and so do the subscribers'
+  /// changes.
+  private func advance(to seq: UInt64) {
+    guard self.mode.waitsForTheJournal else { return }
+    let ready = self.queue.withLock { queue in
+      queue.durableSeq = seq
+      let ready = queue.waiters.filter { $0.seq <= seq }
+      queue.waiters.removeAll { $0.seq <= seq }
+      return ready
+    }
+    self.released(seq)
+    for waiter in ready { waiter.body() }
+  }
+}

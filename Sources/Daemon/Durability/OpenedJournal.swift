@@ -1,0 +1,52 @@
+import Logging
+import SwitchyardRuntime
+
+/// The state directory, locked, with its journal open and what it holds recovered: what the
+/// daemon starts from when it has a state directory.
+///
+/// ```swift
+/// let opened = try OpenedJournal.open(configuration, initialState: initialJSON, logger: logger)
+/// // opened.recovered.state at opened.recovered.seq; opened.journal.id names the history
+/// ```
+struct OpenedJournal: Sendable {
+  let directory: StateDirectory
+  let journal: SQLiteJournal
+  let mode: DurabilityMode
+  let interval: Duration
+  let recovered: Recovery.Recovered
+
+  /// Opens the journal in `configuration.stateDirectory` (creating both when there are none,
+  /// with `initialState` as the first snapshot) and recovers its state; `nil` without a state
+  /// directory.
+  static func open(
+    _ configuration: DaemonConfiguration, initialState: JSONValue, logger: Logger
+  ) throws -> OpenedJournal? {
+    guard let path = configuration.stateDirectory else {
+      logger.notice("no state directory: nothing will outlive the daemon (set state.directory or --state-directory)")
+      return nil
+    }
+    let directory = try StateDirectory(path: path)
+    let started = ContinuousClock.now
+    let journal: SQLiteJournal
+    do {
+      journal = try SQLiteJournal(
+        path: directory.journalPath, mode: configuration.durabilityMode, initialState: { initialState.serializedBytes() }
+      )
+    } catch {
+      throw RecoveryError("cannot open the journal \(directory.journalPath): \(error)")
+    }
+    let recovered = try Recovery.recover(from: journal)
+    logger.info(
+      "journal recovered",
+      metadata: [
+        "directory": "\(path)", "journal": "\(journal.id)", "seq": "\(recovered.seq)",
+        "replayed": "\(recovered.replayed)", "durability": "\(configuration.durabilityMode.rawValue)",
+        "duration": "\(ContinuousClock.now - started)",
+      ]
+    )
+    return OpenedJournal(
+      directory: directory, journal: journal, mode: configuration.durabilityMode,
+      interval: configuration.durabilityInterval, recovered: recovered
+    )
+  }
+}

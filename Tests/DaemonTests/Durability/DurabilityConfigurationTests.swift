@@ -1,0 +1,40 @@
+import Testing
+
+@testable import SwitchyardDaemon
+
+/// `state.directory`, `durability.mode` and `durability.interval`, from the environment.
+@Suite struct DurabilityConfigurationTests {
+  @Test func withoutAStateDirectoryNothingIsJournaledAndStrictIsTheMode() async throws {
+    let configuration = try await DaemonConfiguration.load(file: nil, environment: [:])
+    #expect(configuration.stateDirectory == nil)
+    #expect(configuration.durabilityMode == .strict)
+    #expect(configuration.durabilityInterval == .seconds(1))
+  }
+
+  @Test func systemdsStateDirectoryIsTheDefaultAndTheSettingOverridesIt() async throws {
+    let systemd = try await DaemonConfiguration.load(file: nil, environment: ["STATE_DIRECTORY": "/var/lib/switchyard:/var/lib/other"])
+    #expect(systemd.stateDirectory == "/var/lib/switchyard", "the first of systemd's directories")
+    let configured = try await DaemonConfiguration.load(
+      file: nil,
+      environment: [
+        "STATE_DIRECTORY": "/var/lib/switchyard", "SWITCHYARD_STATE_DIRECTORY": "/srv/state",
+        "SWITCHYARD_DURABILITY_MODE": "batched", "SWITCHYARD_DURABILITY_INTERVAL": "0.25",
+      ]
+    )
+    #expect(configured.stateDirectory == "/srv/state")
+    #expect(configured.durabilityMode == .batched)
+    #expect(configured.durabilityInterval == .milliseconds(250))
+  }
+
+  @Test(arguments: [
+    ("SWITCHYARD_DURABILITY_MODE", "always", "durability.mode must be one of strict, batched, off, not always"),
+    ("SWITCHYARD_DURABILITY_INTERVAL", "0", "durability.interval must be a number of seconds in (0, 86400], not 0.0"),
+  ])
+  func invalidSettingsAreRefusedByName(_ variable: String, _ value: String, _ message: String) async throws {
+    await #expect {
+      try await DaemonConfiguration.load(file: nil, environment: [variable: value])
+    } throws: { error in
+      "\(error)" == message
+    }
+  }
+}

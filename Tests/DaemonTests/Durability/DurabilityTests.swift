@@ -1,0 +1,123 @@
+import Foundation
+import SwitchyardRuntime
+import SwitchyardSynchronization
+import SwitchyardTestSupport
+import Testing
+
+/// What the daemon acknowledged outlives it: real daemons, a real journal in a state directory,
+/// and SIGKILL, which leaves the daemon no chance to write anything on its way out.
+@Suite(.serialized) struct DurabilityTests {
+  static let increment: JSONValue = ["action": ["counter": ["incrTapped": [:]]]]
+
+  /// A state directory of the test's own, outside the daemon's directory (which goes with it).
+  private final class StateDirectory: Sendable {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-state-\(UUID().uuidString.prefix(8))").path
+    deinit { try? FileManager.default.removeItem(atPath: self.path) }
+  }
+
+  private func daemon(_ state: StateDirectory, socketPath: String? = nil, mode: String = "strict") async throws -> DaemonProcess {
+    try await DaemonProcess(
+      socketPath: socketPath,
+      environment: ["SWITCHYARD_DURABILITY_MODE": mode],
+      arguments: ["--state-directory", state.path]
+    )
+  }
+
+  /// `off` answers before the journal is written, so only a daemon that stops by itself keeps
+  /// everything it answered.
+  @Test(arguments: [("strict", SIGKILL), ("batched", SIGKILL), ("off", SIGTERM)])
+  func whatWasAcknowledgedSurvivesTheDaemonAndTheNumbersGoOn(_ mode: String, _ signal: Int32) async throws {
+    let state = StateDirectory()
+    let first = try await daemon(state, mode: mode)
+    let client = try first.connect()
+    for expected in 1...3 { #expect(try client.call("io.switchyard.Store.Send", Self.increment)["seq"] == .int(Int64(expected))) }
+    let subscriber = try first.connect()
+    try subscriber.send("io.switchyard.Store.Subscribe", ["path": "/primes/count"], more: true)
+    let snapshot = try #require(try subscriber.read()?["parameters"])
+    let history = try #require(snapshot["history"])
+    first.signal(signal)
+    _ = await first.process.exit()
+
+    let second = try await daemon(state, socketPath: first.socketPath, mode: mode)
+    let again = try second.connect()
+    #expect(try again.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 3)
+    #expect(try again.call("io.switchyard.Store.Send", Self.increment)["seq"] == 4, "the numbers go on where they stopped")
+    // The history is the journal's: a subscriber of the first run resumes with the change it
+    // missed, not a snapshot.
+    let resumed = try second.connect()
+    try resumed.send("io.switchyard.Store.Subscribe", ["path": "/primes/count", "since": 3, "history": history], more: true)
+    let replay = try #require(try resumed.read()?["parameters"])
+    #expect(replay["seq"] == 4 && replay["patch"] != nil, "\(replay)")
+    #expect(second.log.contains("journal recovered"), "\(second.log)")
+    #expect(second.log.contains("replayed=3"), "\(second.log)")
+    #expect(await second.terminate() == 0)
+  }
+
+  @Test func aSecondDaemonOnTheSameStateDirectoryIsRefusedWithWhoHasIt() async throws {
+    let state = StateDirectory()
+    let first = try await daemon(state)
+    let error = await #expect(throws: DaemonFailedToStart.self) { _ = try await self.daemon(state) }
+    #expect(error?.log.contains("another switchyardd (pid \(first.pid)) is using the state directory \(state.path)") == true, "\(error?.log ?? "")")
+    #expect(await first.terminate() == 0)
+  }
+
+  @Test func theStateDirectoryIsCreatedForTheDaemonAlone() async throws {
+    let state = StateDirectory()
+    let daemon = try await daemon(state)
+    var info = stat()
+    #expect(stat(state.path, &info) == 0)
+    #expect(info.st_mode & 0o777 == 0o700)
+    #expect(FileManager.default.fileExists(atPath: state.path + "/journal.sqlite"))
+    #expect(await daemon.terminate() == 0)
+  }
+
+  /// Several clients pipeline sends until the daemon is killed at a random moment; after the
+  /// restart every send that was answered is in the state, and no number went back.
+  @Test(arguments: 1...8)
+  func killedUnderLoadItKeepsEverySendItAnswered(_ round: Int) async throws {
+    let state = StateDirectory()
+    var socketPath: String?
+    var lastSeq: Int64 = 0
+    var acknowledged = 0
+    for _ in 0..<2 {
+      let daemon = try await self.daemon(state, socketPath: socketPath)
+      socketPath = daemon.socketPath
+      let kept = try integer(daemon.connect().call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"])
+      #expect(kept >= Int64(acknowledged), "round \(round): every answered send is kept: \(kept) after \(acknowledged) answers")
+      let answers = Mutex<[Int64]>([])
+      let clients = (0..<3).map { _ in
+        Thread { [path = daemon.socketPath] in
+          guard let client = try? VarlinkTestClient(path: path) else { return }
+          while let reply = try? client.call("io.switchyard.Store.Send", Self.increment), case let .int(seq)? = reply["seq"] {
+            answers.withLock { $0.append(seq) }
+          }
+        }
+      }
+      for client in clients { client.start() }
+      try await Task.sleep(for: .milliseconds(Int.random(in: 100...400)))
+      daemon.signal(SIGKILL)
+      _ = await daemon.process.exit()
+      let answered = answers.withLock { $0 }
+      #expect(!answered.isEmpty, "round \(round): the clients were answered before the kill")
+      #expect(answered.allSatisfy { $0 > lastSeq }, "numbers only go up across restarts")
+      lastSeq = answered.max() ?? lastSeq
+      acknowledged += answered.count
+    }
+    let daemon = try await self.daemon(state, socketPath: socketPath)
+    let client = try daemon.connect()
+    let kept = try integer(client.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"])
+    #expect(kept >= Int64(acknowledged), "round \(round): every answered send is in the recovered state: \(kept) of \(acknowledged)")
+    let next = try integer(client.call("io.switchyard.Store.Send", Self.increment)["seq"])
+    #expect(next > lastSeq, "the next number follows the last one answered")
+    #expect(await daemon.terminate() == 0)
+  }
+}
+
+private struct NotAnInteger: Error {
+  let value: JSONValue?
+}
+
+private func integer(_ value: JSONValue?) throws -> Int64 {
+  guard case let .int(integer)? = value else { throw NotAnInteger(value: value) }
+  return integer
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+@testable import SwitchyardDaemon
+@testable import SwitchyardRuntime
+
+/// The journal on a real SQLite database in a temporary directory.
+@Suite struct SQLiteJournalTests {
+  private func temporaryDirectory() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString.prefix(8))").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
+
+  private func change(_ seq: UInt64, _ patch: String) -> JournaledChange {
+    JournaledChange(seq: seq, patch: Array(patch.utf8), time: 1_700_000_000 + Double(seq))
+  }
+
+  @Test(arguments: DurabilityMode.allCases)
+  func aNewJournalStartsFromTheInitialStateAndKeepsItsIdAndChangesWhenReopened(_ mode: DurabilityMode) throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/journal.sqlite"
+    let first = try SQLiteJournal(path: path, mode: mode, initialState: { Array(#"{"count":0}"#.utf8) })
+    try first.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
+    try first.append([
+      change(2, #"[{"op":"replace","path":"/count","value":2}]"#), change(3, #"[{"op":"add","path":"/name","value":"x"}]"#),
+    ])
+    try first.sync()
+
+    let reopened = try SQLiteJournal(path: path, mode: mode, initialState: { Array("{}".utf8) })
+    #expect(reopened.id == first.id, "a journal keeps its id for its whole life")
+    let point = try reopened.recoveryPoint()
+    #expect(point.snapshot == JournalSnapshot(seq: 0, state: Array(#"{"count":0}"#.utf8)), "the first initial state, not the second")
+    #expect(point.changes.map(\.seq) == [1, 2, 3])
+    #expect(point.changes[2] == change(3, #"[{"op":"add","path":"/name","value":"x"}]"#))
+    let recovered = try Recovery.recover(from: reopened)
+    #expect(recovered.seq == 3)
+    #expect(recovered.state == ["count": 2, "name": "x"])
+    #expect(recovered.replayed == 3)
+  }
+
+  @Test func twoJournalsHaveTwoIds() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let one = try SQLiteJournal(path: directory + "/one.sqlite", mode: .strict, initialState: { Array("{}".utf8) })
+    let other = try SQLiteJournal(path: directory + "/other.sqlite", mode: .strict, initialState: { Array("{}".utf8) })
+    #expect(one.id != other.id)
+  }
+
+  @Test func recoveryStartsFromTheLatestSnapshot() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
+    try journal.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
+    try journal.write(JournalSnapshot(seq: 1, state: Array(#"{"count":1}"#.utf8)))
+    try journal.append([change(2, #"[{"op":"replace","path":"/count","value":2}]"#)])
+    let point = try journal.recoveryPoint()
+    #expect(point.snapshot?.seq == 1)
+    #expect(point.changes.map(\.seq) == [2])
+    #expect(try Recovery.recover(from: journal).state == ["count": 2])
+  }
+
+  @Test func aChangeNumberedOutOfOrderIsRefusedAndAGapStopsRecovery() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
+    try journal.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
+    #expect(throws: (any Error).self, "a number is kept once") { try journal.append([change(1, "[]")]) }
+    try journal.append([change(3, #"[{"op":"replace","path":"/count","value":3}]"#)])
+    #expect(throws: RecoveryError.self) { try Recovery.recover(from: journal) }
+    do {
+      _ = try Recovery.recover(from: journal)
+    } catch {
+      #expect(error.description == "the journal skips from 1 to 3")
+    }
+  }
+
+  @Test func aFailedGroupLeavesNoneOfItsChanges() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array("{}".utf8) })
+    try journal.append([change(1, "[]")])
+    // The second change of the group repeats a number: the whole group is rolled back.
+    #expect(throws: (any Error).self) { try journal.append([change(2, "[]"), change(1, "[]")]) }
+    #expect(try journal.recoveryPoint().changes.map(\.seq) == [1])
+  }
+}
