@@ -48,4 +48,16 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
   public var seq: UInt64
   /// The worker processes, in the order their features are declared.
   public var workers: [WorkerStatus]
+  /// Where the daemon keeps what it acknowledged (absent from daemons older than the journal).
+  public var durability: Durability?
+
+  /// Where the daemon keeps what it acknowledged.
+  public struct Durability: Sendable, Equatable, Codable {
+    /// `strict`, `batched`, `off`, or `none` when the daemon has no state directory.
+    public var mode: String
+    /// The state directory.
+    public var directory: String?
+    /// The journal's id, which is also the history subscriptions resume in.
+    public var journal: String?
+  }
 }

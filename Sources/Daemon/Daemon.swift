@@ -100,6 +100,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       ),
       configuration: configuration,
       counters: counters,
+      durability: journal?.status ?? .none,
       logger: self.logger
     )
     let manager = ServiceManager()
@@ -111,7 +112,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         workers: workerHosts.count { $0.snapshot.pid != nil },
         connections: counters.connections.load(ordering: .relaxed),
         subscribers: subscriptions.count,
-        actionsPerSecond: 0
+        actionsPerSecond: 0,
+        durability: journal?.mode.rawValue ?? "none"
       )
       return (line, responder.actionCount.load(ordering: .relaxed))
     }

@@ -50,6 +50,9 @@ final class LiveConfiguration: Sendable {
       note("access", \.access, reloadable: true)
       note("supervision", \.supervision, reloadable: false)
       note("features", \.features, reloadable: false)
+      note("state.directory", \.stateDirectory, reloadable: false)
+      note("durability.mode", \.durabilityMode, reloadable: false)
+      note("durability.interval", \.durabilityInterval, reloadable: false)
       self.logLevel.level = current.logLevel
       return (changed, kept)
     }

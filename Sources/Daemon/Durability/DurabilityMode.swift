@@ -1,3 +1,5 @@
+import SwitchyardRuntime
+
 /// When a change counts as kept (`durability.mode`): when its `Send` is answered, and when
 /// subscribers see it.
 public enum DurabilityMode: String, Sendable, CaseIterable, Equatable {
@@ -15,4 +17,21 @@ public enum DurabilityMode: String, Sendable, CaseIterable, Equatable {
 
   /// Whether replies and subscribers wait for the journal.
   var waitsForTheJournal: Bool { self != .off }
+}
+
+/// What `Status` and the status line say of durability.
+struct DurabilityStatus: Sendable, Equatable {
+  /// `strict`, `batched`, `off`, or `none` without a state directory.
+  let mode: String
+  let directory: String?
+  let journal: String?
+
+  static let none = DurabilityStatus(mode: "none", directory: nil, journal: nil)
+
+  var json: JSONValue {
+    var object: JSONObject = ["mode": .string(self.mode)]
+    if let directory { object["directory"] = .string(directory) }
+    if let journal { object["journal"] = .string(journal) }
+    return .object(object)
+  }
 }

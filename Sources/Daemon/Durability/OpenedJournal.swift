@@ -15,6 +15,10 @@ struct OpenedJournal: Sendable {
   let interval: Duration
   let recovered: Recovery.Recovered
 
+  var status: DurabilityStatus {
+    DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id)
+  }
+
   /// Opens the journal in `configuration.stateDirectory` (creating both when there are none,
   /// with `initialState` as the first snapshot) and recovers its state; `nil` without a state
   /// directory.

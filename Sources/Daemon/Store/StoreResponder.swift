@@ -16,6 +16,8 @@ import SwitchyardVarlink
 final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable>: VarlinkResponder {
   let router: Router<Action>
   let changeLog: ChangeLog
+  /// What `Status` says of durability.
+  let durability: DurabilityStatus
   let subscriptions: Subscriptions
   let features: [Feature<State, Action>]
   /// The features hosted in worker processes, by name: how their workers are doing.
@@ -41,8 +43,10 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     workers: [String: @Sendable () -> WorkerSnapshot],
     configuration: LiveConfiguration,
     counters: ServerCounters,
+    durability: DurabilityStatus = .none,
     logger: Logger
   ) {
+    self.durability = durability
     self.router = router
     self.changeLog = changeLog
     self.subscriptions = subscriptions

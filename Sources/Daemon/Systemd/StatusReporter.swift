@@ -7,6 +7,8 @@ struct StatusLine: Equatable, Sendable, CustomStringConvertible {
   var connections: Int
   var subscribers: Int
   var actionsPerSecond: Double
+  /// The durability mode, `none` without a state directory.
+  var durability: String
 
   var description: String {
     func count(_ value: Int, _ noun: String) -> String { "\(value) \(noun)\(value == 1 ? "" : "s")" }
@@ -17,6 +19,7 @@ struct StatusLine: Equatable, Sendable, CustomStringConvertible {
       count(self.connections, "connection"),
       count(self.subscribers, "subscriber"),
       "\(rate) actions/s",
+      "durability \(self.durability)",
     ].joined(separator: ", ")
   }
 }

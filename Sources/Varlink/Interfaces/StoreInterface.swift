@@ -96,6 +96,15 @@ public enum StoreInterface {
     # The features the daemon hosts, and what the caller may do.
     method Describe() -> (features: []Feature, access: Access)
 
+    # Where the daemon keeps what it acknowledged: the durability mode in force ("strict",
+    # "batched", "off", or "none" without a state directory), the state directory and the
+    # journal's id.
+    type Durability (
+      mode: string,
+      directory: ?string,
+      journal: ?string
+    )
+
     # How the daemon is doing.
     method Status() -> (
       uptime: float,
@@ -104,7 +113,8 @@ public enum StoreInterface {
       subscribers: int,
       actions: int,
       seq: int,
-      workers: []Worker
+      workers: []Worker,
+      durability: Durability
     )
 
     # The call is not a well-formed Varlink call.

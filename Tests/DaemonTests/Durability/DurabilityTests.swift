@@ -53,6 +53,18 @@ import Testing
     #expect(await second.terminate() == 0)
   }
 
+  private func subscribeSnapshot(_ daemon: DaemonProcess) throws -> JSONValue {
+    let client = try daemon.connect()
+    try client.send("io.switchyard.Store.Subscribe", ["path": "/primes/count"], more: true)
+    return try #require(try client.read()?["parameters"])
+  }
+
+  @Test func withoutAStateDirectoryStatusSaysSo() async throws {
+    let daemon = try await DaemonProcess()
+    #expect(try daemon.connect().call("io.switchyard.Store.Status")["durability"] == ["mode": "none"])
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func aSecondDaemonOnTheSameStateDirectoryIsRefusedWithWhoHasIt() async throws {
     let state = StateDirectory()
     let first = try await daemon(state)
@@ -68,6 +80,11 @@ import Testing
     #expect(stat(state.path, &info) == 0)
     #expect(info.st_mode & 0o777 == 0o700)
     #expect(FileManager.default.fileExists(atPath: state.path + "/journal.sqlite"))
+    let status = try daemon.connect().call("io.switchyard.Store.Status")
+    #expect(status["durability"]?["mode"] == "strict")
+    #expect(status["durability"]?["directory"] == .string(state.path))
+    let history = try subscribeSnapshot(daemon)["history"]
+    #expect(history != nil && status["durability"]?["journal"] == history, "the journal's id is the history")
     #expect(await daemon.terminate() == 0)
   }
 

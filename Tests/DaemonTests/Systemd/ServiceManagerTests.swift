@@ -11,7 +11,7 @@ import Testing
     let launch = Task { try await DaemonProcess(socketPath: socketPath, environment: ["NOTIFY_SOCKET": notify.path]) }
     let ready = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }))
     #expect(canConnect(to: socketPath), "the socket accepts as soon as READY=1 arrives")
-    #expect(ready.last?.fields["STATUS"] == "3 features, 1 worker, 0 connections, 0 subscribers, 0.0 actions/s")
+    #expect(ready.last?.fields["STATUS"] == "3 features, 1 worker, 0 connections, 0 subscribers, 0.0 actions/s, durability none")
     #expect(ready.count == 1, "nothing comes before READY=1: \(ready)")
     let daemon = try await launch.value
     #expect(await daemon.terminate() == 0)
@@ -32,7 +32,7 @@ import Testing
     }
     let status = await notify.receive(until: { message in
       guard let status = message.fields["STATUS"] else { return false }
-      return status.hasPrefix("3 features, 1 worker, 2 connections, 1 subscriber, ") && !status.hasSuffix(" 0.0 actions/s")
+      return status.hasPrefix("3 features, 1 worker, 2 connections, 1 subscriber, ") && !status.hasSuffix(" 0.0 actions/s, durability none")
     })
     #expect(status != nil, "a status line counts both connections, the subscriber and a non-zero rate")
     try await busy.value
