@@ -45,6 +45,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
   public var durabilityMode: DurabilityMode = .strict
   /// How often the batched mode forces the journal onto the disk (`durability.interval`).
   public var durabilityInterval: Duration = .seconds(1)
+  /// When snapshots are written and how much journal is kept (`snapshots.every`,
+  /// `snapshots.keep`, `journal.retention`).
+  var snapshots = SnapshotPolicy()
 
   /// What the configuration may say about one feature (`features.NAME`).
   public struct FeatureSettings: Sendable, Equatable {
@@ -122,6 +125,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
     configuration.durabilityMode = durabilityMode
     configuration.durabilityInterval = try seconds(config.double(forKey: "durability.interval", default: 1), "durability.interval")
+    configuration.snapshots.every = try positive(config.int(forKey: "snapshots.every", default: configuration.snapshots.every), "snapshots.every")
+    configuration.snapshots.keep = try positive(config.int(forKey: "snapshots.keep", default: configuration.snapshots.keep), "snapshots.keep")
+    let retention = config.int(forKey: "journal.retention", default: configuration.snapshots.retention)
+    guard retention >= 0 else { throw ConfigurationError("journal.retention must be 0 or more, not \(retention)") }
+    configuration.snapshots.retention = retention
     for name in featureNames {
       var settings = FeatureSettings()
       if let isolation = config.string(forKey: ConfigKey(["features", name, "isolation"])) {

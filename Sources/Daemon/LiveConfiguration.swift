@@ -53,6 +53,7 @@ final class LiveConfiguration: Sendable {
       note("state.directory", \.stateDirectory, reloadable: false)
       note("durability.mode", \.durabilityMode, reloadable: false)
       note("durability.interval", \.durabilityInterval, reloadable: false)
+      note("snapshots", \.snapshots, reloadable: false)
       self.logLevel.level = current.logLevel
       return (changed, kept)
     }

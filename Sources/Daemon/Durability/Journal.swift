@@ -22,6 +22,10 @@ protocol Journal: Sendable {
 
   /// Keeps the composed state at `snapshot.seq`.
   func write(_ snapshot: JournalSnapshot) throws
+
+  /// Drops all but the newest `snapshots` snapshots, and the changes that are both behind the
+  /// oldest snapshot kept and more than `changes` behind the last change.
+  func prune(keepingSnapshots snapshots: Int, keepingChanges changes: Int) throws
 }
 
 /// One published change, as the journal keeps it.

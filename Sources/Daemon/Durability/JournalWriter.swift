@@ -1,7 +1,19 @@
 import Dispatch
 import Foundation
 import Logging
+import SwitchyardRuntime
 import SwitchyardSynchronization
+
+/// When the composed state is written as a snapshot, and how much of the journal is kept.
+struct SnapshotPolicy: Sendable, Equatable {
+  /// A snapshot every this many changes (`snapshots.every`).
+  var every: Int = 10_000
+  /// How many snapshots are kept (`snapshots.keep`).
+  var keep: Int = 2
+  /// How many changes are kept even behind the oldest snapshot (`journal.retention`), for
+  /// subscribers that resume and for the history.
+  var retention: Int = 100_000
+}
 
 /// Writes the changes the ``ChangeLog`` hands it into the journal, from a thread of its own, so
 /// no event loop ever waits for the disk: whatever has come in since the last write goes into
@@ -19,6 +31,7 @@ import SwitchyardSynchronization
 final class JournalWriter: Sendable {
   private struct Queue: ~Copyable {
     var changes: [JournaledChange] = []
+    var snapshots: [JournalSnapshot] = []
     var waiters: [(seq: UInt64, body: @Sendable () -> Void)] = []
     var durableSeq: UInt64
     var closing: CheckedContinuation<Void, Never>?
@@ -28,6 +41,10 @@ final class JournalWriter: Sendable {
   let journal: any Journal
   let mode: DurabilityMode
   private let interval: Duration
+  private let snapshots: SnapshotPolicy
+  private let lastSnapshotSeq: Atomic<UInt64>
+  /// Where snapshots are serialized: neither on an event loop nor in the way of a group commit.
+  private let serializer = DispatchQueue(label: "switchyard-snapshot")
   private let queue: Mutex<Queue>
   private let wakeUp = DispatchSemaphore(value: 0)
   private let released: @Sendable (UInt64) -> Void
@@ -35,19 +52,24 @@ final class JournalWriter: Sendable {
 
   /// - Parameters:
   ///   - lastSeq: The last sequence number already in the journal.
+  ///   - lastSnapshotSeq: The sequence number of its latest snapshot.
   ///   - released: Called on the writer's thread with the last sequence number kept, each time
   ///     it moves (not with ``DurabilityMode/off``).
   init(
     journal: any Journal,
     mode: DurabilityMode,
     interval: Duration,
+    snapshots: SnapshotPolicy = SnapshotPolicy(),
     lastSeq: UInt64,
+    lastSnapshotSeq: UInt64,
     logger: Logger,
     released: @escaping @Sendable (UInt64) -> Void
   ) {
     self.journal = journal
     self.mode = mode
     self.interval = interval
+    self.snapshots = snapshots
+    self.lastSnapshotSeq = Atomic(lastSnapshotSeq)
     self.queue = Mutex(Queue(durableSeq: lastSeq))
     self.released = released
     self.logger = logger
@@ -65,6 +87,23 @@ final class JournalWriter: Sendable {
     if wasIdle { self.wakeUp.signal() }
   }
 
+  /// Whether the state after the change numbered `seq` should be kept as a snapshot.
+  func isSnapshotDue(at seq: UInt64) -> Bool {
+    seq >= self.lastSnapshotSeq.load(ordering: .relaxed) + UInt64(self.snapshots.every)
+  }
+
+  /// Keeps `state`, the composed state at `seq`, as a snapshot: serialized in the background,
+  /// then written after the changes before it. The state is a value, so the change log goes on
+  /// changing its own copy meanwhile.
+  func snapshot(_ state: JSONValue, at seq: UInt64) {
+    self.lastSnapshotSeq.store(seq, ordering: .relaxed)
+    self.serializer.async {
+      let snapshot = JournalSnapshot(seq: seq, state: state.serializedBytes())
+      self.queue.withLock { $0.snapshots.append(snapshot) }
+      self.wakeUp.signal()
+    }
+  }
+
   /// Calls `body` once the change numbered `seq` counts as kept: on the writer's thread once it
   /// is committed (and with ``DurabilityMode/strict`` on the disk), or at once with
   /// ``DurabilityMode/off``.
@@ -78,10 +117,16 @@ final class JournalWriter: Sendable {
     if isDurable { body() }
   }
 
-  /// Writes what is queued, forces it onto the disk, and stops the thread.
-  func close() async {
+  /// Writes what is queued, and `final` (the state the daemon stops with) as a snapshot, so that
+  /// the next start recovers without replaying; forces it onto the disk and stops the thread.
+  func close(final: (seq: UInt64, state: JSONValue)?) async {
+    let last = final.flatMap { final in
+      final.seq > self.lastSnapshotSeq.load(ordering: .relaxed)
+        ? JournalSnapshot(seq: final.seq, state: final.state.serializedBytes()) : nil
+    }
     await withCheckedContinuation { continuation in
       self.queue.withLock { queue in
+        if let last { queue.snapshots.append(last) }
         queue.isClosed = true
         queue.closing = continuation
       }
@@ -100,9 +145,12 @@ final class JournalWriter: Sendable {
       } else {
         self.wakeUp.wait()
       }
-      let (batch, isClosed) = self.queue.withLock { queue in
-        defer { queue.changes.removeAll(keepingCapacity: true) }
-        return (queue.changes, queue.isClosed)
+      let (batch, snapshots, isClosed) = self.queue.withLock { queue in
+        defer {
+          queue.changes.removeAll(keepingCapacity: true)
+          queue.snapshots.removeAll()
+        }
+        return (queue.changes, queue.snapshots, queue.isClosed)
       }
       if !batch.isEmpty {
         while true {
@@ -121,6 +169,18 @@ final class JournalWriter: Sendable {
         unsynced = true
         self.advance(to: batch[batch.count - 1].seq)
       }
+      if !snapshots.isEmpty {
+        // After the changes taken with them, which include every change before each snapshot.
+        do {
+          for snapshot in snapshots { try self.journal.write(snapshot) }
+          try self.journal.prune(keepingSnapshots: self.snapshots.keep, keepingChanges: self.snapshots.retention)
+          unsynced = true
+        } catch {
+          // The journal still holds every change since the last snapshot: nothing is lost, the
+          // next start only replays more.
+          self.logger.error("cannot write a snapshot", metadata: ["error": "\(error)", "seq": "\(snapshots.last!.seq)"])
+        }
+      }
       if unsynced, self.mode != .off, isClosed || (self.mode == .batched && ContinuousClock.now - lastSync >= self.interval) {
         do {
           try self.journal.sync()
@@ -133,7 +193,7 @@ final class JournalWriter: Sendable {
       if isClosed {
         let closing = self.queue.withLock { queue in
           // Whatever came in after the last batch was taken gets written first.
-          queue.changes.isEmpty ? queue.closing.take() : nil
+          queue.changes.isEmpty && queue.snapshots.isEmpty ? queue.closing.take() : nil
         }
         if let closing {
           closing.resume()

@@ -13,6 +13,9 @@ enum Recovery {
     let seq: UInt64
     /// How many journaled changes were applied to the snapshot.
     let replayed: Int
+
+    /// The sequence number of the snapshot recovery started from.
+    var snapshotSeq: UInt64 { self.seq - UInt64(self.replayed) }
   }
 
   static func recover(from journal: any Journal) throws(RecoveryError) -> Recovered {

@@ -111,4 +111,24 @@ final class SQLiteJournal: Journal {
       )
     }
   }
+
+  func prune(keepingSnapshots snapshots: Int, keepingChanges changes: Int) throws {
+    try self.database.write { db in
+      try db.execute(
+        sql: """
+          DELETE FROM snapshot WHERE seq < (SELECT seq FROM snapshot ORDER BY seq DESC LIMIT 1 OFFSET ?)
+          """,
+        arguments: [max(1, snapshots) - 1]
+      )
+      try db.execute(
+        sql: """
+          DELETE FROM change WHERE seq <= MIN(
+            (SELECT MIN(seq) FROM snapshot),
+            (SELECT COALESCE(MAX(seq), 0) FROM change) - ?
+          )
+          """,
+        arguments: [changes]
+      )
+    }
+  }
 }

@@ -48,7 +48,8 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     let subscriptions = Subscriptions(encode: encodeChange, holdBackAfter: holdsBack ? opened?.recovered.seq : nil)
     let writer = opened.map { opened in
       JournalWriter(
-        journal: opened.journal, mode: opened.mode, interval: opened.interval, lastSeq: opened.recovered.seq,
+        journal: opened.journal, mode: opened.mode, interval: opened.interval, snapshots: configuration.snapshots,
+        lastSeq: opened.recovered.seq, lastSnapshotSeq: opened.recovered.snapshotSeq,
         logger: logger, released: { subscriptions.release(upTo: $0) }
       )
     }
@@ -107,6 +108,6 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
   /// Ends the actors' effects, then writes what is left of the journal.
   func stop() async {
     for host in self.hosts { await host.stop() }
-    await self.journal?.close()
+    await self.changeLog.closeJournal()
   }
 }

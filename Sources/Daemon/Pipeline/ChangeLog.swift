@@ -67,7 +67,10 @@ final class ChangeLog: Sendable {
       }
       contents.seq += 1
       let change = StateChange(seq: contents.seq, patch: patch)
-      self.journal?.submit(JournaledChange(seq: change.seq, patch: patch.jsonValue.serializedBytes(), time: Date().timeIntervalSince1970))
+      if let journal = self.journal {
+        journal.submit(JournaledChange(seq: change.seq, patch: patch.jsonValue.serializedBytes(), time: Date().timeIntervalSince1970))
+        if journal.isSnapshotDue(at: change.seq) { journal.snapshot(contents.state, at: change.seq) }
+      }
       let historyLimit = self.historyLimit.load(ordering: .relaxed)
       // A reload may have lowered the limit: drop down to it, oldest first.
       while contents.history.count >= max(historyLimit, 1) { contents.history.removeFirst() }
@@ -134,6 +137,12 @@ final class ChangeLog: Sendable {
   /// Changes how many changes the history keeps; it shrinks with the next change.
   func setHistoryLimit(_ limit: Int) {
     self.historyLimit.store(max(0, limit), ordering: .relaxed)
+  }
+
+  /// Writes what is left of the journal, with the state as a snapshot, and closes it.
+  func closeJournal() async {
+    let final = self.contents.withLock { (seq: $0.seq, state: $0.state) }
+    await self.journal?.close(final: final)
   }
 
   /// Refuses new subscriptions and ends the open ones.

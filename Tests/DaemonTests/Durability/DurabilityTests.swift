@@ -49,7 +49,8 @@ import Testing
     let replay = try #require(try resumed.read()?["parameters"])
     #expect(replay["seq"] == 4 && replay["patch"] != nil, "\(replay)")
     #expect(second.log.contains("journal recovered"), "\(second.log)")
-    #expect(second.log.contains("replayed=3"), "\(second.log)")
+    // Killed, it replays the three changes; stopped, it wrote a snapshot on its way out.
+    #expect(second.log.contains(signal == SIGKILL ? "replayed=3 seq=3" : "replayed=0 seq=3"), "\(second.log)")
     #expect(await second.terminate() == 0)
   }
 
@@ -86,6 +87,27 @@ import Testing
     let history = try subscribeSnapshot(daemon)["history"]
     #expect(history != nil && status["durability"]?["journal"] == history, "the journal's id is the history")
     #expect(await daemon.terminate() == 0)
+  }
+
+  /// With a snapshot every five changes, a killed daemon replays only what came after the last
+  /// one, and a daemon that stops by itself leaves a snapshot of where it stopped.
+  @Test func snapshotsBoundWhatAStartReplays() async throws {
+    let state = StateDirectory()
+    let first = try await DaemonProcess(environment: ["SWITCHYARD_SNAPSHOTS_EVERY": "5"], arguments: ["--state-directory", state.path])
+    let client = try first.connect()
+    for _ in 1...12 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+
+    let second = try await DaemonProcess(socketPath: first.socketPath, arguments: ["--state-directory", state.path])
+    #expect(try second.connect().call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 12)
+    #expect(second.log.contains("replayed=2 seq=12"), "the snapshot at 10, then 11 and 12: \(second.log)")
+    #expect(await second.terminate() == 0)
+
+    let third = try await DaemonProcess(socketPath: first.socketPath, arguments: ["--state-directory", state.path])
+    #expect(try third.connect().call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 12)
+    #expect(third.log.contains("replayed=0 seq=12"), "the snapshot written at the stop: \(third.log)")
+    #expect(await third.terminate() == 0)
   }
 
   /// Several clients pipeline sends until the daemon is killed at a random moment; after the

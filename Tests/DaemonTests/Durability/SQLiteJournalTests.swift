@@ -85,4 +85,26 @@ import Testing
     #expect(throws: (any Error).self) { try journal.append([change(2, "[]"), change(1, "[]")]) }
     #expect(try journal.recoveryPoint().changes.map(\.seq) == [1])
   }
+
+  @Test func pruningKeepsTheNewestSnapshotsAndTheChangesSinceTheOldestOrWithinTheRetention() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
+    for seq in 1...12 as ClosedRange<UInt64> {
+      try journal.append([change(seq, #"[{"op":"replace","path":"/count","value":\#(seq)}]"#)])
+      if seq == 5 || seq == 10 { try journal.write(JournalSnapshot(seq: seq, state: Array(#"{"count":\#(seq)}"#.utf8))) }
+    }
+    try journal.prune(keepingSnapshots: 2, keepingChanges: 3)
+    // Snapshots 5 and 10 stay; changes up to 5 are behind the oldest and older than 12 - 3.
+    var point = try journal.recoveryPoint()
+    #expect(point.snapshot?.seq == 10)
+    #expect(point.changes.map(\.seq) == [11, 12])
+    #expect(try Recovery.recover(from: journal).state == ["count": 12])
+    // A long retention keeps changes even behind the oldest snapshot.
+    try journal.prune(keepingSnapshots: 1, keepingChanges: 100)
+    point = try journal.recoveryPoint()
+    #expect(point.snapshot?.seq == 10)
+    try journal.prune(keepingSnapshots: 1, keepingChanges: 0)
+    #expect(try journal.recoveryPoint().changes.map(\.seq) == [11, 12])
+  }
 }
