@@ -8,7 +8,7 @@
 # fast a killed worker is back.
 #
 #   Benchmarks/EndToEnd/run.sh                 everything
-#   Benchmarks/EndToEnd/run.sh unpinned|pinned|workers|memory   one part
+#   Benchmarks/EndToEnd/run.sh unpinned|pinned|workers|memory|durability   one part
 #   BASELINE=path/to/old/switchyardd run.sh    also measures that binary in the same run, side by
 #                                              side (a regression check across a change)
 set -euo pipefail
@@ -190,7 +190,56 @@ run_workers() {
   stop_servers
 }
 
+# What keeping the journal costs: the actor-hosted counter with no state directory and in each
+# durability mode, unpinned (an fsync is wall time, not CPU); then start to serving with an empty
+# journal and with a million journaled changes.
+run_durability() {
+  local mode
+  start_daemon memory "" "$daemon" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor
+  for mode in off batched strict; do
+    start_daemon "$mode" "" "$daemon" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor \
+      SWITCHYARD_DURABILITY_MODE=$mode SWITCHYARD_STATE_DIRECTORY="$dir/state-$mode"
+  done
+  for mode in memory off batched strict; do wait_for "$dir/$mode.sock"; done
+  local -A dpp dpl
+  for mode in memory off batched strict; do
+    dpp[$mode]=$("$out/loadgen" pingpong switchyard "$dir/$mode.sock" "$N")
+    dpl[$mode]=$("$out/loadgen" pipeline switchyard "$dir/$mode.sock" "$((N * 5))" 16)
+  done
+  echo "## Durability (actor-hosted counter, unpinned)"
+  echo
+  echo "| measurement | no state directory | off | batched | strict | batched / off | strict / off | goal |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---|"
+  drow() { # LABEL FIELD ARRAY GOAL
+    local -n v=$3
+    local o b st
+    o=$(field "$2" "${v[off]}"); b=$(field "$2" "${v[batched]}"); st=$(field "$2" "${v[strict]}")
+    echo "| $1 | $(field "$2" "${v[memory]}") | $o | $b | $st | $(ratio "$b" "$o")× | $(ratio "$st" "$o")× | $4 |"
+  }
+  drow "Send ping-pong, round trips/s" rate dpp "batched ≥ 0.8×, strict ≥ 0.3×"
+  drow "Send ping-pong p50, µs" p50_us dpp ""
+  drow "Send ping-pong p99, µs" p99_us dpp ""
+  drow "Send pipelined (16 in flight), msgs/s" rate dpl "batched ≥ 0.8×, strict ≥ 0.3×"
+  local seq bytes
+  seq=$(python3 scripts/varlink-call.py "$dir/strict.sock" io.switchyard.Store.Get '{"path": "/primes/count"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["seq"])')
+  stop_servers
+  bytes=$(cat "$dir/state-strict"/journal.sqlite* | wc -c)
+  echo "| journal bytes per change (strict, $seq changes, snapshots included) | | | | $((bytes / seq)) | | | |"
+  echo
+  local r
+  r=$(python3 Benchmarks/EndToEnd/recovery.py "$daemon" "$dir" "${RECOVERY_CHANGES:-1000000}")
+  echo "Start to serving (exec until the socket accepts; median of 5; killed after each start):"
+  echo
+  echo "| journal | ms | goal |"
+  echo "|---|---:|---|"
+  echo "| empty (a new state directory) | $(field empty_ms "$r") | < 100 |"
+  echo "| $(field changes "$r") changes, a snapshot every 10,000 ($(field full_journal_bytes "$r") bytes) | $(field full_ms "$r") | < 2000 |"
+  echo "| $(field changes "$r") changes, no snapshot after the first: every change replayed | $(field replay_ms "$r") | |"
+  echo
+}
+
 case "${1:-all}" in
+  durability) run_durability ;;
   workers) run_workers ;;
   memory) run_memory ;;
   pinned) run_phase "Pinned to one CPU (taskset -c 0)" "taskset -c 0" ;;
@@ -200,5 +249,6 @@ case "${1:-all}" in
     run_phase "Pinned to one CPU (taskset -c 0)" "taskset -c 0"
     run_workers
     run_memory
+    run_durability
     ;;
 esac

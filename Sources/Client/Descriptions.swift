@@ -59,5 +59,7 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
     public var directory: String?
     /// The journal's id, which is also the history subscriptions resume in.
     public var journal: String?
+    /// Why the journal cannot be written, while it cannot: changes are refused meanwhile.
+    public var unavailable: String?
   }
 }

@@ -106,6 +106,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let manager = ServiceManager()
     let featureCount = hosted.hosts.count
     let subscriptions = hosted.subscriptions
+    let changeLog = hosted.changeLog
     let statusCounters: @Sendable () -> (line: StatusLine, actions: Int) = {
       let line = StatusLine(
         features: featureCount,
@@ -113,7 +114,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         connections: counters.connections.load(ordering: .relaxed),
         subscribers: subscriptions.count,
         actionsPerSecond: 0,
-        durability: journal?.mode.rawValue ?? "none"
+        durability: (journal?.mode.rawValue ?? "none") + (changeLog.journalUnavailable == nil ? "" : " (journal unavailable)")
       )
       return (line, responder.actionCount.load(ordering: .relaxed))
     }

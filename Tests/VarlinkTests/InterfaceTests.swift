@@ -37,6 +37,7 @@ import Testing
     .permissionDenied(method: "m", reason: "r", action: nil, path: "/x"),
     .internalAction(index: 0, feature: "f", action: "a.b"),
     .featureCrashed(feature: "f", reason: "r"),
+    .journalUnavailable(reason: "r"),
     .methodNotFound(method: "m"),
     .interfaceNotFound(interface: "i"),
     .invalidParameter(parameter: "p"),

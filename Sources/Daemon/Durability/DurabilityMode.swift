@@ -28,10 +28,12 @@ struct DurabilityStatus: Sendable, Equatable {
 
   static let none = DurabilityStatus(mode: "none", directory: nil, journal: nil)
 
-  var json: JSONValue {
+  /// - Parameter unavailable: Why the journal cannot be written now, if it cannot.
+  func json(unavailable: String?) -> JSONValue {
     var object: JSONObject = ["mode": .string(self.mode)]
     if let directory { object["directory"] = .string(directory) }
     if let journal { object["journal"] = .string(journal) }
+    if let unavailable { object["unavailable"] = .string(unavailable) }
     return .object(object)
   }
 }

@@ -32,8 +32,10 @@ final class JournalWriter: Sendable {
   private struct Queue: ~Copyable {
     var changes: [JournaledChange] = []
     var snapshots: [JournalSnapshot] = []
-    var waiters: [(seq: UInt64, body: @Sendable () -> Void)] = []
+    var waiters: [(seq: UInt64, body: @Sendable (String?) -> Void)] = []
     var durableSeq: UInt64
+    /// Why the journal cannot be written, while it cannot.
+    var unavailable: String?
     var closing: CheckedContinuation<Void, Never>?
     var isClosed = false
   }
@@ -106,15 +108,22 @@ final class JournalWriter: Sendable {
 
   /// Calls `body` once the change numbered `seq` counts as kept: on the writer's thread once it
   /// is committed (and with ``DurabilityMode/strict`` on the disk), or at once with
-  /// ``DurabilityMode/off``.
-  func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable () -> Void) {
-    guard self.mode.waitsForTheJournal else { return body() }
-    let isDurable = self.queue.withLock { queue in
-      if queue.durableSeq >= seq { return true }
+  /// ``DurabilityMode/off``. While the journal cannot be written it is called at once with the
+  /// reason: the change stays queued, and is journaled once writes succeed again.
+  func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable (_ unavailable: String?) -> Void) {
+    guard self.mode.waitsForTheJournal else { return body(nil) }
+    let now: String?? = self.queue.withLock { queue in
+      if queue.durableSeq >= seq { return .some(nil) }
+      if let unavailable = queue.unavailable { return .some(unavailable) }
       queue.waiters.append((seq, body))
-      return false
+      return nil
     }
-    if isDurable { body() }
+    if let now { body(now) }
+  }
+
+  /// Why the journal cannot be written now, if it cannot: new changes are refused meanwhile.
+  var unavailable: String? {
+    self.queue.withLock { $0.unavailable }
   }
 
   /// Writes what is queued, and `final` (the state the daemon stops with) as a snapshot, so that
@@ -156,14 +165,21 @@ final class JournalWriter: Sendable {
         while true {
           do {
             try self.journal.append(batch)
-            if failures > 0 { self.logger.notice("the journal is written again", metadata: ["failures": "\(failures)"]) }
+            if failures > 0 { self.available(after: failures) }
             failures = 0
             break
           } catch {
-            // Nothing is acknowledged meanwhile: a strict Send waits, and it is tried again.
-            if failures == 0 { self.logger.error("cannot write the journal; retrying", metadata: ["error": "\(error)"]) }
+            if failures == 0 { self.unavailable(because: error) }
             failures += 1
-            Thread.sleep(forTimeInterval: 0.1)
+            if self.queue.withLock({ $0.isClosed }) {
+              self.logger.critical(
+                "stopping with changes the journal could not take: they are lost",
+                metadata: ["changes": "\(batch.count)", "from": "\(batch[0].seq)", "error": "\(error)"]
+              )
+              break
+            }
+            // Tried again, more slowly the longer it fails, until the disk takes it.
+            Thread.sleep(forTimeInterval: min(0.05 * Double(failures), 1))
           }
         }
         unsynced = true
@@ -184,10 +200,16 @@ final class JournalWriter: Sendable {
       if unsynced, self.mode != .off, isClosed || (self.mode == .batched && ContinuousClock.now - lastSync >= self.interval) {
         do {
           try self.journal.sync()
+          if failures > 0 { self.available(after: failures) }
+          failures = 0
           unsynced = false
           lastSync = .now
         } catch {
-          self.logger.error("cannot force the journal onto the disk", metadata: ["error": "\(error)"])
+          // The batched mode: changes were committed but may not be on the disk; nothing new is
+          // accepted until an fsync succeeds (tried again each interval).
+          if failures == 0 { self.unavailable(because: error) }
+          failures += 1
+          lastSync = .now
         }
       }
       if isClosed {
@@ -204,6 +226,24 @@ final class JournalWriter: Sendable {
     }
   }
 
+  /// The journal failed: every reply waiting for it is told why, and new changes are refused
+  /// (``unavailable``) until it works again.
+  private func unavailable(because error: any Error) {
+    let reason = "the journal cannot be written: \(error)"
+    self.logger.error("cannot write the journal; refusing new changes until it can", metadata: ["error": "\(error)"])
+    let waiting = self.queue.withLock { queue in
+      queue.unavailable = reason
+      defer { queue.waiters.removeAll() }
+      return queue.waiters
+    }
+    for waiter in waiting { waiter.body(reason) }
+  }
+
+  private func available(after failures: Int) {
+    self.queue.withLock { $0.unavailable = nil }
+    self.logger.notice("the journal is written again; accepting changes", metadata: ["failures": "\(failures)"])
+  }
+
   /// Everything up to `seq` is kept: the replies waiting for it go, and so do the subscribers'
   /// changes.
   private func advance(to seq: UInt64) {
@@ -215,6 +255,6 @@ final class JournalWriter: Sendable {
       return ready
     }
     self.released(seq)
-    for waiter in ready { waiter.body() }
+    for waiter in ready { waiter.body(nil) }
   }
 }

@@ -80,11 +80,16 @@ final class ChangeLog: Sendable {
     }
   }
 
-  /// Calls `body` once the change numbered `seq` is kept as the durability mode asks: at once
-  /// without a journal or unless the mode is strict, else once it is on the disk.
-  func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable () -> Void) {
-    guard let journal = self.journal else { return body() }
+  /// Calls `body` once the change numbered `seq` is kept as the durability mode asks (at once
+  /// without a journal), or with the reason the journal cannot be written.
+  func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable (_ unavailable: String?) -> Void) {
+    guard let journal = self.journal else { return body(nil) }
     journal.whenDurable(seq, body)
+  }
+
+  /// Why the journal cannot be written now, if it cannot.
+  var journalUnavailable: String? {
+    self.journal?.unavailable
   }
 
   /// The sequence number of the latest change.

@@ -45,7 +45,7 @@ extension StoreResponder {
       "workers": .array(
         self.features.compactMap { feature in self.workers[feature.name].map { $0().json } }
       ),
-      "durability": self.durability.json,
+      "durability": self.durability.json(unavailable: self.changeLog.journalUnavailable),
     ]
   }
 }

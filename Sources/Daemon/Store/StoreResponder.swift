@@ -112,6 +112,10 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     } catch {
       return .failing(error)
     }
+    // While the journal cannot be written, nothing new is accepted: reads go on.
+    if let reason = self.changeLog.journalUnavailable {
+      return .failing(VarlinkError(SwitchyardError.journalUnavailable(reason: reason)))
+    }
     let ticket = self.router.route(actions)
     let count = actions.count
     return PreparedCall { (answer: CallAnswer) in
@@ -120,9 +124,13 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
         case let .success(seq):
           self.actionCount.add(count, ordering: .relaxed)
           // Answered once the change is kept as the durability mode asks (strict: on the disk).
-          self.changeLog.whenDurable(seq) {
-            answer.reply(.reply(VarlinkReply(parameters: ["seq": .int(Int64(seq))])))
-            answer.finish()
+          self.changeLog.whenDurable(seq) { unavailable in
+            if let unavailable {
+              answer.finish(VarlinkError(SwitchyardError.journalUnavailable(reason: unavailable)))
+            } else {
+              answer.reply(.reply(VarlinkReply(parameters: ["seq": .int(Int64(seq))])))
+              answer.finish()
+            }
           }
         case let .failure(error):
           answer.finish(VarlinkError(SwitchyardError(error)))

@@ -29,6 +29,7 @@ public enum StoreInterface {
     case permissionDenied = "PermissionDenied"
     case internalAction = "InternalAction"
     case featureCrashed = "FeatureCrashed"
+    case journalUnavailable = "JournalUnavailable"
 
   }
 
@@ -97,12 +98,14 @@ public enum StoreInterface {
     method Describe() -> (features: []Feature, access: Access)
 
     # Where the daemon keeps what it acknowledged: the durability mode in force ("strict",
-    # "batched", "off", or "none" without a state directory), the state directory and the
-    # journal's id.
+    # "batched", "off", or "none" without a state directory), the state directory, the
+    # journal's id, and why the journal cannot be written while it cannot (changes are refused
+    # with JournalUnavailable meanwhile).
     type Durability (
       mode: string,
       directory: ?string,
-      journal: ?string
+      journal: ?string,
+      unavailable: ?string
     )
 
     # How the daemon is doing.
@@ -150,6 +153,11 @@ public enum StoreInterface {
     # The worker process of a feature ended while it applied the action, which was therefore
     # not applied; the worker restarts without it. "reason" says how the worker ended.
     error FeatureCrashed (feature: string, reason: string)
+
+    # The journal cannot be written (a full disk, a failed fsync): "reason" says why. A Send
+    # that gets it before it was routed changed nothing; one in flight when the journal failed
+    # was applied, and is journaled once writes succeed again. Reads go on meanwhile.
+    error JournalUnavailable (reason: string)
 
     """
 

@@ -39,6 +39,9 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
   /// `io.switchyard.Store.PermissionDenied`: the daemon's access policy does not let this
   /// process make the call; `action` or `path` names what was refused.
   case permissionDenied(method: String, reason: String, action: String?, path: String?)
+  /// `io.switchyard.Store.JournalUnavailable`: the daemon cannot write its journal (a full disk,
+  /// a failed fsync), so it acknowledges no change until it can again.
+  case journalUnavailable(reason: String)
   /// `io.switchyard.Store.InvalidRequest`: the call was not a well-formed Varlink call.
   case invalidRequest(reason: String)
   /// `org.varlink.service.MethodNotFound`.
@@ -76,6 +79,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
         default: self = unknown
         }
       case .featureCrashed: self = .featureCrashed(feature: string("feature") ?? "", reason: string("reason") ?? "")
+      case .journalUnavailable: self = .journalUnavailable(reason: string("reason") ?? "")
       case .internalAction:
         self = int("index").map { .internalAction(index: $0, feature: string("feature") ?? "", action: string("action") ?? "") } ?? unknown
       case .permissionDenied:
@@ -112,6 +116,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case .tooManyConnections: StoreInterface.ErrorName.tooManyConnections.qualifiedName
     case .timeout: StoreInterface.ErrorName.timeout.qualifiedName
     case .featureCrashed: StoreInterface.ErrorName.featureCrashed.qualifiedName
+    case .journalUnavailable: StoreInterface.ErrorName.journalUnavailable.qualifiedName
     case .internalAction: StoreInterface.ErrorName.internalAction.qualifiedName
     case .permissionDenied: StoreInterface.ErrorName.permissionDenied.qualifiedName
     case .invalidRequest: StoreInterface.ErrorName.invalidRequest.qualifiedName
@@ -142,7 +147,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
         if let path { parameters["path"] = .string(path) }
         return .object(parameters)
       }()
-    case let .invalidRequest(reason): ["reason": .string(reason)]
+    case let .invalidRequest(reason), let .journalUnavailable(reason): ["reason": .string(reason)]
     case let .methodNotFound(method): ["method": .string(method)]
     case let .interfaceNotFound(interface): ["interface": .string(interface)]
     case let .invalidParameter(parameter): ["parameter": .string(parameter)]
