@@ -38,6 +38,9 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   let worker: WorkerSupport<RootAction>?
   /// Which of the feature's actions only its effects may send (``InternalActions``).
   let visibility: ActionVisibility
+  /// The global action the feature receives first when the daemon starts again from its
+  /// journal (and, in a worker process, after each restart of the worker).
+  let afterRestart: RootAction?
   /// The internal action's name when the feature takes `action` and it is one of its internal
   /// actions, which a client may not send; `nil` otherwise.
   let internalAction: @Sendable (RootAction) -> String?
@@ -57,6 +60,10 @@ extension Feature {
   ///   - toLocalState: The part of the root state the feature owns.
   ///   - route: How global actions reach the feature: a case key path's ``CaseRoute``, or a
   ///     read-only route such as ``ActionRoute/anyOf(_:)``.
+  ///   - afterRestart: An action the feature receives first when the daemon starts again from
+  ///     its journal: the state is back, but the effects that were running are not, and this is
+  ///     where the feature starts them again. Routed as an effect's action would be; a read-only
+  ///     route cannot embed one, and gets none.
   ///   - prepareDependencies: Overrides the dependencies of the feature's reducer and effects.
   ///   - reducer: Makes the feature's reducer.
   public static func actor<
@@ -65,10 +72,11 @@ extension Feature {
     _ name: String,
     state toLocalState: WritableKeyPath<RootState, LocalState>,
     action route: some ActionRoute<RootAction, LocalAction>,
+    afterRestart: LocalAction? = nil,
     withDependencies prepareDependencies: (@Sendable (inout DependencyValues) -> Void)? = nil,
     reducer: @escaping @Sendable () -> R
   ) -> Self {
-    self.make(name, toLocalState, route, .actor, .permanent, prepareDependencies, reducer, worker: nil)
+    self.make(name, toLocalState, route, .actor, .permanent, afterRestart, prepareDependencies, reducer, worker: nil)
   }
 
   /// A feature hosted in an actor whose state and actions are Codable, so that the
@@ -80,11 +88,12 @@ extension Feature {
     _ name: String,
     state toLocalState: WritableKeyPath<RootState, LocalState>,
     action route: some ActionRoute<RootAction, LocalAction>,
+    afterRestart: LocalAction? = nil,
     withDependencies prepareDependencies: (@Sendable (inout DependencyValues) -> Void)? = nil,
     reducer: @escaping @Sendable () -> R
   ) -> Self {
-    let worker = WorkerSupport(route: route, afterRestart: nil, prepareDependencies: prepareDependencies, reducer: reducer)
-    return self.make(name, toLocalState, route, .actor, .permanent, prepareDependencies, reducer, worker: worker)
+    let worker = WorkerSupport(route: route, afterRestart: afterRestart, prepareDependencies: prepareDependencies, reducer: reducer)
+    return self.make(name, toLocalState, route, .actor, .permanent, afterRestart, prepareDependencies, reducer, worker: worker)
   }
 
   /// A feature hosted in a worker process: a child of the daemon (the same executable, run as
@@ -104,8 +113,9 @@ extension Feature {
   /// - Parameters:
   ///   - restart: When the worker is restarted: always (`permanent`), after an abnormal end
   ///     (`transient`), or never (`temporary`).
-  ///   - afterRestart: An action the feature receives first after a restart: effects that were
-  ///     running died with the old worker, and this is where the feature starts them again.
+  ///   - afterRestart: An action the feature receives first after a restart — of its worker, or
+  ///     of the daemon from its journal: effects that were running died with the old process,
+  ///     and this is where the feature starts them again.
   public static func process<
     LocalState: Codable & Sendable, LocalAction: Codable & Sendable,
     R: Reducer<LocalState, LocalAction> & SendableMetatype
@@ -119,7 +129,7 @@ extension Feature {
     reducer: @escaping @Sendable () -> R
   ) -> Self {
     let worker = WorkerSupport(route: route, afterRestart: afterRestart, prepareDependencies: prepareDependencies, reducer: reducer)
-    return self.make(name, toLocalState, route, .process, restart, prepareDependencies, reducer, worker: worker)
+    return self.make(name, toLocalState, route, .process, restart, afterRestart, prepareDependencies, reducer, worker: worker)
   }
 
   private static func make<LocalState: Codable & Sendable, LocalAction: Sendable, R>(
@@ -128,6 +138,7 @@ extension Feature {
     _ route: some ActionRoute<RootAction, LocalAction>,
     _ isolation: FeatureIsolation,
     _ restart: RestartPolicy,
+    _ afterRestart: LocalAction?,
     _ prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
     _ reducer: @escaping @Sendable () -> R,
     worker: WorkerSupport<RootAction>?
@@ -157,6 +168,7 @@ extension Feature {
       restart: restart,
       worker: worker,
       visibility: visibility,
+      afterRestart: afterRestart.flatMap { action in route.embed.map { $0(action) } },
       internalAction: internalAction,
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
       startActor: { root, sink, executor, effectActions in

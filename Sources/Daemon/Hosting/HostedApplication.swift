@@ -80,6 +80,10 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       )
     }
     router.attach(hosts)
+    // Started again from a journal: each feature hears of it first, before any client.
+    if let opened, opened.recovered.seq > 0 {
+      for action in application.features.compactMap(\.afterRestart) { router.routeEffectAction(action) }
+    }
     return Self(
       router: router,
       changeLog: changeLog,

@@ -89,6 +89,30 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// A daemon started again from its journal gives each feature its `afterRestart` action
+  /// first, as a supervisor does a restarted worker: the state is back, the effects are not.
+  @Test func eachFeatureHearsItsAfterRestartActionWhenTheDaemonStartsAgainFromItsJournal() async throws {
+    let state = StateDirectory()
+    let first = try await DaemonProcess(arguments: ["--state-directory", state.path], executable: "switchyard-fixture")
+    let client = try first.connect()
+    for _ in 1...2 { try client.call("io.switchyard.Store.Send", ["action": ["alpha": ["increment": [:]]]]) }
+    #expect(try client.call("io.switchyard.Store.Get", ["path": "/alpha"])["state"]?["restarts"] == 0, "a first start is no restart")
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+
+    let second = try await DaemonProcess(
+      socketPath: first.socketPath, arguments: ["--state-directory", state.path], executable: "switchyard-fixture"
+    )
+    let again = try second.connect()
+    try await eventually {
+      try again.call("io.switchyard.Store.Get", ["path": "/gamma"])["state"]?["restarts"] == 1
+    }
+    let alpha = try again.call("io.switchyard.Store.Get", ["path": "/alpha"])["state"]
+    #expect(alpha?["count"] == 2 && alpha?["restarts"] == 1, "the state recovered, then the lifecycle action: \(String(describing: alpha))")
+    #expect(try again.call("io.switchyard.Store.Get", ["path": "/beta"])["state"]?["restarts"] == 1)
+    #expect(await second.terminate() == 0)
+  }
+
   /// With a snapshot every five changes, a killed daemon replays only what came after the last
   /// one, and a daemon that stops by itself leaves a snapshot of where it stopped.
   @Test func snapshotsBoundWhatAStartReplays() async throws {
