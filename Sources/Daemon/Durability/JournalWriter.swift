@@ -162,12 +162,13 @@ final class JournalWriter: Sendable {
         return (queue.changes, queue.snapshots, queue.isClosed)
       }
       if !batch.isEmpty {
-        while true {
+        var written = false
+        while !written {
           do {
             try self.journal.append(batch)
             if failures > 0 { self.available(after: failures) }
             failures = 0
-            break
+            written = true
           } catch {
             if failures == 0 { self.unavailable(because: error) }
             failures += 1
@@ -182,8 +183,11 @@ final class JournalWriter: Sendable {
             Thread.sleep(forTimeInterval: min(0.05 * Double(failures), 1))
           }
         }
-        unsynced = true
-        self.advance(to: batch[batch.count - 1].seq)
+        // A group given up at the stop was never journaled: nothing may count it as kept.
+        if written {
+          unsynced = true
+          self.advance(to: batch[batch.count - 1].seq)
+        }
       }
       if !snapshots.isEmpty {
         // After the changes taken with them, which include every change before each snapshot.

@@ -15,6 +15,10 @@ final class StateDirectory: Sendable {
 
   init(path: String) throws(StateDirectoryError) {
     self.path = path
+    // The parents as any directory (`run/` under `make run`), the directory itself for the
+    // daemon alone.
+    let parent = (path as NSString).deletingLastPathComponent
+    if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
     if mkdir(path, 0o700) != 0, errno != EEXIST {
       throw StateDirectoryError("cannot create the state directory \(path): \(String(cString: strerror(errno)))")
     }

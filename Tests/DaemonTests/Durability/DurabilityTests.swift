@@ -76,17 +76,23 @@ import Testing
 
   @Test func theStateDirectoryIsCreatedForTheDaemonAlone() async throws {
     let state = StateDirectory()
-    let daemon = try await daemon(state)
+    let nested = state.path + "/var/lib/switchyard"
+    let daemon = try await DaemonProcess(arguments: ["--state-directory", nested])
     var info = stat()
+    #expect(stat(nested, &info) == 0, "created with its parents")
+    #expect(info.st_mode & 0o777 == 0o700)
+    #expect(await daemon.terminate() == 0)
+    try FileManager.default.removeItem(atPath: state.path)
+    let again = try await self.daemon(state)
     #expect(stat(state.path, &info) == 0)
     #expect(info.st_mode & 0o777 == 0o700)
     #expect(FileManager.default.fileExists(atPath: state.path + "/journal.sqlite"))
-    let status = try daemon.connect().call("io.switchyard.Store.Status")
+    let status = try again.connect().call("io.switchyard.Store.Status")
     #expect(status["durability"]?["mode"] == "strict")
     #expect(status["durability"]?["directory"] == .string(state.path))
-    let history = try subscribeSnapshot(daemon)["history"]
+    let history = try subscribeSnapshot(again)["history"]
     #expect(history != nil && status["durability"]?["journal"] == history, "the journal's id is the history")
-    #expect(await daemon.terminate() == 0)
+    #expect(await again.terminate() == 0)
   }
 
   /// A daemon started again from its journal gives each feature its `afterRestart` action
