@@ -17,8 +17,9 @@ protocol Journal: Sendable {
   /// Forces what was appended onto the disk (the batched mode calls it once an interval).
   func sync() throws
 
-  /// The latest snapshot, and every change after it, in order: what recovery starts from.
-  func recoveryPoint() throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange])
+  /// The latest snapshot older than `seq` (the latest of all without it), and every change
+  /// after it, in order: what recovery starts from.
+  func recoveryPoint(before seq: UInt64?) throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange])
 
   /// Keeps the composed state at `snapshot.seq`.
   func write(_ snapshot: JournalSnapshot) throws
@@ -42,4 +43,11 @@ struct JournalSnapshot: Sendable, Equatable {
   let seq: UInt64
   /// The state, as compact JSON text.
   let state: [UInt8]
+}
+
+extension Journal {
+  /// The latest snapshot, and every change after it.
+  func recoveryPoint() throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange]) {
+    try self.recoveryPoint(before: nil)
+  }
 }

@@ -39,7 +39,12 @@ struct OpenedJournal: Sendable {
     } catch {
       throw RecoveryError("cannot open the journal \(directory.journalPath): \(error)")
     }
-    let recovered = try Recovery.recover(from: journal)
+    let recovered = try Recovery.recover(from: journal) { seq, error in
+      logger.warning(
+        "a snapshot of the journal cannot be read; recovering from the one before it",
+        metadata: ["seq": "\(seq)", "error": "\(error)"]
+      )
+    }
     logger.info(
       "journal recovered",
       metadata: [

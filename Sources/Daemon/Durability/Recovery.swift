@@ -18,22 +18,42 @@ enum Recovery {
     var snapshotSeq: UInt64 { self.seq - UInt64(self.replayed) }
   }
 
-  static func recover(from journal: any Journal) throws(RecoveryError) -> Recovered {
-    let point: (snapshot: JournalSnapshot?, changes: [JournaledChange])
-    do {
-      point = try journal.recoveryPoint()
-    } catch {
-      throw RecoveryError("cannot read the journal: \(error)")
+  /// - Parameter skipped: Called for a snapshot that cannot be read, which recovery passes
+  ///   over for the one before it (and the journal after that one).
+  static func recover(
+    from journal: any Journal, skipped: (_ seq: UInt64, _ error: any Error) -> Void = { _, _ in }
+  ) throws(RecoveryError) -> Recovered {
+    var before: UInt64?
+    while true {
+      let point: (snapshot: JournalSnapshot?, changes: [JournaledChange])
+      do {
+        point = try journal.recoveryPoint(before: before)
+      } catch {
+        throw RecoveryError("cannot read the journal: \(error)")
+      }
+      guard let snapshot = point.snapshot else {
+        throw RecoveryError(
+          before == nil
+            ? "the journal holds no snapshot to start from"
+            : "no snapshot of the journal can be read, and the journal before the oldest is pruned"
+        )
+      }
+      let state: JSONValue
+      do {
+        state = try JSONValue(parsing: snapshot.state)
+      } catch {
+        skipped(snapshot.seq, error)
+        before = snapshot.seq
+        continue
+      }
+      return try Self.replay(point.changes, onto: state, from: snapshot.seq)
     }
-    guard let snapshot = point.snapshot else { throw RecoveryError("the journal holds no snapshot to start from") }
-    var state: JSONValue
-    do {
-      state = try JSONValue(parsing: snapshot.state)
-    } catch {
-      throw RecoveryError("the snapshot at \(snapshot.seq) is not valid JSON: \(error)")
-    }
-    var seq = snapshot.seq
-    for change in point.changes {
+  }
+
+  private static func replay(_ changes: [JournaledChange], onto state: JSONValue, from snapshotSeq: UInt64) throws(RecoveryError) -> Recovered {
+    var state = state
+    var seq = snapshotSeq
+    for change in changes {
       guard change.seq == seq + 1 else {
         throw RecoveryError("the journal skips from \(seq) to \(change.seq)")
       }
@@ -44,7 +64,7 @@ enum Recovery {
       }
       seq = change.seq
     }
-    return Recovered(state: state, seq: seq, replayed: point.changes.count)
+    return Recovered(state: state, seq: seq, replayed: changes.count)
   }
 }
 

@@ -88,9 +88,12 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  func recoveryPoint() throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange]) {
+  func recoveryPoint(before seq: UInt64?) throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange]) {
     try self.database.read { db in
-      let snapshot = try Row.fetchOne(db, sql: "SELECT seq, state FROM snapshot ORDER BY seq DESC LIMIT 1").map { row in
+      let snapshot = try Row.fetchOne(
+        db, sql: "SELECT seq, state FROM snapshot WHERE seq < ? ORDER BY seq DESC LIMIT 1",
+        arguments: [seq.map { Int64($0) } ?? Int64.max]
+      ).map { row in
         JournalSnapshot(seq: UInt64(row["seq"] as Int64), state: Array(row["state"] as Data))
       }
       let changes = try Row.fetchAll(

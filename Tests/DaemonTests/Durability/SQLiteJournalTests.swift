@@ -107,4 +107,48 @@ import Testing
     try journal.prune(keepingSnapshots: 1, keepingChanges: 0)
     #expect(try journal.recoveryPoint().changes.map(\.seq) == [11, 12])
   }
+
+  @Test func anUnreadableSnapshotIsPassedOverForTheOneBeforeItAndTheJournalAfterThat() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
+    for seq in 1...4 as ClosedRange<UInt64> {
+      try journal.append([change(seq, #"[{"op":"replace","path":"/count","value":\#(seq)}]"#)])
+    }
+    try journal.write(JournalSnapshot(seq: 2, state: Array(#"{"count":2}"#.utf8)))
+    try journal.write(JournalSnapshot(seq: 4, state: Array(#"{"count":4"#.utf8)))  // cut short
+    var skipped: [UInt64] = []
+    let recovered = try Recovery.recover(from: journal) { seq, _ in skipped.append(seq) }
+    #expect(skipped == [4])
+    #expect(recovered.state == ["count": 4])
+    #expect(recovered.seq == 4)
+    #expect(recovered.replayed == 2, "from the snapshot at 2, the changes 3 and 4")
+  }
+
+  /// A crash in the middle of a commit leaves a WAL whose last frames are incomplete: SQLite
+  /// drops that transaction and keeps every one before it.
+  @Test func aTornLastTransactionIsDroppedAndEveryEarlierOneKept() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/journal.sqlite"
+    let journal = try SQLiteJournal(path: path, mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
+    for seq in 1...3 as ClosedRange<UInt64> {
+      try journal.append([change(seq, #"[{"op":"replace","path":"/count","value":\#(seq)}]"#)])
+    }
+    // What a crash would leave, taken while the journal is open (closing it would checkpoint
+    // the WAL into the database): the files as they are, the WAL cut inside its last frame.
+    let crashed = directory + "/crashed"
+    try FileManager.default.createDirectory(atPath: crashed, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: path, toPath: crashed + "/journal.sqlite")
+    var wal = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+    wal.removeLast(100)
+    try wal.write(to: URL(fileURLWithPath: crashed + "/journal.sqlite-wal"))
+    _ = journal
+
+    let reopened = try SQLiteJournal(path: crashed + "/journal.sqlite", mode: .strict, initialState: { Array("{}".utf8) })
+    let recovered = try Recovery.recover(from: reopened)
+    #expect(recovered.seq == 2, "the third commit was torn")
+    #expect(recovered.state == ["count": 2])
+    #expect(reopened.id == journal.id)
+  }
 }
