@@ -6,7 +6,7 @@
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR)
 #   make systemd-test  unit-file checks, then switchyard.socket/.service under a real systemd in nspawn
-#   make soak    the live protocol fuzzer with a million inputs
+#   make soak    the live protocol fuzzer with a million inputs, then 100 kill -9 rounds under load
 #   make test-tsan  every Swift suite under ThreadSanitizer
 #   make fuzz    each libFuzzer target for FUZZ_SECONDS
 
@@ -100,6 +100,14 @@ soak: deps $(PYTHON_STAMP)
 	$(SWIFT) build -c release --product switchyardd
 	SWITCHYARDD="$$($(SWIFT) build -c release --show-bin-path)/switchyardd" SWITCHYARD_FUZZ_INPUTS=$(SOAK_INPUTS) \
 	  PYTHONDONTWRITEBYTECODE=1 $(VENV)/bin/python3 -m pytest -q -s Tests/Python/test_live_fuzz.py
+	$(MAKE) soak-durability
+
+# kill -9 under pipelined load, SOAK_KILL_ROUNDS rounds (make test runs 8): every answered Send
+# is in the recovered state, and numbers only go up.
+SOAK_KILL_ROUNDS ?= 100
+.PHONY: soak-durability
+soak-durability: build
+	SWITCHYARD_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter killedUnderLoad
 
 # Serves PrimeTime on run/switchyard.sock in the foreground; prints how to talk to it.
 run: deps

@@ -142,7 +142,10 @@ import Testing
 
   /// Several clients pipeline sends until the daemon is killed at a random moment; after the
   /// restart every send that was answered is in the state, and no number went back.
-  @Test(arguments: 1...8)
+  /// Rounds: 8 in `make test`, `SWITCHYARD_KILL_ROUNDS` (100 in `make soak`) otherwise.
+  static let killRounds = Int(ProcessInfo.processInfo.environment["SWITCHYARD_KILL_ROUNDS"] ?? "") ?? 8
+
+  @Test(arguments: 1...killRounds)
   func killedUnderLoadItKeepsEverySendItAnswered(_ round: Int) async throws {
     let state = StateDirectory()
     var socketPath: String?
