@@ -143,14 +143,21 @@ import Testing
     }
   }
 
-  @Test func aSubscriptionResumesAfterItsConnectionDrops() async throws {
-    let daemon = try await DaemonProcess()
+  /// A client of `daemon` whose subscription to `/primes` is recorded, once its first snapshot
+  /// has come.
+  private func followPrimes(_ daemon: DaemonProcess, reconnectDelay: Duration) async throws -> (Client, Recorder<Primes.State>) {
     var configuration = Client.Configuration()
-    // Long enough that the sends below surely happen while the subscription is disconnected.
-    configuration.reconnectDelay = .milliseconds(500)
+    configuration.reconnectDelay = reconnectDelay
     let client = Client(socketPath: daemon.socketPath, configuration: configuration)
     let recorder = Recorder(client.subscribe(path: "/primes", as: Primes.State.self))
     try await eventually("the first snapshot") { !recorder.recorded.seqs.isEmpty }
+    return (client, recorder)
+  }
+
+  @Test func aSubscriptionResumesAfterItsConnectionDrops() async throws {
+    let daemon = try await DaemonProcess()
+    // Long enough that the sends below surely happen while the subscription is disconnected.
+    let (client, recorder) = try await self.followPrimes(daemon, reconnectDelay: .milliseconds(500))
     for _ in 0..<3 { try await client.send(.counter(.incrTapped)) }
     try await eventually("the subscriber saw 3") { recorder.seq == 3 }
     #expect(client.subscriptionConnectionsOpened == 1)
@@ -174,11 +181,7 @@ import Testing
 
   @Test func aDaemonRestartedWithoutItsHistoryStartsTheSubscriptionOverFromASnapshot() async throws {
     let daemon = try await DaemonProcess()
-    var configuration = Client.Configuration()
-    configuration.reconnectDelay = .milliseconds(50)
-    let client = Client(socketPath: daemon.socketPath, configuration: configuration)
-    let recorder = Recorder(client.subscribe(path: "/primes", as: Primes.State.self))
-    try await eventually("the first snapshot") { !recorder.recorded.seqs.isEmpty }
+    let (client, recorder) = try await self.followPrimes(daemon, reconnectDelay: .milliseconds(50))
     for _ in 0..<2 { try await client.send(.counter(.incrTapped)) }
     try await eventually("the subscriber saw 2") { recorder.seq == 2 }
     #expect(await daemon.terminate() == 0)
@@ -197,4 +200,27 @@ import Testing
     #expect(await restarted.terminate() == 0)
   }
 
+  /// With a state directory the history outlives the daemon: a replica rides through a restart
+  /// with the changes it missed, and no second snapshot.
+  @Test func aReplicaRidesThroughARestartOfADaemonWithAJournal() async throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-state-\(UUID().uuidString.prefix(8))").path
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let daemon = try await DaemonProcess(arguments: ["--state-directory", state])
+    let (client, recorder) = try await self.followPrimes(daemon, reconnectDelay: .milliseconds(50))
+    for _ in 0..<2 { try await client.send(.counter(.incrTapped)) }
+    try await eventually("the subscriber saw 2") { recorder.seq == 2 }
+    daemon.signal(SIGKILL)
+    _ = await daemon.process.exit()
+
+    let restarted = try await DaemonProcess(socketPath: daemon.socketPath, arguments: ["--state-directory", state])
+    #expect(try await client.send(.counter(.incrTapped)) == 3, "the numbers go on")
+    try await eventually("the subscriber follows") { recorder.seq == 3 }
+    let recorded = recorder.recorded
+    #expect(recorded.seqs == [0, 1, 2, 3])
+    #expect(recorded.snapshots == 1, "resumed with since, not started over")
+    #expect(recorded.latest?.count == 3)
+    #expect(recorded.error == nil)
+    recorder.cancel()
+    #expect(await restarted.terminate() == 0)
+  }
 }

@@ -21,6 +21,9 @@ protocol Journal: Sendable {
   /// after it, in order: what recovery starts from.
   func recoveryPoint(before seq: UInt64?) throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange])
 
+  /// The last `count` changes (fewer when the journal holds fewer), in order.
+  func lastChanges(_ count: Int) throws -> [JournaledChange]
+
   /// Keeps the composed state at `snapshot.seq`.
   func write(_ snapshot: JournalSnapshot) throws
 

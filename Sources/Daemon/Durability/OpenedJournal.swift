@@ -14,6 +14,9 @@ struct OpenedJournal: Sendable {
   let mode: DurabilityMode
   let interval: Duration
   let recovered: Recovery.Recovered
+  /// The last changes the journal holds, up to `subscriptions.historyLimit`: a subscriber of
+  /// the last run resumes from them with `since`.
+  let history: [StateChange]
 
   var status: DurabilityStatus {
     DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id)
@@ -53,9 +56,17 @@ struct OpenedJournal: Sendable {
         "duration": "\(ContinuousClock.now - started)",
       ]
     )
+    let history: [StateChange]
+    do {
+      history = try journal.lastChanges(configuration.historyLimit).map { change in
+        StateChange(seq: change.seq, patch: try JSONPatch(jsonValue: JSONValue(parsing: change.patch)))
+      }
+    } catch {
+      throw RecoveryError("cannot read the journal's last changes: \(error)")
+    }
     return OpenedJournal(
       directory: directory, journal: journal, mode: configuration.durabilityMode,
-      interval: configuration.durabilityInterval, recovered: recovered
+      interval: configuration.durabilityInterval, recovered: recovered, history: history
     )
   }
 }

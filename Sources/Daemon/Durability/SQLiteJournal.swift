@@ -106,6 +106,17 @@ final class SQLiteJournal: Journal {
     }
   }
 
+  func lastChanges(_ count: Int) throws -> [JournaledChange] {
+    try self.database.read { db in
+      try Row.fetchAll(
+        db, sql: "SELECT seq, patch, time FROM (SELECT * FROM change ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+        arguments: [count]
+      ).map { row in
+        JournaledChange(seq: UInt64(row["seq"] as Int64), patch: Array(row["patch"] as Data), time: row["time"])
+      }
+    }
+  }
+
   func write(_ snapshot: JournalSnapshot) throws {
     try self.database.write { db in
       try db.execute(

@@ -54,7 +54,8 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       )
     }
     let changeLog = ChangeLog(
-      initialState: initialJSON, seq: opened?.recovered.seq ?? 0, historyLimit: configuration.historyLimit,
+      initialState: initialJSON, seq: opened?.recovered.seq ?? 0, history: opened?.history ?? [],
+      historyLimit: configuration.historyLimit,
       historyID: opened?.journal.id ?? UUID().uuidString.lowercased(),
       subscriptions: subscriptions, journal: writer, logger: logger
     )

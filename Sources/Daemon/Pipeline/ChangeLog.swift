@@ -35,9 +35,11 @@ final class ChangeLog: Sendable {
   /// - Parameters:
   ///   - initialState: The state at `seq`.
   ///   - seq: The sequence number to go on from: the last one journaled, or 0.
+  ///   - history: The last changes up to `seq`, as the journal kept them.
   init(
     initialState: JSONValue,
     seq: UInt64 = 0,
+    history: [StateChange] = [],
     historyLimit: Int,
     historyID: String = UUID().uuidString.lowercased(),
     subscriptions: Subscriptions,
@@ -45,7 +47,7 @@ final class ChangeLog: Sendable {
     logger: Logger
   ) {
     self.historyID = historyID
-    self.contents = Mutex(Contents(seq: seq, state: initialState))
+    self.contents = Mutex(Contents(seq: seq, state: initialState, history: Deque(history.suffix(max(0, historyLimit)))))
     self.journal = journal
     self.historyLimit = Atomic(max(0, historyLimit))
     self.subscriptions = subscriptions

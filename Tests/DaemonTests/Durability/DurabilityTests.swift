@@ -54,6 +54,29 @@ import Testing
     #expect(await second.terminate() == 0)
   }
 
+  /// The last changes are read back from the journal at start: a subscriber of the last run
+  /// that missed some resumes with them, not with a snapshot.
+  @Test func aSubscriberOfTheLastRunResumesWithTheChangesItMissedFromTheJournal() async throws {
+    let state = StateDirectory()
+    let first = try await daemon(state)
+    let client = try first.connect()
+    for _ in 1...2 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    let history = try #require(try subscribeSnapshot(first)["history"])
+    // Changes 3 to 5 happen after the subscriber's connection dropped.
+    for _ in 3...5 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+
+    let second = try await daemon(state, socketPath: first.socketPath)
+    let resumed = try second.connect()
+    try resumed.send("io.switchyard.Store.Subscribe", ["path": "/primes/count", "since": 2, "history": history], more: true)
+    for expected in 3...5 {
+      let reply = try #require(try resumed.read()?["parameters"])
+      #expect(reply["seq"] == .int(Int64(expected)) && reply["patch"] != nil && reply["state"] == nil, "\(reply)")
+    }
+    #expect(await second.terminate() == 0)
+  }
+
   private func subscribeSnapshot(_ daemon: DaemonProcess) throws -> JSONValue {
     let client = try daemon.connect()
     try client.send("io.switchyard.Store.Subscribe", ["path": "/primes/count"], more: true)
