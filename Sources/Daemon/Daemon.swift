@@ -178,6 +178,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         logger: self.logger
       )
     )
+    // The state directory's lock is held until the journal is closed, whatever still refers to it.
+    defer { withExtendedLifetime(journal) {} }
     do {
       try await group.run()
     } catch {
