@@ -5,7 +5,7 @@ import SwitchyardRuntime
 /// daemon starts from when it has a state directory.
 ///
 /// ```swift
-/// let opened = try OpenedJournal.open(configuration, initialState: initialJSON, logger: logger)
+/// let opened = try OpenedJournal.open(configuration, initialState: { try application.validate() }, logger: logger)
 /// // opened.recovered.state at opened.recovered.seq; opened.journal.id names the history
 /// ```
 struct OpenedJournal: Sendable {
@@ -23,10 +23,10 @@ struct OpenedJournal: Sendable {
   }
 
   /// Opens the journal in `configuration.stateDirectory` (creating both when there are none,
-  /// with `initialState` as the first snapshot) and recovers its state; `nil` without a state
-  /// directory.
+  /// with `initialState` as the first snapshot, computed only then) and recovers its state;
+  /// `nil` without a state directory.
   static func open(
-    _ configuration: DaemonConfiguration, initialState: JSONValue, logger: Logger
+    _ configuration: DaemonConfiguration, initialState: () throws -> JSONValue, logger: Logger
   ) throws -> OpenedJournal? {
     guard let path = configuration.stateDirectory else {
       logger.notice("no state directory: nothing will outlive the daemon (set state.directory or --state-directory)")
@@ -37,7 +37,7 @@ struct OpenedJournal: Sendable {
     let journal: SQLiteJournal
     do {
       journal = try SQLiteJournal(
-        path: directory.journalPath, mode: configuration.durabilityMode, initialState: { initialState.serializedBytes() }
+        path: directory.journalPath, mode: configuration.durabilityMode, initialState: { try initialState().serializedBytes() }
       )
     } catch {
       throw RecoveryError("cannot open the journal \(directory.journalPath): \(error)")

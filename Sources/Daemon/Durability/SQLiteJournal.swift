@@ -37,9 +37,9 @@ final class SQLiteJournal: Journal {
     }
     self.database = try DatabaseQueue(path: path, configuration: configuration)
     try Self.migrator.migrate(self.database)
-    let state = try initialState()
     self.id = try self.database.write { db in
       if let id = try String.fetchOne(db, sql: "SELECT value FROM journal WHERE key = 'id'") { return id }
+      let state = try initialState()
       let id = UUID().uuidString.lowercased()
       try db.execute(sql: "INSERT INTO journal (key, value) VALUES ('id', ?)", arguments: [id])
       try db.execute(sql: "INSERT INTO snapshot (seq, state) VALUES (0, ?)", arguments: [Data(state)])
