@@ -16,6 +16,16 @@ import Testing
     JournaledChange(seq: seq, patch: Array(patch.utf8), time: 1_700_000_000 + Double(seq))
   }
 
+  /// The change numbered `seq`, which sets `/count` to `seq`.
+  private func setCount(_ seq: UInt64) -> JournaledChange {
+    self.change(seq, #"[{"op":"replace","path":"/count","value":\#(seq)}]"#)
+  }
+
+  /// A strict journal in `directory` whose initial state is `{"count": 0}`.
+  private func countingJournal(in directory: String) throws -> SQLiteJournal {
+    try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
+  }
+
   @Test(arguments: DurabilityMode.allCases)
   func aNewJournalStartsFromTheInitialStateAndKeepsItsIdAndChangesWhenReopened(_ mode: DurabilityMode) throws {
     let directory = try temporaryDirectory()
@@ -51,7 +61,7 @@ import Testing
   @Test func recoveryStartsFromTheLatestSnapshot() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
+    let journal = try self.countingJournal(in: directory)
     try journal.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
     try journal.write(JournalSnapshot(seq: 1, state: Array(#"{"count":1}"#.utf8)))
     try journal.append([change(2, #"[{"op":"replace","path":"/count","value":2}]"#)])
@@ -64,7 +74,7 @@ import Testing
   @Test func aChangeNumberedOutOfOrderIsRefusedAndAGapStopsRecovery() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
+    let journal = try self.countingJournal(in: directory)
     try journal.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
     #expect(throws: (any Error).self, "a number is kept once") { try journal.append([change(1, "[]")]) }
     try journal.append([change(3, #"[{"op":"replace","path":"/count","value":3}]"#)])
@@ -89,9 +99,9 @@ import Testing
   @Test func pruningKeepsTheNewestSnapshotsAndTheChangesSinceTheOldestOrWithinTheRetention() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
+    let journal = try self.countingJournal(in: directory)
     for seq in 1...12 as ClosedRange<UInt64> {
-      try journal.append([change(seq, #"[{"op":"replace","path":"/count","value":\#(seq)}]"#)])
+      try journal.append([self.setCount(seq)])
       if seq == 5 || seq == 10 { try journal.write(JournalSnapshot(seq: seq, state: Array(#"{"count":\#(seq)}"#.utf8))) }
     }
     try journal.prune(keepingSnapshots: 2, keepingChanges: 3)
@@ -111,9 +121,9 @@ import Testing
   @Test func anUnreadableSnapshotIsPassedOverForTheOneBeforeItAndTheJournalAfterThat() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
+    let journal = try self.countingJournal(in: directory)
     for seq in 1...4 as ClosedRange<UInt64> {
-      try journal.append([change(seq, #"[{"op":"replace","path":"/count","value":\#(seq)}]"#)])
+      try journal.append([self.setCount(seq)])
     }
     try journal.write(JournalSnapshot(seq: 2, state: Array(#"{"count":2}"#.utf8)))
     try journal.write(JournalSnapshot(seq: 4, state: Array(#"{"count":4"#.utf8)))  // cut short
@@ -133,7 +143,7 @@ import Testing
     let path = directory + "/journal.sqlite"
     let journal = try SQLiteJournal(path: path, mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
     for seq in 1...3 as ClosedRange<UInt64> {
-      try journal.append([change(seq, #"[{"op":"replace","path":"/count","value":\#(seq)}]"#)])
+      try journal.append([self.setCount(seq)])
     }
     // What a crash would leave, taken while the journal is open (closing it would checkpoint
     // the WAL into the database): the files as they are, the WAL cut inside its last frame.
