@@ -161,27 +161,61 @@ extension ChildProcess.Termination {
   }
 }
 
-/// One output of a child, read to its end by a thread of its own.
+/// One output of a child, read to its end by a thread of its own, so the child never blocks on
+/// a full pipe.
+///
+/// Every read happens under the lock, from a non-blocking pipe: the thread only waits (`poll`)
+/// outside it. So ``text`` can take whatever is in the pipe at the moment it is asked, in order,
+/// and a test sees everything the child wrote before it asked.
 private final class Collected: @unchecked Sendable {
-  private let bytes = Mutex<(data: [UInt8], closed: Bool)>(([], false))
+  private struct Contents {
+    var data: [UInt8] = []
+    var closed = false
+  }
+
+  private let fd: Int32
+  private let bytes = Mutex(Contents())
 
   init(reading fd: Int32, name: String) {
+    self.fd = fd
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     let thread = Thread { [self] in
-      var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-      while true {
-        let count = read(fd, &buffer, buffer.count)
-        if count < 0, errno == EINTR { continue }
-        if count <= 0 { break }
-        self.bytes.withLock { $0.data += buffer[..<count] }
+      var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      while !self.drain() {
+        _ = poll(&ready, 1, -1)
       }
-      close(fd)
-      self.bytes.withLock { $0.closed = true }
     }
     thread.name = name
     thread.start()
   }
 
-  var text: String { self.bytes.withLock { String(decoding: $0.data, as: UTF8.self) } }
+  /// Reads what the pipe holds now; whether it has reached the pipe's end.
+  @discardableResult
+  private func drain() -> Bool {
+    self.bytes.withLock { contents in
+      guard !contents.closed else { return true }
+      var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+      while true {
+        let count = read(self.fd, &buffer, buffer.count)
+        if count > 0 {
+          contents.data += buffer[..<count]
+        } else if count < 0, errno == EINTR {
+          continue
+        } else if count < 0, errno == EAGAIN {
+          return false
+        } else {
+          close(self.fd)
+          contents.closed = true
+          return true
+        }
+      }
+    }
+  }
+
+  var text: String {
+    self.drain()
+    return self.bytes.withLock { String(decoding: $0.data, as: UTF8.self) }
+  }
 
   /// The text; with `toEnd`, after waiting up to a second for the reader to reach the pipe's
   /// end (the child has ended, but the reader may not have read its last bytes yet).
