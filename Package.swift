@@ -198,6 +198,8 @@ let package = Package(
         "PrimeTime",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        // To write a journal as an older daemon did.
+        .product(name: "GRDB", package: "GRDB.swift"),
       ],
       // Run by the access tests as another user, from where it is.
       exclude: ["Access/peer_call.py"]

@@ -7,7 +7,8 @@ import SwitchyardVarlink
 /// `switchyard`: talks to `switchyardd` from a shell.
 ///
 /// Exit codes: 0 success; 1 the daemon answered with an error (its name and parameters go to
-/// stderr); 2 a usage error; 3 the daemon cannot be reached.
+/// stderr); 2 a usage error; 3 the daemon cannot be reached; 4 `replay` found a change that
+/// differs from the journal.
 @main
 struct Switchyard: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -15,10 +16,10 @@ struct Switchyard: AsyncParsableCommand {
     abstract: "Send actions to switchyardd, read its state and watch it change.",
     discussion: """
       Exit codes: 0 success, 1 the daemon answered with an error, 2 usage error, \
-      3 cannot connect to the daemon.
+      3 cannot connect to the daemon, 4 a replayed change differs from the journal.
       """,
     version: switchyardVersion,
-    subcommands: [Send.self, Get.self, Watch.self, Status.self, Describe.self, Call.self]
+    subcommands: [Send.self, Get.self, Watch.self, Status.self, Describe.self, Log.self, Replay.self, Call.self]
   )
 
   /// Runs the command, with usage errors exiting 2 rather than argument-parser's `EX_USAGE` (64).
@@ -45,6 +46,7 @@ enum ExitStatus {
   static let daemonError: Int32 = 1
   static let usage: Int32 = 2
   static let cannotConnect: Int32 = 3
+  static let replayDiffers: Int32 = 4
 }
 
 /// Options every subcommand takes.
@@ -125,6 +127,9 @@ struct Get: AsyncParsableCommand {
   @Argument(help: "A JSON Pointer such as /primes/count (default: the whole state).")
   var pointer: String?
 
+  @Option(help: "The state as it was at this sequence number, rebuilt from the daemon's journal.")
+  var at: UInt64?
+
   func validate() throws {
     _ = try parsePointer(self.pointer)
   }
@@ -132,7 +137,11 @@ struct Get: AsyncParsableCommand {
   func run() async throws {
     let pointer = try parsePointer(self.pointer)
     try await self.global.withClient { client in
-      print(try await client.get(pointer).state.prettyPrinted())
+      if let at = self.at {
+        print(try await client.get(pointer, at: at).state.prettyPrinted())
+      } else {
+        print(try await client.get(pointer).state.prettyPrinted())
+      }
     }
   }
 }

@@ -157,4 +157,41 @@ import Testing
     readable.signal(SIGTERM)
     #expect(await daemon.terminate() == 0)
   }
+
+  /// `log`, `get --at` and `replay` against a daemon that keeps a journal.
+  @Test func logGetAtAndReplayReadTheJournal() async throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-cli-\(UUID().uuidString.prefix(8))").path
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let daemon = try await DaemonProcess(arguments: ["--state-directory", state])
+    let socket = ["--socket", daemon.socketPath]
+    for _ in 1...3 { #expect(try await self.run(["send", "counter.incrTapped"] + socket).status == 0) }
+
+    var output = try await self.run(["log", "--json", "--since", "1"] + socket)
+    #expect(output.status == 0, "\(output.stderr)")
+    let entries = try output.stdout.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+    #expect(entries.map { $0["seq"] } == [2, 3])
+    #expect(entries.first?["action"] == ["counter": ["incrTapped": [:]]] && entries.first?["origin"] == "request")
+    output = try await self.run(["log", "--feature", "primes", "--until", "1"] + socket)
+    #expect(output.stdout.hasPrefix("seq 1 "), "\(output.stdout)")
+    #expect(output.stdout.contains(" primes request uid \(getuid()) pid "), "\(output.stdout)")
+    #expect(output.stdout.hasSuffix("\n  {\"counter\":{\"incrTapped\":{}}}\n  replace /primes/count 1\n"), "\(output.stdout)")
+
+    output = try await self.run(["get", "/primes/count", "--at", "2"] + socket)
+    #expect(output.stdout == "2\n")
+    output = try await self.run(["get", "/primes/count", "--at", "7"] + socket)
+    #expect(output.status == 1 && output.stderr.contains("io.switchyard.Store.SeqNotRetained"), "\(output.stderr)")
+
+    output = try await self.run(["replay"] + socket)
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout == "replayed 3 changes from 0 to 3; skipped 0 (action not known)\nevery replayed change agrees with the journal\n")
+
+    let follower = try ChildProcess(
+      Self.executable.path, ["log", "--follow", "--json", "--since", "3"] + socket, environment: Self.environment, stdout: .collect
+    )
+    #expect(try await self.run(["send", "counter.incrTapped"] + socket).status == 0)
+    try await eventually("the followed change") { follower.stdout.contains("\"seq\":4") }
+    follower.signal(SIGTERM)
+    _ = await follower.exit()
+    #expect(await daemon.terminate() == 0)
+  }
 }

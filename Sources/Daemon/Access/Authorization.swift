@@ -63,6 +63,9 @@ extension Grants {
       return nil
     case .describe, .status:
       return self.mayRead ? nil : .permissionDenied(method, "reading needs the read permission")
+    case .journal, .replay:
+      // The journal holds every change to any path, and who sent what.
+      return self.isAdmin ? nil : .permissionDenied(method, "reading the journal needs the admin permission")
     case nil:
       return self.mayDoAnything ? nil : .permissionDenied(method, "this policy grants you nothing")
     }

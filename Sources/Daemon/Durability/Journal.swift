@@ -24,6 +24,16 @@ protocol Journal: Sendable {
   /// The last `count` changes (fewer when the journal holds fewer), in order.
   func lastChanges(_ count: Int) throws -> [JournaledChange]
 
+  /// The changes after `seq` and up to `last` (to the end without it), only those of `feature`
+  /// when one is named, at most `limit` of them, in order.
+  func changes(after seq: UInt64, through last: UInt64?, feature: String?, limit: Int) throws -> [JournaledChange]
+
+  /// The latest snapshot at or before `seq`.
+  func snapshot(atOrBefore seq: UInt64) throws -> JournalSnapshot?
+
+  /// What the journal still holds, after pruning.
+  func extent() throws -> JournalExtent
+
   /// Keeps the composed state at `snapshot.seq`.
   func write(_ snapshot: JournalSnapshot) throws
 
@@ -35,10 +45,30 @@ protocol Journal: Sendable {
 /// One published change, as the journal keeps it.
 struct JournaledChange: Sendable, Equatable {
   let seq: UInt64
+  /// The feature that made it; `nil` in a journal written before features were recorded.
+  let feature: String?
+  /// Why: the action reduced, where it came from and who sent it; `nil` when not known.
+  let cause: ChangeCause?
   /// The patch, from the root of the composed state, as compact JSON text.
   let patch: [UInt8]
   /// When it was published, in seconds since 1970.
   let time: Double
+
+  init(seq: UInt64, feature: String? = nil, cause: ChangeCause? = nil, patch: [UInt8], time: Double) {
+    self.seq = seq
+    self.feature = feature
+    self.cause = cause
+    self.patch = patch
+    self.time = time
+  }
+}
+
+/// What a journal holds: the states it can rebuild start at its oldest snapshot, and the
+/// changes it can list run from its first change to its last.
+struct JournalExtent: Sendable, Equatable {
+  let oldestSnapshot: UInt64?
+  let firstChange: UInt64?
+  let lastChange: UInt64?
 }
 
 /// The composed state at a sequence number.

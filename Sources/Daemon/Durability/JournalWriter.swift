@@ -34,6 +34,12 @@ final class JournalWriter: Sendable {
     var snapshots: [JournalSnapshot] = []
     var waiters: [(seq: UInt64, body: @Sendable (String?) -> Void)] = []
     var durableSeq: UInt64
+    /// The last change committed, in every mode, and who waits for the next commit: readers
+    /// of the journal that follow it.
+    var committedSeq: UInt64
+    var followers: [(seq: UInt64, body: @Sendable (_ isClosed: Bool) -> Void)] = []
+    /// The daemon is stopping: nobody follows the journal any more.
+    var isFollowingOver = false
     /// Why the journal cannot be written, while it cannot.
     var unavailable: String?
     var closing: CheckedContinuation<Void, Never>?
@@ -72,7 +78,7 @@ final class JournalWriter: Sendable {
     self.interval = interval
     self.snapshots = snapshots
     self.lastSnapshotSeq = Atomic(lastSnapshotSeq)
-    self.queue = Mutex(Queue(durableSeq: lastSeq))
+    self.queue = Mutex(Queue(durableSeq: lastSeq, committedSeq: lastSeq))
     self.released = released
     self.logger = logger
     let thread = Thread { [self] in self.run() }
@@ -119,6 +125,34 @@ final class JournalWriter: Sendable {
       return nil
     }
     if let now { body(now) }
+  }
+
+  /// Calls `body` once the journal holds a change after `seq` — at once when it does — on the
+  /// writer's thread; with `isClosed` once the journal closes instead.
+  func whenCommitted(after seq: UInt64, _ body: @escaping @Sendable (_ isClosed: Bool) -> Void) {
+    let now: Bool? = self.queue.withLock { queue in
+      if queue.committedSeq > seq { return false }
+      if queue.isClosed || queue.isFollowingOver { return true }
+      queue.followers.append((seq, body))
+      return nil
+    }
+    if let now { body(now) }
+  }
+
+  /// Ends every follower of the journal (called with `isClosed`), and those to come: the daemon
+  /// is stopping, and waits for no call that would follow it forever.
+  func endFollowing() {
+    let followers = self.queue.withLock { queue in
+      queue.isFollowingOver = true
+      defer { queue.followers.removeAll() }
+      return queue.followers
+    }
+    for follower in followers { follower.body(true) }
+  }
+
+  /// The last sequence number the journal holds (committed, if not yet on the disk).
+  var committedSeq: UInt64 {
+    self.queue.withLock { $0.committedSeq }
   }
 
   /// Why the journal cannot be written now, if it cannot: new changes are refused meanwhile.
@@ -186,6 +220,7 @@ final class JournalWriter: Sendable {
         // A group given up at the stop was never journaled: nothing may count it as kept.
         if written {
           unsynced = true
+          self.committed(upTo: batch[batch.count - 1].seq)
           self.advance(to: batch[batch.count - 1].seq)
         }
       }
@@ -222,6 +257,11 @@ final class JournalWriter: Sendable {
           queue.changes.isEmpty && queue.snapshots.isEmpty ? queue.closing.take() : nil
         }
         if let closing {
+          let followers = self.queue.withLock { queue in
+            defer { queue.followers.removeAll() }
+            return queue.followers
+          }
+          for follower in followers { follower.body(true) }
           closing.resume()
           return
         }
@@ -246,6 +286,17 @@ final class JournalWriter: Sendable {
   private func available(after failures: Int) {
     self.queue.withLock { $0.unavailable = nil }
     self.logger.notice("the journal is written again; accepting changes", metadata: ["failures": "\(failures)"])
+  }
+
+  /// Everything up to `seq` is committed: whoever follows the journal reads on.
+  private func committed(upTo seq: UInt64) {
+    let ready = self.queue.withLock { queue in
+      queue.committedSeq = seq
+      let ready = queue.followers.filter { $0.seq < seq }
+      queue.followers.removeAll { $0.seq < seq }
+      return ready
+    }
+    for follower in ready { follower.body(false) }
   }
 
   /// Everything up to `seq` is kept: the replies waiting for it go, and so do the subscribers'

@@ -4,6 +4,9 @@ import GRDB
 /// The journal in one SQLite database (`journal.sqlite` in the state directory), in WAL mode,
 /// through GRDB: a `change` row per published change, a `snapshot` row per kept state.
 ///
+/// A pool of connections: one writes while others read, so that reading the journal (`Journal`,
+/// `Get` at a seq) never holds up the group commit of the next changes.
+///
 /// ```swift
 /// let journal = try SQLiteJournal(path: "/var/lib/switchyard/journal.sqlite", mode: .strict,
 ///                                 initialState: initialJSON.serializedBytes())
@@ -17,7 +20,7 @@ import GRDB
 final class SQLiteJournal: Journal {
   let id: String
   let path: String
-  private let database: DatabaseQueue
+  private let database: DatabasePool
 
   /// Opens the journal at `path`, creating it (with `initialState` as its snapshot at 0 and a
   /// new id) when there is none.
@@ -32,10 +35,10 @@ final class SQLiteJournal: Journal {
       case .off: "OFF"
       }
     configuration.prepareDatabase { db in
-      _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
       try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
     }
-    self.database = try DatabaseQueue(path: path, configuration: configuration)
+    // A pool puts the database in WAL mode itself.
+    self.database = try DatabasePool(path: path, configuration: configuration)
     try Self.migrator.migrate(self.database)
     self.id = try self.database.write { db in
       if let id = try String.fetchOne(db, sql: "SELECT value FROM journal WHERE key = 'id'") { return id }
@@ -66,14 +69,32 @@ final class SQLiteJournal: Journal {
         table.column("state", .blob).notNull()
       }
     }
+    // Why each change was made: the feature, the action and who sent it.
+    migrator.registerMigration("change-causes") { db in
+      try db.alter(table: "change") { table in
+        table.add(column: "feature", .text)
+        table.add(column: "origin", .text)
+        table.add(column: "action", .blob)
+        table.add(column: "uid", .integer)
+        table.add(column: "pid", .integer)
+      }
+    }
     return migrator
   }
 
+  fileprivate static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time"
+
   func append(_ changes: [JournaledChange]) throws {
     try self.database.write { db in
-      let insert = try db.cachedStatement(sql: "INSERT INTO change (seq, patch, time) VALUES (?, ?, ?)")
+      let insert = try db.cachedStatement(
+        sql: "INSERT INTO change (\(Self.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+      )
       for change in changes {
-        try insert.execute(arguments: [Int64(change.seq), Data(change.patch), change.time])
+        let cause = change.cause
+        try insert.execute(arguments: [
+          Int64(change.seq), change.feature, cause?.origin.rawValue, cause?.action.map { Data($0) },
+          cause?.peer.map { Int64($0.uid) }, cause?.peer.map { Int64($0.pid) }, Data(change.patch), change.time,
+        ])
       }
     }
   }
@@ -97,11 +118,9 @@ final class SQLiteJournal: Journal {
         JournalSnapshot(seq: UInt64(row["seq"] as Int64), state: Array(row["state"] as Data))
       }
       let changes = try Row.fetchAll(
-        db, sql: "SELECT seq, patch, time FROM change WHERE seq > ? ORDER BY seq",
+        db, sql: "SELECT \(Self.changeColumns) FROM change WHERE seq > ? ORDER BY seq",
         arguments: [Int64(snapshot?.seq ?? 0)]
-      ).map { row in
-        JournaledChange(seq: UInt64(row["seq"] as Int64), patch: Array(row["patch"] as Data), time: row["time"])
-      }
+      ).map(JournaledChange.init(row:))
       return (snapshot, changes)
     }
   }
@@ -109,11 +128,45 @@ final class SQLiteJournal: Journal {
   func lastChanges(_ count: Int) throws -> [JournaledChange] {
     try self.database.read { db in
       try Row.fetchAll(
-        db, sql: "SELECT seq, patch, time FROM (SELECT * FROM change ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+        db,
+        sql: "SELECT \(Self.changeColumns) FROM (SELECT * FROM change ORDER BY seq DESC LIMIT ?) ORDER BY seq",
         arguments: [count]
+      ).map(JournaledChange.init(row:))
+    }
+  }
+
+  func changes(after seq: UInt64, through last: UInt64?, feature: String?, limit: Int) throws -> [JournaledChange] {
+    try self.database.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT \(Self.changeColumns) FROM change
+          WHERE seq > ?1 AND seq <= ?2 AND (?3 IS NULL OR feature = ?3) ORDER BY seq LIMIT ?4
+          """,
+        arguments: [Int64(clamping: seq), Int64(clamping: last ?? .max), feature, max(0, limit)]
+      ).map(JournaledChange.init(row:))
+    }
+  }
+
+  func snapshot(atOrBefore seq: UInt64) throws -> JournalSnapshot? {
+    try self.database.read { db in
+      try Row.fetchOne(
+        db, sql: "SELECT seq, state FROM snapshot WHERE seq <= ? ORDER BY seq DESC LIMIT 1",
+        arguments: [Int64(clamping: seq)]
       ).map { row in
-        JournaledChange(seq: UInt64(row["seq"] as Int64), patch: Array(row["patch"] as Data), time: row["time"])
+        JournalSnapshot(seq: UInt64(row["seq"] as Int64), state: Array(row["state"] as Data))
       }
+    }
+  }
+
+  func extent() throws -> JournalExtent {
+    try self.database.read { db in
+      let row = try Row.fetchOne(
+        db,
+        sql: "SELECT (SELECT MIN(seq) FROM snapshot), (SELECT MIN(seq) FROM change), (SELECT MAX(seq) FROM change)"
+      )
+      func seq(_ index: Int) -> UInt64? { (row?[index] as Int64?).map { UInt64($0) } }
+      return JournalExtent(oldestSnapshot: seq(0), firstChange: seq(1), lastChange: seq(2))
     }
   }
 
@@ -144,5 +197,22 @@ final class SQLiteJournal: Journal {
         arguments: [changes]
       )
     }
+  }
+}
+
+extension JournaledChange {
+  /// A row of the `change` table, as `SQLiteJournal.changeColumns` selects it.
+  fileprivate init(row: Row) {
+    let origin = (row["origin"] as String?).flatMap(ChangeCause.Origin.init(rawValue:))
+    let peer = (row["uid"] as Int64?).map { uid in
+      ChangeCause.Peer(uid: UInt32(truncatingIfNeeded: uid), pid: Int32(truncatingIfNeeded: row["pid"] as Int64? ?? 0))
+    }
+    self.init(
+      seq: UInt64(row["seq"] as Int64),
+      feature: row["feature"],
+      cause: origin.map { ChangeCause(origin: $0, action: (row["action"] as Data?).map { Array($0) }, peer: peer) },
+      patch: Array(row["patch"] as Data),
+      time: row["time"]
+    )
   }
 }

@@ -87,13 +87,13 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     return host
   }
 
-  func offer(_ action: RootAction, ticket: RouteTicket?) -> Bool {
+  func offer(_ action: RootAction, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
     guard let local = self.route.extract(from: action) else { return false }
     guard let ticket else {
-      self.store.enqueue(local)
+      self.store.enqueue(local, cause: cause)
       return true
     }
-    self.store.enqueue(local) { version in ticket.done(self.seq(reducedAt: version)) }
+    self.store.enqueue(local, cause: cause) { version in ticket.done(self.seq(reducedAt: version)) }
     return true
   }
 
@@ -110,9 +110,11 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     await self.store.cancelEffects()
   }
 
-  /// Called on the store's isolation right after each change.
-  fileprivate func published(_ change: StateChange) {
-    guard let seq = self.sink.append(change.patch) else { return }
+  /// Called on the store's isolation right after each change, with the cause its action was
+  /// offered with: none for an action the store's own effects queued (a read-only route).
+  fileprivate func published(_ change: StateChange, cause: (any Sendable)?) {
+    let cause = self.sink.isJournaled ? (cause as? ChangeCause) ?? .effect(nil) : nil
+    guard let seq = self.sink.append(change.patch, cause: cause) else { return }
     self.versions.withLock { versions in
       versions.changed = change.seq
       versions.seq = seq
@@ -147,7 +149,7 @@ extension Store where State: Encodable {
     internalAction: @escaping @Sendable (RootAction) -> String?
   ) throws -> ActorHost<RootAction, State, Action> where State: Codable {
     let host = ActorHost(name: name, route: route, store: self, sink: sink, internalAction: internalAction)
-    let (snapshot, observation) = try self.observe { host.published($0) }
+    let (snapshot, observation) = try self.observe(includingCauses: { host.published($0, cause: $1) })
     host.observed(from: snapshot.seq, through: observation)
     return host
   }

@@ -46,6 +46,10 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   let internalAction: @Sendable (RootAction) -> String?
 
   let encodeLocalState: @Sendable (RootState) throws -> JSONValue
+  /// Reduces a global action on the feature's state as JSON, dropping the effects: its state
+  /// after, or `nil` when its route does not take the action. What `Replay` checks the journal
+  /// with.
+  let reduceAgain: @Sendable (_ state: JSONValue, _ action: RootAction) throws -> JSONValue?
   /// Starts the feature in an actor (``ActorHost``) whose store runs on the executor given.
   let startActor: @Sendable (
     RootState, ChangeSink, any StoreExecutor, _ effectActions: @escaping @Sendable (RootAction) -> Void
@@ -171,6 +175,18 @@ extension Feature {
       afterRestart: afterRestart.flatMap { action in route.embed.map { $0(action) } },
       internalAction: internalAction,
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
+      reduceAgain: { state, action in
+        guard let local = route.extract(from: action) else { return nil }
+        var localState = try JSONValueDecoder().decode(LocalState.self, from: state)
+        let reducer = reducer()
+        // The effect is a value: dropped, it never runs.
+        if let prepareDependencies {
+          _ = withDependencies(prepareDependencies) { reducer.reduce(into: &localState, action: local) }
+        } else {
+          _ = reducer.reduce(into: &localState, action: local)
+        }
+        return try encoder.encode(localState)
+      },
       startActor: { root, sink, executor, effectActions in
         try await ActorHost.start(
           name: name,

@@ -63,7 +63,9 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     let context = HostingContext<Action>(
       changeLog: changeLog,
       loop: loop,
-      effectActions: { [weak router] in router?.routeEffectAction($0) },
+      effectActions: { [weak router] action in
+        router?.routeEffectAction(action, cause: writer == nil ? nil : .effect(Self.journalText(of: action)))
+      },
       launch: launch,
       probeTimeout: configuration.supervision.probeTimeout,
       logger: logger
@@ -83,7 +85,9 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     router.attach(hosts)
     // Started again from a journal: each feature hears of it first, before any client.
     if let opened, opened.recovered.seq > 0 {
-      for action in application.features.compactMap(\.afterRestart) { router.routeEffectAction(action) }
+      for action in application.features.compactMap(\.afterRestart) {
+        router.routeEffectAction(action, cause: .restart(Self.journalText(of: action)))
+      }
     }
     return Self(
       router: router,
@@ -93,6 +97,12 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       workers: hosts.compactMap { $0 as? WorkerHost<Action> },
       journal: writer
     )
+  }
+
+  /// A global action as the journal keeps it: compact JSON text, or `nil` when it does not
+  /// encode (the change is journaled all the same, without its action).
+  static func journalText(of action: Action) -> [UInt8]? {
+    try? JSONValueEncoder().encode(action).serializedBytes()
   }
 
   /// The application's state from the one the journal recovered.

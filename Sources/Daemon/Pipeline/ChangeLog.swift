@@ -55,11 +55,12 @@ final class ChangeLog: Sendable {
   }
 
   /// Applies `patch` (its paths from the root of the composed state), numbers it, keeps it and
-  /// hands it to the subscriptions.
+  /// hands it to the subscriptions, and to the journal with the `feature` that made it and its
+  /// `cause`.
   ///
   /// - Returns: The change's sequence number, or `nil` when the patch does not apply, which is
   ///   a bug in the host that made it (logged as critical; the state stays as it was).
-  func append(_ patch: JSONPatch) -> UInt64? {
+  func append(_ patch: JSONPatch, feature: String? = nil, cause: ChangeCause? = nil) -> UInt64? {
     self.contents.withLock { contents in
       do {
         try patch.apply(to: &contents.state)
@@ -70,7 +71,12 @@ final class ChangeLog: Sendable {
       contents.seq += 1
       let change = StateChange(seq: contents.seq, patch: patch)
       if let journal = self.journal {
-        journal.submit(JournaledChange(seq: change.seq, patch: patch.jsonValue.serializedBytes(), time: Date().timeIntervalSince1970))
+        journal.submit(
+          JournaledChange(
+            seq: change.seq, feature: feature, cause: cause, patch: patch.jsonValue.serializedBytes(),
+            time: Date().timeIntervalSince1970
+          )
+        )
         if journal.isSnapshotDue(at: change.seq) { journal.snapshot(contents.state, at: change.seq) }
       }
       let historyLimit = self.historyLimit.load(ordering: .relaxed)
@@ -87,6 +93,16 @@ final class ChangeLog: Sendable {
   func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable (_ unavailable: String?) -> Void) {
     guard let journal = self.journal else { return body(nil) }
     journal.whenDurable(seq, body)
+  }
+
+  /// The journal, to read from (``JournalReader``); `nil` without a state directory.
+  var journalWriter: JournalWriter? {
+    self.journal
+  }
+
+  /// Whether a journal keeps the changes: only then are their causes worth making.
+  var isJournaled: Bool {
+    self.journal != nil
   }
 
   /// Why the journal cannot be written now, if it cannot.
@@ -152,10 +168,11 @@ final class ChangeLog: Sendable {
     await self.journal?.close(final: final)
   }
 
-  /// Refuses new subscriptions and ends the open ones.
+  /// Refuses new subscriptions and ends the open ones, and the calls that follow the journal.
   func shutDown() {
     self.contents.withLock { $0.isShuttingDown = true }
     self.subscriptions.endAll(.shuttingDown)
+    self.journal?.endFollowing()
   }
 }
 

@@ -13,8 +13,20 @@ struct ChangeSink: Sendable {
 
   /// Appends a change of the feature's state and returns its global sequence number; `nil`
   /// when it does not apply (logged by the change log).
-  func append(_ patch: JSONPatch) -> UInt64? {
-    self.changeLog.append(patch.prefixed(by: self.pointer))
+  ///
+  /// - Parameter cause: Why it changed, for the journal; `nil` without one.
+  func append(_ patch: JSONPatch, cause: ChangeCause? = nil) -> UInt64? {
+    self.changeLog.append(patch.prefixed(by: self.pointer), feature: self.feature, cause: cause)
+  }
+
+  /// The feature's name: the first token of its pointer.
+  var feature: String {
+    self.pointer.tokens.first ?? ""
+  }
+
+  /// Whether the changes go to a journal, which wants to know their causes.
+  var isJournaled: Bool {
+    self.changeLog.isJournaled
   }
 
   /// The sequence number of the latest change of any feature: what a reduction that changed

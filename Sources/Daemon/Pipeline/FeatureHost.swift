@@ -13,10 +13,11 @@ protocol FeatureHost<RootAction>: Sendable {
   var name: String { get }
 
   /// Queues the feature's local action for `action` when its route takes it, and tells
-  /// `ticket` once it is reduced (or failed).
+  /// `ticket` once it is reduced (or failed). The change it makes goes to the change log with
+  /// `cause`.
   ///
   /// - Returns: Whether the route took the action.
-  func offer(_ action: RootAction, ticket: RouteTicket?) -> Bool
+  func offer(_ action: RootAction, ticket: RouteTicket?, cause: ChangeCause?) -> Bool
 
   /// The internal action's name when the feature takes `action` and it is one that only the
   /// feature's effects may send (``InternalActions``).

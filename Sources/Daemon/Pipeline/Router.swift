@@ -32,8 +32,8 @@ final class Router<Action: Sendable>: Sendable {
   ///
   /// - Throws: ``RouterError/actionNotRouted(index:)`` when no feature takes one of them; the
   ///   actions before it were routed, those after it were not.
-  func send(_ actions: [Action]) async throws(RouterError) -> UInt64 {
-    try await self.route(actions).reduced()
+  func send(_ actions: [Action], causes: [ChangeCause]? = nil) async throws(RouterError) -> UInt64 {
+    try await self.route(actions, causes: causes).reduced()
   }
 
   /// Routes `actions` in order now, without waiting for them to be reduced: a connection routes
@@ -42,7 +42,10 @@ final class Router<Action: Sendable>: Sendable {
   ///
   /// A request with an action that only a feature's effects may send (``InternalActions``) is
   /// refused whole, before any of its actions is routed.
-  func route(_ actions: [Action]) -> RouteTicket {
+  ///
+  /// - Parameter causes: Why each action is sent, one per action, for the journal; `nil`
+  ///   without one.
+  func route(_ actions: [Action], causes: [ChangeCause]? = nil) -> RouteTicket {
     let hosts = self.hosts.withLock { $0 }
     let ticket = RouteTicket()
     for (index, action) in actions.enumerated() {
@@ -59,7 +62,7 @@ final class Router<Action: Sendable>: Sendable {
         var taken = 0
         for host in hosts {
           ticket.expect()
-          if host.offer(action, ticket: ticket) {
+          if host.offer(action, ticket: ticket, cause: causes?[index]) {
             taken += 1
           } else {
             ticket.unexpect()
@@ -76,10 +79,10 @@ final class Router<Action: Sendable>: Sendable {
   }
 
   /// Routes an action that a feature's effect sent, without waiting for it.
-  func routeEffectAction(_ action: Action) {
+  func routeEffectAction(_ action: Action, cause: ChangeCause? = nil) {
     let hosts = self.hosts.withLock { $0 }
     let taken = self.routing.withLock { _ in
-      hosts.reduce(0) { count, host in host.offer(action, ticket: nil) ? count + 1 : count }
+      hosts.reduce(0) { count, host in host.offer(action, ticket: nil, cause: cause) ? count + 1 : count }
     }
     if taken == 0 {
       self.logger.warning("an effect sent an action that no feature takes", metadata: ["action": "\(action)"])

@@ -39,6 +39,12 @@ struct IncomingCall {
     self.frame.layout.elements(of: value)
   }
 
+  /// The bytes of `value`, exactly as the client sent them: valid JSON, since the frame's
+  /// layout checked it.
+  func text(of value: JSONLayout.Value) -> [UInt8] {
+    Array(self.bytes[self.frame.layout.byteRange(of: value)])
+  }
+
   /// Whether `value` is an array.
   func isArray(_ value: JSONLayout.Value) -> Bool {
     self.frame.layout.kind(of: value) == .array

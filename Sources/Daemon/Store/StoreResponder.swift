@@ -28,6 +28,8 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   let started = ContinuousClock.now
   let actionCount = Atomic<Int>(0)
   let decoder = ActionDecoder<Action>()
+  /// Reads the journal, when there is one: `Get` at a seq, `Journal`, `Replay`.
+  let journalReader: JournalReader?
   /// The group that owns the socket file (by default, the group that may read and write),
   /// known once the socket listens; -1 before.
   let socketGroup = Atomic<Int64>(-1)
@@ -47,6 +49,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     logger: Logger
   ) {
     self.durability = durability
+    self.journalReader = changeLog.journalWriter.map(JournalReader.init(writer:))
     self.router = router
     self.changeLog = changeLog
     self.subscriptions = subscriptions
@@ -70,7 +73,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     }
     switch method {
     case .send, .sendBatch:
-      return self.route(call, method)
+      return self.route(call, method, caller: caller)
     case .subscribe:
       let call = call.tree()
       return PreparedCall(isBarrier: true) { (answer: CallAnswer) in
@@ -82,7 +85,15 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
       }
     case .get:
       let call = call.tree()
-      return .answering { () throws(VarlinkError) in try self.get(call) }
+      switch call.parameters["at"] {
+      case nil, .null: return .answering { () throws(VarlinkError) in try self.get(call) }
+      case let .int(seq)? where seq >= 0: return self.get(call, at: UInt64(seq))
+      default: return .failing(.invalidParameter("at"))
+      }
+    case .journal:
+      return self.journal(call.tree())
+    case .replay:
+      return self.replay(call.tree())
     case .describe:
       return .answering { self.describe(grants: grants) }
     case .status:
@@ -99,16 +110,18 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
 
   /// Decodes the actions of a `Send` or `SendBatch` straight from the call's bytes and routes
   /// them now; the reply waits for them.
-  private func route(_ call: IncomingCall, _ method: StoreInterface.Method) -> PreparedCall {
+  private func route(_ call: IncomingCall, _ method: StoreInterface.Method, caller: Caller?) -> PreparedCall {
     let actions: [Action]
+    let layouts: [JSONLayout.Value]
     do throws(VarlinkError) {
       if method == .send {
         guard let action = call.parameterLayout("action") else { throw .invalidParameter("action") }
-        actions = [try self.decoder.decode(action, of: call)]
+        layouts = [action]
       } else {
         guard let batch = call.parameterLayout("actions"), call.isArray(batch) else { throw .invalidParameter("actions") }
-        actions = try call.elements(of: batch).map { action throws(VarlinkError) in try self.decoder.decode(action, of: call) }
+        layouts = call.elements(of: batch)
       }
+      actions = try layouts.map { action throws(VarlinkError) in try self.decoder.decode(action, of: call) }
     } catch {
       return .failing(error)
     }
@@ -116,7 +129,11 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     if let reason = self.changeLog.journalUnavailable {
       return .failing(VarlinkError(SwitchyardError.journalUnavailable(reason: reason)))
     }
-    let ticket = self.router.route(actions)
+    // The journal keeps each action as the client sent it, and who sent it.
+    let causes = self.changeLog.isJournaled ? layouts.map { action in
+      ChangeCause.request(call.text(of: action), peer: caller.map { ChangeCause.Peer(uid: $0.uid, pid: $0.pid) })
+    } : nil
+    let ticket = self.router.route(actions, causes: causes)
     let count = actions.count
     return PreparedCall { (answer: CallAnswer) in
       ticket.whenReduced { outcome in

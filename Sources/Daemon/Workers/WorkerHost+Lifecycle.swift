@@ -47,6 +47,7 @@ extension WorkerHost {
             frame: WorkerMessage.action(id: contents.nextID, action: lifecycle).encoded(),
             action: lifecycle,
             ticket: nil,
+            cause: self.sink.isJournaled ? .restart(nil) : nil,
             isLifecycle: true
           ),
           at: 0

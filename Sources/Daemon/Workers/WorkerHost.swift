@@ -42,6 +42,8 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
     let frame: [UInt8]
     let action: JSONValue
     let ticket: RouteTicket?
+    /// Why it was sent, for the journal's row of the change it makes.
+    let cause: ChangeCause?
     let isLifecycle: Bool
   }
 
@@ -116,9 +118,9 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   // MARK: Routing
 
   /// Queues the feature's local action for `action` when its route takes it.
-  func offer(_ action: RootAction, ticket: RouteTicket?) -> Bool {
+  func offer(_ action: RootAction, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
     guard let local = self.support.extract(action) else { return false }
-    return self.enqueue(local, ticket: ticket)
+    return self.enqueue(local, ticket: ticket, cause: cause)
   }
 
   func internalAction(_ action: RootAction) -> String? {
@@ -129,7 +131,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   func stop() async {}
 
   @discardableResult
-  private func enqueue(_ local: JSONValue, ticket: RouteTicket?) -> Bool {
+  private func enqueue(_ local: JSONValue, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
     self.contents.withLock { contents in
       if contents.phase == .stopped { return false }
       let id = contents.nextID
@@ -139,6 +141,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
         frame: WorkerMessage.action(id: id, action: local).encoded(),
         action: local,
         ticket: ticket,
+        cause: cause,
         isLifecycle: false
       )
       contents.pending.append(pending)
@@ -252,10 +255,11 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
         return contents.pending.removeFirst()
       }
       var seq: UInt64?
-      if let patch, !patch.isEmpty { seq = self.sink.append(patch) }
+      if let patch, !patch.isEmpty { seq = self.sink.append(patch, cause: answered.cause) }
       answered.ticket?.done(seq ?? self.sink.currentSeq)
     case let .change(patch):
-      _ = self.sink.append(patch)
+      // A change the worker made on its own: its effect's action stayed with it.
+      _ = self.sink.append(patch, cause: self.sink.isJournaled ? .effect(nil) : nil)
     case let .effect(action):
       if let embed = self.support.embed {
         do {
@@ -264,8 +268,9 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
           self.logger.error("an effect's action from the worker cannot be decoded", metadata: ["error": "\(error)"])
         }
       } else {
-        // A read-only route keeps effect actions with the feature, as an actor's mailbox does.
-        self.enqueue(action, ticket: nil)
+        // A read-only route keeps effect actions with the feature, as an actor's mailbox does;
+        // the journal cannot tell which global action that would have been.
+        self.enqueue(action, ticket: nil, cause: self.sink.isJournaled ? .effect(nil) : nil)
       }
     case let .probeAnswer(id):
       self.contents.withLock { $0.probes.removeValue(forKey: id) }?()

@@ -10,7 +10,16 @@ final class Mailbox<Action: Sendable>: Sendable {
   struct Envelope: Sendable {
     /// What to reduce; `nil` for a health probe, which only reports that the store got to it.
     let emission: Emission<Action>?
+    /// What the host says brought the action here (a client's request, say), handed to the
+    /// observers of the change it makes; `nil` for an effect's action.
+    let cause: (any Sendable)?
     let onReduced: (@Sendable (UInt64) -> Void)?
+
+    init(emission: Emission<Action>?, cause: (any Sendable)? = nil, onReduced: (@Sendable (UInt64) -> Void)?) {
+      self.emission = emission
+      self.cause = cause
+      self.onReduced = onReduced
+    }
   }
 
   private struct Contents: ~Copyable {

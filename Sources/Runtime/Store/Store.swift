@@ -10,7 +10,7 @@ import IssueReporting
 /// await store.state.count  // 1
 /// ```
 ///
-/// Actions reach the reducer through a FIFO mailbox (``enqueue(_:onReduced:)``), so the order
+/// Actions reach the reducer through a FIFO mailbox (``enqueue(_:cause:onReduced:)``), so the order
 /// in which callers enqueue — from any thread — is the order of reduction. Effects run as tasks
 /// tracked by the store; `.cancel(id:)` reaches only this store's effects, and every effect is
 /// cancelled when the store goes away.
@@ -56,7 +56,9 @@ public actor Store<State: Sendable, Action: Sendable> {
     self._unownedExecutor
   }
 
-  private var observers: [Int: @Sendable (StateChange) -> Void] = [:]
+  private var observers: [Int: @Sendable (StateChange, _ cause: (any Sendable)?) -> Void] = [:]
+  /// The cause the host gave the action being reduced (``enqueue(_:cause:onReduced:)``).
+  private var cause: (any Sendable)?
   private var nextObserverID = 0
   private var publishedJSON: JSONValue?
 
@@ -66,11 +68,11 @@ public actor Store<State: Sendable, Action: Sendable> {
   ///   for example a test clock.
   ///
   /// - Parameter executor: Where the store runs: its reducer, its observers and the callbacks
-  ///   of ``enqueue(_:onReduced:)`` and ``probe(_:)``. By default, on an executor of its own.
+  ///   of ``enqueue(_:cause:onReduced:)`` and ``probe(_:)``. By default, on an executor of its own.
   ///
   /// - Parameter effectActions: Where the actions that effects send go. By default they join this
   ///   store's mailbox; a host that routes actions between stores (the daemon's router) takes
-  ///   them instead, and sends them back through ``enqueue(_:onReduced:)`` when they are meant
+  ///   them instead, and sends them back through ``enqueue(_:cause:onReduced:)`` when they are meant
   ///   for this store.
   public init<R: Reducer<State, Action>>(
     initialState: State,
@@ -179,13 +181,20 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   /// Queues `action` behind everything already queued, from any context, without waiting.
   ///
+  /// - Parameter cause: What brought the action here, as the host tells it (a client's request,
+  ///   say): observers that ask for causes (``observe(includingCauses:)``) get it with the
+  ///   change the action makes, so that a journal can say why the state changed.
   /// - Parameter onReduced: Called with the store's version once the action is reduced.
-  public nonisolated func enqueue(_ action: Action, onReduced: (@Sendable (UInt64) -> Void)? = nil) {
-    self.enqueue(.action(action), onReduced: onReduced)
+  public nonisolated func enqueue(
+    _ action: Action, cause: (any Sendable)? = nil, onReduced: (@Sendable (UInt64) -> Void)? = nil
+  ) {
+    self.enqueue(.action(action), cause: cause, onReduced: onReduced)
   }
 
-  nonisolated func enqueue(_ emission: Emission<Action>, onReduced: (@Sendable (UInt64) -> Void)?) {
-    if self.mailbox.push(Mailbox.Envelope(emission: emission, onReduced: onReduced)) {
+  nonisolated func enqueue(
+    _ emission: Emission<Action>, cause: (any Sendable)? = nil, onReduced: (@Sendable (UInt64) -> Void)?
+  ) {
+    if self.mailbox.push(Mailbox.Envelope(emission: emission, cause: cause, onReduced: onReduced)) {
       self.scheduleDrain()
     }
   }
@@ -238,11 +247,13 @@ public actor Store<State: Sendable, Action: Sendable> {
       let batch = self.mailbox.takeAll()
       if batch.isEmpty { return }
       for envelope in batch {
+        self.cause = envelope.cause
         switch envelope.emission {
         case let .action(action)?: self.reduce(action)
         case let .reduction(reduction)?: self.reduce(reduction)
         case nil: break
         }
+        self.cause = nil
         envelope.onReduced?(self._seq)
       }
     }
@@ -306,7 +317,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     if operations.isEmpty { return }
     self._seq &+= 1
     let change = StateChange(seq: self.seq, patch: JSONPatch(operations: operations))
-    for observer in self.observers.values { observer(change) }
+    for observer in self.observers.values { observer(change, self.cause) }
   }
 }
 
@@ -325,6 +336,21 @@ extension Store where State: Encodable {
   /// ```
   public func observe(
     _ handler: @escaping @Sendable (StateChange) -> Void
+  ) throws -> (snapshot: StateSnapshot<State>, observation: StoreObservation) {
+    try self.observe(includingCauses: { change, _ in handler(change) })
+  }
+
+  /// The current state and every later change, each with the cause its action was queued with
+  /// (``enqueue(_:cause:onReduced:)``): `nil` for an action an effect or ``send(_:)`` gave it.
+  ///
+  /// ```swift
+  /// store.enqueue(.incrTapped, cause: Request(peer: 42))
+  /// let (_, observation) = try await store.observe(includingCauses: { change, cause in
+  ///   journal.append(change, cause as? Request)  // Request(peer: 42)
+  /// })
+  /// ```
+  public func observe(
+    includingCauses handler: @escaping @Sendable (StateChange, _ cause: (any Sendable)?) -> Void
   ) throws -> (snapshot: StateSnapshot<State>, observation: StoreObservation) {
     let json = try self.publishedJSON ?? JSONValueEncoder().encode(self._state)
     self.publishedJSON = json

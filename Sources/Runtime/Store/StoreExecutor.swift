@@ -1,7 +1,7 @@
 /// A serial executor a host gives a ``Store`` to run on, instead of the store's own actor.
 ///
 /// The store's isolation is then the executor's: its reducer, its observers and the callbacks
-/// of ``Store/enqueue(_:onReduced:)`` and ``Store/probe(_:)`` all run there. A host that reads
+/// of ``Store/enqueue(_:cause:onReduced:)`` and ``Store/probe(_:)`` all run there. A host that reads
 /// requests on an event loop and runs its stores on that loop answers a request on the thread
 /// that read it, without a hop through the global pool.
 ///

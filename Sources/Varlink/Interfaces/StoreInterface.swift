@@ -13,6 +13,8 @@ public enum StoreInterface {
     case subscribe = "Subscribe"
     case describe = "Describe"
     case status = "Status"
+    case journal = "Journal"
+    case replay = "Replay"
   }
 
   /// Its errors.
@@ -30,6 +32,8 @@ public enum StoreInterface {
     case internalAction = "InternalAction"
     case featureCrashed = "FeatureCrashed"
     case journalUnavailable = "JournalUnavailable"
+    case noJournal = "NoJournal"
+    case seqNotRetained = "SeqNotRetained"
 
   }
 
@@ -73,8 +77,10 @@ public enum StoreInterface {
     # Routes several actions in order; one reply once all are applied.
     method SendBatch(actions: []object) -> (seq: int)
 
-    # The state, or the part at a JSON Pointer, and the sequence number it is at.
-    method Get(path: ?string) -> (seq: int, state: object)
+    # The state, or the part at a JSON Pointer, and the sequence number it is at. With "at",
+    # the state as it was at that sequence number, rebuilt from the journal's snapshots and
+    # changes: any number from its oldest kept snapshot on.
+    method Get(path: ?string, at: ?int) -> (seq: int, state: object)
 
     # With "more": first the state at the path ("state"), then every change to it as a JSON
     # Patch relative to the path ("patch"), each with its sequence number. A snapshot names
@@ -107,6 +113,47 @@ public enum StoreInterface {
       journal: ?string,
       unavailable: ?string
     )
+
+    # One change as the journal keeps it: its sequence number, the feature that made it, when
+    # (seconds since 1970), where its action came from ("request", "effect" or "restart"), the
+    # global action (when the journal can tell it), the uid and pid of the process that sent
+    # it (a request), and the patch, from the root of the state.
+    type JournalEntry (
+      seq: int,
+      feature: ?string,
+      time: float,
+      origin: ?string,
+      action: ?object,
+      uid: ?int,
+      pid: ?int,
+      patch: []object
+    )
+
+    # The journal's changes after "since" (after the oldest it holds without it) up to
+    # "until", only those of "feature" when one is named, at most "limit" (and 1000) a reply;
+    # "next" is the "since" of the next page while there may be more. With "more": page after
+    # page up to "until" — without "until", on to every change as it is journaled. Needs the
+    # admin permission.
+    method Journal(since: ?int, until: ?int, feature: ?string, limit: ?int) -> (entries: []JournalEntry, next: ?int)
+
+    # The first journaled change that reducing its action again did not reproduce: the
+    # journaled patch and the replayed one (none when the action could not be reduced), both
+    # from the root of the state, and why.
+    type ReplayDifference (
+      seq: int,
+      feature: string,
+      action: object,
+      journaled: []object,
+      replayed: ?[]object,
+      reason: string
+    )
+
+    # Reduces the journaled actions after "since" (after the oldest kept snapshot without it)
+    # up to "until" again, through the reducers running now, each from the state the journal
+    # recorded before it; no effect runs. Says how many changes were replayed, how many were
+    # skipped (the journal cannot tell their action), and the first that came out otherwise.
+    # Needs the admin permission.
+    method Replay(since: ?int, until: ?int) -> (from: int, to: int, replayed: int, skipped: int, difference: ?ReplayDifference)
 
     # How the daemon is doing.
     method Status() -> (
@@ -158,6 +205,13 @@ public enum StoreInterface {
     # that gets it before it was routed changed nothing; one in flight when the journal failed
     # was applied, and is journaled once writes succeed again. Reads go on meanwhile.
     error JournalUnavailable (reason: string)
+
+    # The daemon keeps no journal: it runs without a state directory.
+    error NoJournal ()
+
+    # The journal does not hold what "seq" asks for: it was pruned, or is not there yet. It
+    # holds states from "oldest" (its oldest snapshot; changes after it) to "latest".
+    error SeqNotRetained (seq: int, oldest: ?int, latest: int)
 
     """
 

@@ -42,6 +42,12 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
   /// `io.switchyard.Store.JournalUnavailable`: the daemon cannot write its journal (a full disk,
   /// a failed fsync), so it acknowledges no change until it can again.
   case journalUnavailable(reason: String)
+  /// `io.switchyard.Store.NoJournal`: the daemon keeps no journal (it runs without a state
+  /// directory), so it has no past to read.
+  case noJournal
+  /// `io.switchyard.Store.SeqNotRetained`: the journal does not hold what `seq` asks for: it was
+  /// pruned, or is not there yet. The journal holds from `oldest` to `latest`.
+  case seqNotRetained(seq: Int, oldest: Int?, latest: Int)
   /// `io.switchyard.Store.InvalidRequest`: the call was not a well-formed Varlink call.
   case invalidRequest(reason: String)
   /// `org.varlink.service.MethodNotFound`.
@@ -87,6 +93,9 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
           method: string("method") ?? "", reason: string("reason") ?? "", action: string("action"), path: string("path")
         )
       case .invalidRequest: self = .invalidRequest(reason: string("reason") ?? "")
+      case .noJournal: self = .noJournal
+      case .seqNotRetained:
+        self = .seqNotRetained(seq: int("seq") ?? 0, oldest: int("oldest"), latest: int("latest") ?? 0)
       }
     } else if let error = ServiceInterface.ErrorName(qualifiedName: name) {
       switch error {
@@ -120,6 +129,8 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case .internalAction: StoreInterface.ErrorName.internalAction.qualifiedName
     case .permissionDenied: StoreInterface.ErrorName.permissionDenied.qualifiedName
     case .invalidRequest: StoreInterface.ErrorName.invalidRequest.qualifiedName
+    case .noJournal: StoreInterface.ErrorName.noJournal.qualifiedName
+    case .seqNotRetained: StoreInterface.ErrorName.seqNotRetained.qualifiedName
     case .methodNotFound: ServiceInterface.ErrorName.methodNotFound.qualifiedName
     case .interfaceNotFound: ServiceInterface.ErrorName.interfaceNotFound.qualifiedName
     case .invalidParameter: ServiceInterface.ErrorName.invalidParameter.qualifiedName
@@ -134,7 +145,13 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case let .invalidAction(reason, path): ["reason": .string(reason), "path": .string(path)]
     case let .actionNotRouted(index): ["index": .int(Int64(index))]
     case let .pathNotFound(path): ["path": .string(path)]
-    case .shuttingDown, .expectedMore: [:]
+    case .shuttingDown, .expectedMore, .noJournal: [:]
+    case let .seqNotRetained(seq, oldest, latest):
+      {
+        var parameters: JSONObject = ["seq": .int(Int64(seq)), "latest": .int(Int64(latest))]
+        if let oldest { parameters["oldest"] = .int(Int64(oldest)) }
+        return .object(parameters)
+      }()
     case let .tooManyConnections(limit): ["limit": .int(Int64(limit))]
     case let .timeout(seconds): ["seconds": .double(seconds)]
     case let .featureCrashed(feature, reason): ["feature": .string(feature), "reason": .string(reason)]

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import SwitchyardDaemon
@@ -160,5 +161,65 @@ import Testing
     #expect(recovered.seq == 2, "the third commit was torn")
     #expect(recovered.state == ["count": 2])
     #expect(reopened.id == journal.id)
+  }
+
+  @Test func eachChangeKeepsItsFeatureAndCauseAndReadsBackInRanges() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try countingJournal(in: directory)
+    let request = ChangeCause.request(Array(#"{"counter":{"incrTapped":{}}}"#.utf8), peer: .init(uid: 1000, pid: 4242))
+    let changes = (1...6).map { seq in
+      JournaledChange(
+        seq: seq, feature: seq.isMultiple(of: 2) ? "even" : "odd", cause: seq == 3 ? .effect(nil) : request,
+        patch: Array(#"[{"op":"replace","path":"/count","value":\#(seq)}]"#.utf8), time: Double(seq)
+      )
+    }
+    try journal.append(changes)
+    try journal.write(JournalSnapshot(seq: 4, state: Array(#"{"count":4}"#.utf8)))
+
+    #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 100) == changes, "feature and cause read back")
+    #expect(try journal.changes(after: 1, through: 4, feature: nil, limit: 100).map(\.seq) == [2, 3, 4])
+    #expect(try journal.changes(after: 1, through: nil, feature: nil, limit: 2).map(\.seq) == [2, 3])
+    #expect(try journal.changes(after: 0, through: nil, feature: "even", limit: 100).map(\.seq) == [2, 4, 6])
+    #expect(try journal.snapshot(atOrBefore: 3)?.seq == 0)
+    #expect(try journal.snapshot(atOrBefore: 5)?.seq == 4)
+    #expect(try journal.extent() == JournalExtent(oldestSnapshot: 0, firstChange: 1, lastChange: 6))
+    try journal.prune(keepingSnapshots: 1, keepingChanges: 0)
+    #expect(try journal.extent() == JournalExtent(oldestSnapshot: 4, firstChange: 5, lastChange: 6))
+  }
+
+  /// A journal written before changes had causes is brought up to date when it is opened: its
+  /// old changes read back without one.
+  @Test func aJournalOfTheFirstSchemaGainsCausesWhenOpened() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/journal.sqlite"
+    let old = try DatabaseQueue(path: path)
+    try old.write { db in
+      try db.execute(sql: """
+        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+        INSERT INTO grdb_migrations VALUES ('v1');
+        CREATE TABLE journal (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE change (seq INTEGER PRIMARY KEY, patch BLOB NOT NULL, time DOUBLE NOT NULL);
+        CREATE TABLE snapshot (seq INTEGER PRIMARY KEY, state BLOB NOT NULL);
+        INSERT INTO journal VALUES ('id', 'old-journal');
+        INSERT INTO snapshot VALUES (0, CAST('{"count":0}' AS BLOB));
+        INSERT INTO change VALUES (1, CAST('[{"op":"replace","path":"/count","value":1}]' AS BLOB), 1.0);
+        """)
+    }
+    try old.close()
+
+    let journal = try countingJournal(in: directory)
+    #expect(journal.id == "old-journal")
+    #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 10) == [change(1, #"[{"op":"replace","path":"/count","value":1}]"#).withTime(1)])
+    try journal.append([JournaledChange(seq: 2, feature: "counter", cause: .effect(nil), patch: Array("[]".utf8), time: 2)])
+    #expect(try journal.changes(after: 1, through: nil, feature: nil, limit: 10).first?.cause == .effect(nil))
+    #expect(try Recovery.recover(from: journal).state == ["count": 1])
+  }
+}
+
+extension JournaledChange {
+  fileprivate func withTime(_ time: Double) -> Self {
+    JournaledChange(seq: self.seq, feature: self.feature, cause: self.cause, patch: self.patch, time: time)
   }
 }

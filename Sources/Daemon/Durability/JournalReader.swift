@@ -1,0 +1,89 @@
+import Dispatch
+import SwitchyardRuntime
+
+/// Reads the journal for clients — its entries, the state at a past sequence number — on a queue
+/// of its own: never on an event loop, and never in the writer's way (the journal's pool reads
+/// on one connection while the writer commits on another).
+///
+/// ```swift
+/// reader.read {
+///   let state = try reader.state(at: 42)  // the composed state as it was at 42
+///   answer(state)
+/// }
+/// ```
+final class JournalReader: Sendable {
+  let journal: any Journal
+  let writer: JournalWriter
+  private let queue = DispatchQueue(label: "switchyard-journal-reader")
+
+  init(writer: JournalWriter) {
+    self.journal = writer.journal
+    self.writer = writer
+  }
+
+  /// Runs `body` on the reader's queue, after the reads before it.
+  func read(_ body: @escaping @Sendable () -> Void) {
+    self.queue.async(execute: body)
+  }
+
+  /// Runs `body` on the reader's queue once the journal holds the change numbered `seq`.
+  func read(once seq: UInt64, _ body: @escaping @Sendable () -> Void) {
+    self.writer.whenCommitted(after: seq == 0 ? 0 : seq - 1) { _ in self.read(body) }
+  }
+
+  /// The composed state at `seq`: the latest snapshot at or before it, with the journaled
+  /// changes up to `seq` applied.
+  ///
+  /// - Throws: ``JournalReadError/notRetained(seq:oldest:latest:)`` when no kept snapshot is
+  ///   that old, or the journal does not hold `seq` yet.
+  func state(at seq: UInt64) throws(JournalReadError) -> JSONValue {
+    let latest = self.writer.committedSeq
+    do {
+      guard seq <= latest, let snapshot = try self.journal.snapshot(atOrBefore: seq) else {
+        throw JournalReadError.notRetained(seq: seq, oldest: try self.journal.extent().oldestSnapshot, latest: latest)
+      }
+      var state = try JSONValue(parsing: snapshot.state)
+      let changes = try self.journal.changes(after: snapshot.seq, through: seq, feature: nil, limit: .max)
+      guard UInt64(changes.count) == seq - snapshot.seq else {
+        throw JournalReadError.unreadable("the journal is missing changes between \(snapshot.seq) and \(seq)")
+      }
+      for change in changes {
+        try JSONPatch(jsonValue: JSONValue(parsing: change.patch)).apply(to: &state)
+      }
+      return state
+    } catch let error as JournalReadError {
+      throw error
+    } catch {
+      throw .unreadable("\(error)")
+    }
+  }
+
+  /// The changes after `seq` up to `last`, of `feature` only when named, at most `limit`.
+  ///
+  /// - Throws: ``JournalReadError/notRetained(seq:oldest:latest:)`` when changes after `seq`
+  ///   were pruned already.
+  func changes(after seq: UInt64, through last: UInt64?, feature: String?, limit: Int) throws(JournalReadError) -> [JournaledChange] {
+    do {
+      let latest = self.writer.committedSeq
+      let changes = try self.journal.changes(after: seq, through: min(last ?? latest, latest), feature: feature, limit: limit)
+      // Pruned: the first change held is later than the first one asked for.
+      if seq < latest, let first = try self.journal.extent().firstChange, first > seq + 1 {
+        throw JournalReadError.notRetained(seq: seq, oldest: first - 1, latest: latest)
+      }
+      return changes
+    } catch let error as JournalReadError {
+      throw error
+    } catch {
+      throw .unreadable("\(error)")
+    }
+  }
+}
+
+/// Why the journal cannot answer a read.
+enum JournalReadError: Error, Equatable {
+  /// The journal no longer holds what `seq` asks for (pruned), or does not yet: it holds from
+  /// `oldest` to `latest`.
+  case notRetained(seq: UInt64, oldest: UInt64?, latest: UInt64)
+  /// The journal cannot be read: `reason` says why.
+  case unreadable(String)
+}

@@ -1,0 +1,132 @@
+import SwitchyardRuntime
+
+/// Reduces journaled actions again through the reducers running now, each from the state the
+/// journal recorded before it, and finds the first whose result is not the change the journal
+/// recorded: a check that a new version of a reducer still agrees with what production did.
+///
+/// ```swift
+/// let report = try JournalReplay(features: replayers, reader: reader).run(since: 0, until: nil)
+/// report.difference  // nil: every journaled action reduces to what was journaled
+/// ```
+///
+/// No effect runs: the effects a reduction returns are dropped, and the actions effects sent
+/// are replayed from the journal like any other. A change whose action the journal cannot tell
+/// (an effect's action on a read-only route) is applied as journaled and counted as skipped.
+struct JournalReplay<Action: Decodable & Sendable>: Sendable {
+  /// How one feature reduces a global action, on JSON: its state before, the action; its
+  /// state after, or `nil` when its route does not take the action.
+  struct Reducing: Sendable {
+    let pointer: JSONPointer
+    let reduce: @Sendable (_ state: JSONValue, _ action: Action) throws -> JSONValue?
+  }
+
+  /// What a replay found.
+  struct Report: Sendable, Equatable {
+    /// The state replay started from, and the last change it looked at.
+    var from: UInt64
+    var to: UInt64
+    var replayed = 0
+    var skipped = 0
+    var difference: Difference?
+  }
+
+  /// The first change that did not come out as journaled.
+  struct Difference: Sendable, Equatable {
+    let seq: UInt64
+    let feature: String
+    let action: JSONValue
+    /// Both from the root of the state: what the journal recorded, and what reducing the
+    /// action gives now (`nil` when it could not be reduced: `reason` says why).
+    let journaled: JSONPatch
+    let replayed: JSONPatch?
+    let reason: String
+  }
+
+  let features: [String: Reducing]
+  let reader: JournalReader
+
+  /// The most changes read from the journal at a time.
+  static var pageSize: Int { 1000 }
+
+  /// Replays the changes after `since` (the oldest snapshot's seq without it) up to `until`
+  /// (the last journaled without it), stopping at the first difference.
+  func run(since: UInt64?, until: UInt64?) throws(JournalReadError) -> Report {
+    let from: UInt64
+    if let since {
+      from = since
+    } else {
+      do {
+        from = try self.reader.journal.extent().oldestSnapshot ?? 0
+      } catch {
+        throw .unreadable("\(error)")
+      }
+    }
+    var state = try self.reader.state(at: from)
+    var report = Report(from: from, to: from)
+    let last = min(until ?? .max, self.reader.writer.committedSeq)
+    while report.to < last, report.difference == nil {
+      let page = try self.reader.changes(after: report.to, through: last, feature: nil, limit: Self.pageSize)
+      if page.isEmpty { break }
+      for change in page {
+        let patch: JSONPatch
+        do {
+          patch = try JSONPatch(jsonValue: JSONValue(parsing: change.patch))
+        } catch {
+          throw .unreadable("the change at \(change.seq) does not parse: \(error)")
+        }
+        let before = state
+        do {
+          try patch.apply(to: &state)
+        } catch {
+          throw .unreadable("the change at \(change.seq) does not apply: \(error)")
+        }
+        report.to = change.seq
+        guard let feature = change.feature, let text = change.cause?.action else {
+          report.skipped += 1
+          continue
+        }
+        report.replayed += 1
+        if let difference = self.compare(change, feature: feature, action: text, patch: patch, before: before, after: state) {
+          report.difference = difference
+          break
+        }
+      }
+    }
+    return report
+  }
+
+  /// The difference, if any, between the journaled change and reducing its action again.
+  private func compare(
+    _ change: JournaledChange, feature name: String, action text: [UInt8], patch: JSONPatch, before: JSONValue, after: JSONValue
+  ) -> Difference? {
+    let action = (try? JSONValue(parsing: text)) ?? .null
+    func difference(_ replayed: JSONPatch?, _ reason: String) -> Difference {
+      Difference(seq: change.seq, feature: name, action: action, journaled: patch, replayed: replayed, reason: reason)
+    }
+    guard let feature = self.features[name] else {
+      return difference(nil, "no feature is named \"\(name)\" any more")
+    }
+    let decoded: Action
+    do {
+      decoded = try JSONValueDecoder().decode(Action.self, from: action)
+    } catch {
+      return difference(nil, "the action no longer decodes: \(error)")
+    }
+    let localBefore = before.value(at: feature.pointer) ?? .null
+    let localAfter = after.value(at: feature.pointer) ?? .null
+    let replayed: JSONValue?
+    do {
+      replayed = try feature.reduce(localBefore, decoded)
+    } catch {
+      return difference(nil, "the feature's state no longer decodes, or its new state does not encode: \(error)")
+    }
+    guard let replayed else {
+      return difference(nil, "the feature's route no longer takes the action")
+    }
+    if replayed == localAfter { return nil }
+    return difference(
+      JSONPatch(from: localBefore, to: replayed).prefixed(by: feature.pointer),
+      "reducing the action again gives another state"
+    )
+  }
+}

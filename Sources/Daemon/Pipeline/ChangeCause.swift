@@ -1,0 +1,44 @@
+/// Why the state changed, as the journal keeps it with each change: the global action that was
+/// reduced, where it came from, and who sent it.
+///
+/// ```swift
+/// let cause = ChangeCause.request(Array(#"{"counter":{"incrTapped":{}}}"#.utf8), peer: .init(uid: 1000, pid: 4242))
+/// router.route([action], causes: [cause])
+/// // the journal's row for the change it makes: origin "request", the action, uid 1000, pid 4242
+/// ```
+///
+/// A cause is made only while a journal is written: without one nothing asks why.
+struct ChangeCause: Sendable, Equatable {
+  enum Origin: String, Sendable {
+    /// A client's `Send` or `SendBatch`.
+    case request
+    /// An action a feature's effect sent.
+    case effect
+    /// A feature's `afterRestart` action, routed when the daemon started again from its journal.
+    case restart
+  }
+
+  /// The process that sent a request, as the socket's peer credentials tell it.
+  struct Peer: Sendable, Equatable {
+    let uid: UInt32
+    let pid: Int32
+  }
+
+  let origin: Origin
+  /// The global action, as JSON text; `nil` when it cannot be told: an effect's action that
+  /// stays with its feature (a read-only route), or one that does not encode.
+  let action: [UInt8]?
+  let peer: Peer?
+
+  static func request(_ action: [UInt8], peer: Peer?) -> Self {
+    Self(origin: .request, action: action, peer: peer)
+  }
+
+  static func effect(_ action: [UInt8]?) -> Self {
+    Self(origin: .effect, action: action, peer: nil)
+  }
+
+  static func restart(_ action: [UInt8]?) -> Self {
+    Self(origin: .restart, action: action, peer: nil)
+  }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import SwitchyardClient
+import SwitchyardJSON
+
+struct Log: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print the journal: each change's seq, feature, origin, action and who sent it.",
+    discussion: """
+      Needs the daemon to keep a journal (a state directory) and the admin permission.
+
+        switchyard log --since 100 --feature primes
+        switchyard log --follow --json
+      """
+  )
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(help: "Only the changes after this sequence number (default: from the oldest the journal holds).")
+  var since: UInt64?
+
+  @Option(help: "Only the changes up to this sequence number.")
+  var until: UInt64?
+
+  @Option(help: "Only the changes of this feature.")
+  var feature: String?
+
+  @Flag(help: "Go on with every new change as it is journaled, until Ctrl-C.")
+  var follow = false
+
+  @Flag(help: "One JournalEntry per line, as JSON.")
+  var json = false
+
+  func run() async throws {
+    let style = Style(enabled: !self.json && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    try await self.global.withClient { client in
+      if self.follow {
+        for try await entry in client.followJournal(since: self.since, until: self.until, feature: self.feature) {
+          self.print(entry, style: style)
+        }
+        return
+      }
+      var since = self.since
+      repeat {
+        let page = try await client.journal(since: since, until: self.until, feature: self.feature)
+        for entry in page.entries { self.print(entry, style: style) }
+        since = page.next
+      } while since != nil
+    }
+  }
+
+  private func print(_ entry: JournalEntry, style: Style) {
+    if self.json {
+      let line = (try? JSONValueEncoder().encode(entry).serialized()) ?? "{}"
+      return writeLine(line)
+    }
+    let time = Date(timeIntervalSince1970: entry.time).formatted(.iso8601)
+    var head = "\(style.bold("seq \(entry.seq)")) \(style.dim(time)) \(entry.feature ?? "?")"
+    switch entry.origin {
+    case "request"?: head += " request" + (entry.uid.map { " uid \($0)" } ?? "") + (entry.pid.map { " pid \($0)" } ?? "")
+    case let origin?: head += " \(origin)"
+    case nil: break
+    }
+    var lines = [head, "  " + (entry.action.map { $0.serialized() } ?? style.dim("(action not known)"))]
+    for operation in entry.patch.operations { lines.append("  " + describe(operation, style: style)) }
+    writeLine(lines.joined(separator: "\n"))
+  }
+}
+
+struct Replay: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Reduce the journaled actions again through the daemon's reducers and report the first that differs.",
+    discussion: """
+      Each journaled action is reduced, with no effect run, from the state the journal recorded \
+      before it; a change whose result is not the journaled patch is reported with both \
+      patches. Run a new version of the application on a copy of the state directory, then \
+      replay, to check that its reducers agree with what production did. Exits 4 when a \
+      change differs. Needs the admin permission.
+      """
+  )
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(help: "Replay the changes after this sequence number (default: from the oldest snapshot).")
+  var since: UInt64?
+
+  @Option(help: "Replay up to this sequence number (default: the last journaled).")
+  var until: UInt64?
+
+  func run() async throws {
+    var differs = false
+    try await self.global.withClient { client in
+      let report = try await client.replay(since: self.since, until: self.until)
+      writeLine("replayed \(report.replayed) changes from \(report.from) to \(report.to); skipped \(report.skipped) (action not known)")
+      guard let difference = report.difference else {
+        return writeLine("every replayed change agrees with the journal")
+      }
+      differs = true
+      let style = Style(enabled: false)
+      var lines = [
+        "seq \(difference.seq), feature \(difference.feature): \(difference.reason)",
+        "  action: \(difference.action.serialized())",
+        "  journaled:",
+      ]
+      lines += difference.journaled.operations.map { "    " + describe($0, style: style) }
+      if let replayed = difference.replayed {
+        lines.append("  replayed:")
+        lines += replayed.operations.map { "    " + describe($0, style: style) }
+      }
+      writeLine(lines.joined(separator: "\n"))
+    }
+    if differs { throw ExitCode(ExitStatus.replayDiffers) }
+  }
+}

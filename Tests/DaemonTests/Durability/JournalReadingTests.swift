@@ -1,0 +1,144 @@
+import Foundation
+import SwitchyardRuntime
+import SwitchyardTestSupport
+import Testing
+
+/// The journal read back: what caused each change and who sent it (`Journal`), the state at any
+/// seq it still covers (`Get` with `at`), and the journaled actions reduced again (`Replay`).
+/// Real daemons on real state directories.
+@Suite(.serialized) struct JournalReadingTests {
+  static let increment: JSONValue = ["action": ["counter": ["incrTapped": [:]]]]
+
+  private final class StateDirectory: Sendable {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-state-\(UUID().uuidString.prefix(8))").path
+    deinit { try? FileManager.default.removeItem(atPath: self.path) }
+  }
+
+  private func daemon(_ state: StateDirectory, socketPath: String? = nil, snapshotsEvery: Int = 10_000) async throws -> DaemonProcess {
+    try await DaemonProcess(
+      socketPath: socketPath,
+      environment: ["SWITCHYARD_SNAPSHOTS_EVERY": "\(snapshotsEvery)"],
+      arguments: ["--state-directory", state.path]
+    )
+  }
+
+  @Test func everyChangeIsJournaledWithTheActionThatCausedItAndWhoSentIt() async throws {
+    let state = StateDirectory()
+    let daemon = try await daemon(state)
+    let client = try daemon.connect()
+    try client.call("io.switchyard.Store.Send", Self.increment)
+    try client.call("io.switchyard.Store.SendBatch", ["actions": [["counter": ["incrTapped": [:]]], ["counter": ["nthPrimeButtonTapped": [:]]]]])
+    // The effect answers with the prime: a change no client sent.
+    try await eventually { try client.call("io.switchyard.Store.Get", ["path": "/primes"])["state"]?["alertNthPrime"] != nil }
+
+    let entries = try #require(try client.call("io.switchyard.Store.Journal")["entries"]?.arrayValue)
+    #expect(entries.map { $0["seq"] } == [1, 2, 3, 4])
+    let first = entries[0]
+    #expect(first["feature"] == "primes" && first["origin"] == "request")
+    #expect(first["action"] == ["counter": ["incrTapped": [:]]])
+    #expect(first["uid"] == .int(Int64(getuid())) && first["pid"] == .int(Int64(getpid())), "the peer's credentials: \(first)")
+    #expect(first["patch"] == [["op": "replace", "path": "/primes/count", "value": 1]])
+    #expect(entries[2]["action"] == ["counter": ["nthPrimeButtonTapped": [:]]], "each action of a batch has its own")
+    let effect = entries[3]
+    #expect(effect["origin"] == "effect" && effect["uid"] == nil, "\(effect)")
+    #expect(effect["action"]?["counter"]?["nthPrimeResponse"]?["n"] == 2, "the effect's action, as routed: \(effect)")
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func getAtASeqRebuildsTheStateOfThePastFromSnapshotsAndChanges() async throws {
+    let state = StateDirectory()
+    let first = try await daemon(state, snapshotsEvery: 5)
+    let client = try first.connect()
+    for _ in 1...12 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    for seq in [5, 7, 10, 11, 12] {
+      let reply = try client.call("io.switchyard.Store.Get", ["path": "/primes/count", "at": .int(Int64(seq))])
+      #expect(reply == ["seq": .int(Int64(seq)), "state": .int(Int64(seq))])
+    }
+    #expect(try client.call("io.switchyard.Store.Get", ["at": 6])["state"]?["primes"]?["count"] == 6, "the whole state too")
+    // Two snapshots are kept (5 and 10): the states before the older one are gone.
+    #expect(throws: VarlinkErrorReply(name: "io.switchyard.Store.SeqNotRetained", parameters: ["seq": 4, "oldest": 5, "latest": 12])) {
+      try client.call("io.switchyard.Store.Get", ["path": "/primes/count", "at": 4])
+    }
+    #expect(throws: VarlinkErrorReply(name: "io.switchyard.Store.SeqNotRetained", parameters: ["seq": 13, "latest": 12])) {
+      try client.call("io.switchyard.Store.Get", ["path": "/primes/count", "at": 13])
+    }
+    #expect(throws: VarlinkErrorReply(name: "org.varlink.service.InvalidParameter", parameters: ["parameter": "at"])) {
+      try client.call("io.switchyard.Store.Get", ["at": -1])
+    }
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+
+    // The past outlives the daemon.
+    let second = try await daemon(state, socketPath: first.socketPath, snapshotsEvery: 5)
+    #expect(try second.connect().call("io.switchyard.Store.Get", ["path": "/primes/count", "at": 9])["state"] == 9)
+    #expect(await second.terminate() == 0)
+  }
+
+  @Test func withoutAStateDirectoryThereIsNoPastToRead() async throws {
+    let daemon = try await DaemonProcess()
+    let client = try daemon.connect()
+    try client.call("io.switchyard.Store.Send", Self.increment)
+    let noJournal = VarlinkErrorReply(name: "io.switchyard.Store.NoJournal", parameters: [:])
+    #expect(throws: noJournal) { try client.call("io.switchyard.Store.Get", ["at": 0]) }
+    #expect(throws: noJournal) { try client.call("io.switchyard.Store.Journal") }
+    #expect(throws: noJournal) { try client.call("io.switchyard.Store.Replay") }
+    #expect(try client.call("io.switchyard.Store.Get", ["at": 1])["seq"] == 1, "the present is no past")
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func theJournalComesInPagesAndWithMoreFollowsNewChanges() async throws {
+    let state = StateDirectory()
+    let daemon = try await daemon(state)
+    let client = try daemon.connect()
+    for _ in 1...5 { try client.call("io.switchyard.Store.Send", Self.increment) }
+
+    let page = try client.call("io.switchyard.Store.Journal", ["since": 1, "limit": 2])
+    #expect(page["entries"]?.arrayValue?.map { $0["seq"] } == [2, 3] && page["next"] == 3)
+    let last = try client.call("io.switchyard.Store.Journal", ["since": 3, "until": 4])
+    #expect(last["entries"]?.arrayValue?.map { $0["seq"] } == [4] && last["next"] == nil)
+    #expect(try client.call("io.switchyard.Store.Journal", ["feature": "signUp"])["entries"] == [])
+
+    let follower = try daemon.connect()
+    try follower.send("io.switchyard.Store.Journal", ["since": 3, "limit": 1], more: true)
+    var seen: [JSONValue?] = []
+    while seen.count < 2, let reply = try follower.read() { seen += reply["parameters"]?["entries"]?.arrayValue?.map { $0["seq"] } ?? [] }
+    #expect(seen == [4, 5], "caught up page by page")
+    try client.call("io.switchyard.Store.Send", Self.increment)
+    let live = try #require(try follower.read())
+    #expect(live["parameters"]?["entries"]?.arrayValue?.map { $0["seq"] } == [6] && live["continues"] == true, "\(live)")
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func replayReducesTheJournaledActionsAgainAndNamesTheFirstThatComesOutOtherwise() async throws {
+    let state = StateDirectory()
+    let daemon = try await daemon(state)
+    let client = try daemon.connect()
+    for _ in 1...5 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    try client.call("io.switchyard.Store.Send", ["action": ["counter": ["nthPrimeButtonTapped": [:]]]])
+    try await eventually { try client.call("io.switchyard.Store.Get", ["path": "/primes"])["state"]?["alertNthPrime"] != nil }
+    // 5 is prime: saved, and the feed hears of it through its read-only route (seq 9).
+    try client.call("io.switchyard.Store.Send", ["action": ["primeModal": ["saveFavoritePrimeTapped": [:]]]])
+    try await eventually { try client.call("io.switchyard.Store.Get")["seq"] == 9 }
+
+    let agreed = try client.call("io.switchyard.Store.Replay", ["since": 0, "until": 8])
+    #expect(agreed == ["from": 0, "to": 8, "replayed": 8, "skipped": 0], "the effect's answer is replayed from the journal")
+    #expect(try client.call("io.switchyard.Store.Replay", ["since": 4, "until": 8])["replayed"] == 4, "from a seq after the snapshot")
+
+    // The feed stamps each entry with the clock: reduced again, it is another time.
+    let report = try client.call("io.switchyard.Store.Replay")
+    #expect(report["from"] == 0 && report["to"] == 9 && report["replayed"] == 9, "\(report)")
+    let difference = try #require(report["difference"])
+    #expect(difference["seq"] == 9 && difference["feature"] == "activityFeed", "\(difference)")
+    #expect(difference["action"] == ["primeModal": ["favoritesChanged": ["added": [5]]]], "\(difference)")
+    #expect(difference["replayed"] != nil && difference["replayed"] != difference["journaled"])
+    #expect(await daemon.terminate() == 0)
+  }
+}
+
+extension JSONValue {
+  /// The elements of an array; `nil` for anything else.
+  fileprivate var arrayValue: [JSONValue]? {
+    guard case let .array(elements) = self else { return nil }
+    return elements
+  }
+}
