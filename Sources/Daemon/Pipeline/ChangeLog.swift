@@ -148,6 +148,14 @@ final class ChangeLog: Sendable {
     }
   }
 
+  /// Whether a subscription with `since` of this history would be replayed from the history in
+  /// memory, rather than start with a snapshot.
+  func historyCovers(since: UInt64) -> Bool {
+    self.contents.withLock { contents in
+      since <= contents.seq && (since == contents.seq || contents.history.first.map { $0.seq <= since + 1 } == true)
+    }
+  }
+
   /// A fresh snapshot for a subscriber whose queue overflowed, replacing what it had queued.
   func resnapshot(_ subscriber: Subscriber) -> Subscriber.Item {
     self.contents.withLock { contents in

@@ -10,7 +10,7 @@ extension StoreResponder {
   func subscribe(
     _ call: VarlinkCall,
     caller: Caller?,
-    whenClosed: @Sendable (@escaping @Sendable () -> Void) -> Void,
+    whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
     answer: CallAnswer
   ) throws(VarlinkError) {
     guard call.more else { throw VarlinkError.expectedMore() }
@@ -29,12 +29,48 @@ extension StoreResponder {
     case let .string(value)? where value.utf8.count <= 64: history = value
     default: throw VarlinkError.invalidParameter("history")
     }
+    // Further back than the history in memory, or more changes back than the subscriber's queue
+    // holds (a replay into it would overflow into a snapshot): caught up from the journal first,
+    // a page at a time.
+    let queueLimit = self.configuration.value.subscriptionQueueLimit
+    if let since, history == self.changeLog.historyID, let reader = self.journalReader,
+      since < self.changeLog.currentSeq,
+      self.changeLog.currentSeq - since > UInt64(queueLimit) || !self.changeLog.historyCovers(since: since)
+    {
+      if self.changeLog.get(pointer) == nil { throw VarlinkError(SwitchyardError.pathNotFound(path: pointer.description)) }
+      let catchUp = JournalCatchUp(reader: reader, pointer: pointer, answer: answer, encode: Self.encodeChange) { caughtUp in
+        do throws(VarlinkError) {
+          try self.follow(
+            pointer, since: caughtUp.map { ($0, self.changeLog.historyID) }, method: call.method, caller: caller,
+            whenClosed: whenClosed, answer: answer
+          )
+        } catch {
+          answer.finish(error)
+        }
+      }
+      reader.read { catchUp.start(after: since) }
+      return
+    }
+    try self.follow(
+      pointer, since: since.flatMap { since in history.map { (since, $0) } }, method: call.method, caller: caller,
+      whenClosed: whenClosed, answer: answer
+    )
+  }
+
+  /// Starts the subscription proper: from the change log, with `since` replayed from the
+  /// history in memory when it holds it, or else a snapshot.
+  private func follow(
+    _ pointer: JSONPointer,
+    since: (seq: UInt64, history: String)?,
+    method: String,
+    caller: Caller?,
+    whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+    answer: CallAnswer
+  ) throws(VarlinkError) {
     let subscriber: Subscriber
     do {
       subscriber = try self.changeLog.subscribe(
-        to: pointer,
-        since: since.flatMap { since in history.map { (since, $0) } },
-        queueLimit: self.configuration.value.subscriptionQueueLimit
+        to: pointer, since: since, queueLimit: self.configuration.value.subscriptionQueueLimit
       )
     } catch {
       throw VarlinkError(SwitchyardError(error))
@@ -42,7 +78,7 @@ extension StoreResponder {
     let subscriptions = self.subscriptions
     self.subscribers.withLock { $0[subscriber.id] = (subscriber, caller) }
     whenClosed { subscriptions.remove(subscriber) }
-    let delivery = SubscriptionDelivery(subscriber: subscriber, method: call.method, answer: answer, responder: self)
+    let delivery = SubscriptionDelivery(subscriber: subscriber, method: method, answer: answer, responder: self)
     subscriber.attach { answer.execute { delivery.deliver() } }
   }
 

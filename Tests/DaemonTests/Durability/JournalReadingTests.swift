@@ -109,6 +109,57 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// With only the last four changes in memory, a subscriber that missed more resumes from
+  /// the journal — across a restart too — and one further back than the journal's oldest
+  /// snapshot starts afresh, as etcd tells a watcher to relist.
+  @Test func aSubscriberFurtherBackThanTheHistoryInMemoryIsCaughtUpFromTheJournal() async throws {
+    let state = StateDirectory()
+    let environment = ["SWITCHYARD_SUBSCRIPTIONS_HISTORY_LIMIT": "4", "SWITCHYARD_SNAPSHOTS_EVERY": "500"]
+    let first = try await DaemonProcess(environment: environment, arguments: ["--state-directory", state.path])
+    let client = try first.connect()
+    try client.call("io.switchyard.Store.Send", Self.increment)
+    let history = try #require(try self.history(of: first))
+    for _ in 2...700 { try client.call("io.switchyard.Store.Send", Self.increment) }
+
+    func resume(_ daemon: DaemonProcess, since: Int64) throws -> (first: JSONValue, seqs: [Int64]) {
+      let subscriber = try daemon.connect()
+      try subscriber.send("io.switchyard.Store.Subscribe", ["path": "/primes/count", "since": .int(since), "history": .string(history)], more: true)
+      let first = try #require(try subscriber.read()?["parameters"])
+      var seqs: [Int64] = []
+      if case let .int(seq)? = first["seq"] { seqs.append(seq) }
+      while seqs.last ?? 0 < 700, let reply = try subscriber.read() {
+        if case let .int(seq)? = reply["parameters"]?["seq"] { seqs.append(seq) }
+      }
+      return (first, seqs)
+    }
+    var resumed = try resume(first, since: 600)
+    #expect(resumed.first == ["seq": 601, "patch": [["op": "replace", "path": "", "value": 601]]], "a change, not a snapshot")
+    #expect(resumed.seqs == Array(601...700), "every change after since, in order, once")
+    resumed = try resume(first, since: 698)
+    #expect(resumed.seqs == [699, 700], "from the history in memory")
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+
+    let second = try await DaemonProcess(socketPath: first.socketPath, environment: environment, arguments: ["--state-directory", state.path])
+    resumed = try resume(second, since: 2)
+    #expect(resumed.first["patch"] != nil && resumed.seqs == Array(3...700), "from the first snapshot on: \(resumed.first)")
+    #expect(await second.terminate() == 0)
+
+    // Stopped, it wrote a snapshot at 700; with two kept (500, 700), the state at 2 is gone.
+    let third = try await DaemonProcess(socketPath: first.socketPath, environment: environment, arguments: ["--state-directory", state.path])
+    resumed = try resume(third, since: 2)
+    #expect(resumed.first["state"] == 700 && resumed.first["seq"] == 700, "pruned: a fresh snapshot")
+    #expect(await third.terminate() == 0)
+  }
+
+  /// The history id a daemon's subscribers get.
+  private func history(of daemon: DaemonProcess) throws -> String? {
+    let subscriber = try daemon.connect()
+    try subscriber.send("io.switchyard.Store.Subscribe", ["path": "/primes/count"], more: true)
+    guard case let .string(history)? = try subscriber.read()?["parameters"]?["history"] else { return nil }
+    return history
+  }
+
   @Test func replayReducesTheJournaledActionsAgainAndNamesTheFirstThatComesOutOtherwise() async throws {
     let state = StateDirectory()
     let daemon = try await daemon(state)
