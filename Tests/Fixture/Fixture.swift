@@ -15,6 +15,8 @@ import SwitchyardRuntime
 /// - `alpha`, `beta`, `gamma`: three features in worker processes, in that order, that count,
 ///   append, trap (`{"alpha": {"trap": {}}}`), exit with a status, or trap later in an effect,
 ///   and count their restarts through their lifecycle action.
+/// - `reminders`: durable timers: `{"reminders": {"remind": {"id": "tea", "after": 1.5}}}` notes
+///   "tea" in `fired` once 1.5 seconds have passed, unless `{"reminders": {"cancel": {"id": "tea"}}}`.
 @main
 struct SwitchyardFixture: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -46,6 +48,7 @@ struct FixtureState: Codable, Equatable, Sendable {
   var alpha = Crashable.State()
   var beta = Crashable.State()
   var gamma = Crashable.State()
+  var reminders = Reminders.State()
 }
 
 @CasePathable
@@ -55,6 +58,7 @@ enum FixtureAction: Codable, Equatable, Sendable {
   case alpha(Crashable.Action)
   case beta(Crashable.Action)
   case gamma(Crashable.Action)
+  case reminders(Reminders.Action)
 }
 
 let fixture = Application(
@@ -65,6 +69,7 @@ let fixture = Application(
     .process("alpha", state: \.alpha, action: .case(\FixtureAction.Cases.alpha), afterRestart: .restarted) { Crashable() },
     .process("beta", state: \.beta, action: .case(\FixtureAction.Cases.beta), afterRestart: .restarted) { Crashable() },
     .process("gamma", state: \.gamma, action: .case(\FixtureAction.Cases.gamma), afterRestart: .restarted) { Crashable() },
+    .actor("reminders", state: \.reminders, action: .case(\FixtureAction.Cases.reminders)) { Reminders() },
   ]
 )
 
@@ -143,6 +148,32 @@ struct Wedge: Reducer {
       // Blocks the thread, not just the task: the store's actor cannot run anything else.
       Thread.sleep(forTimeInterval: seconds)
       state.blocks += 1
+      return .none
+    }
+  }
+}
+
+/// Durable timers: each reminder is noted in `fired` when it falls due.
+struct Reminders: Reducer {
+  struct State: Codable, Equatable, Sendable {
+    var fired: [String] = []
+  }
+
+  @CasePathable
+  enum Action: Codable, Equatable, Sendable {
+    case remind(id: String, after: Double)
+    case cancel(id: String)
+    case due(String)
+  }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case let .remind(id, after):
+      return .schedule(.due(id), after: .milliseconds(Int(after * 1000)), id: id)
+    case let .cancel(id):
+      return .cancel(id: id)
+    case let .due(id):
+      state.fired.append(id)
       return .none
     }
   }

@@ -10,9 +10,13 @@ protocol Journal: Sendable {
   /// This journal's identity, chosen when it was created.
   var id: String { get }
 
-  /// Appends `changes`, whose numbers follow the last one appended, in one transaction: all of
-  /// them are kept or none.
-  func append(_ changes: [JournaledChange]) throws
+  /// Appends `changes`, whose numbers follow the last one appended, and applies `timers` (the
+  /// durable timers scheduled, cancelled and fired meanwhile), in one transaction: all of it is
+  /// kept or none.
+  func append(_ changes: [JournaledChange], timers: [TimerOperation]) throws
+
+  /// The durable timers scheduled and neither fired nor cancelled, in the order they fall due.
+  func pendingTimers() throws -> [JournaledTimer]
 
   /// Forces what was appended onto the disk (the batched mode calls it once an interval).
   func sync() throws
@@ -78,7 +82,35 @@ struct JournalSnapshot: Sendable, Equatable {
   let state: [UInt8]
 }
 
+/// A durable timer (`Effect.schedule`) as the journal keeps it until it fires or is cancelled.
+struct JournaledTimer: Sendable, Equatable {
+  /// The feature whose reducer scheduled it.
+  let feature: String
+  /// Its own id, as text: a new timer with the same id replaces it.
+  let key: String
+  /// Every id it is cancelled by: its own and those of the cancellable effects around it.
+  let ids: [String]
+  /// When it falls due, in seconds since 1970.
+  let deadline: Double
+  /// The global action it sends, as JSON text.
+  let action: [UInt8]
+}
+
+/// What happened to the durable timers, for the journal.
+enum TimerOperation: Sendable, Equatable {
+  case schedule(JournaledTimer)
+  /// The feature's timers scheduled under `id` are cancelled.
+  case cancel(feature: String, id: String)
+  /// The timer fired: gone, unless it was scheduled again since (another deadline).
+  case fired(feature: String, key: String, deadline: Double)
+}
+
 extension Journal {
+  /// Appends `changes` in one transaction.
+  func append(_ changes: [JournaledChange]) throws {
+    try self.append(changes, timers: [])
+  }
+
   /// The latest snapshot, and every change after it.
   func recoveryPoint() throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange]) {
     try self.recoveryPoint(before: nil)

@@ -31,9 +31,14 @@ struct SnapshotPolicy: Sendable, Equatable {
 final class JournalWriter: Sendable {
   private struct Queue: ~Copyable {
     var changes: [JournaledChange] = []
+    var timers: [TimerOperation] = []
     var snapshots: [JournalSnapshot] = []
-    var waiters: [(seq: UInt64, body: @Sendable (String?) -> Void)] = []
+    /// Who waits for a change, and for the timer operations submitted before it asked.
+    var waiters: [(seq: UInt64, timers: Int, body: @Sendable (String?) -> Void)] = []
     var durableSeq: UInt64
+    /// How many timer operations were submitted, and how many of them are kept.
+    var submittedTimers = 0
+    var durableTimers = 0
     /// The last change committed, in every mode, and who waits for the next commit: readers
     /// of the journal that follow it.
     var committedSeq: UInt64
@@ -95,6 +100,17 @@ final class JournalWriter: Sendable {
     if wasIdle { self.wakeUp.signal() }
   }
 
+  /// Queues a durable timer's scheduling, cancellation or firing for the journal; a reply that
+  /// waits for a change made after it waits for it too.
+  func submit(_ operation: TimerOperation) {
+    let wasIdle = self.queue.withLock { queue in
+      queue.timers.append(operation)
+      queue.submittedTimers += 1
+      return queue.changes.isEmpty && queue.timers.count == 1
+    }
+    if wasIdle { self.wakeUp.signal() }
+  }
+
   /// Whether the state after the change numbered `seq` should be kept as a snapshot.
   func isSnapshotDue(at seq: UInt64) -> Bool {
     seq >= self.lastSnapshotSeq.load(ordering: .relaxed) + UInt64(self.snapshots.every)
@@ -119,9 +135,9 @@ final class JournalWriter: Sendable {
   func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable (_ unavailable: String?) -> Void) {
     guard self.mode.waitsForTheJournal else { return body(nil) }
     let now: String?? = self.queue.withLock { queue in
-      if queue.durableSeq >= seq { return .some(nil) }
+      if queue.durableSeq >= seq, queue.durableTimers >= queue.submittedTimers { return .some(nil) }
       if let unavailable = queue.unavailable { return .some(unavailable) }
-      queue.waiters.append((seq, body))
+      queue.waiters.append((seq, queue.submittedTimers, body))
       return nil
     }
     if let now { body(now) }
@@ -188,18 +204,19 @@ final class JournalWriter: Sendable {
       } else {
         self.wakeUp.wait()
       }
-      let (batch, snapshots, isClosed) = self.queue.withLock { queue in
+      let (batch, timers, timersTaken, snapshots, isClosed) = self.queue.withLock { queue in
         defer {
           queue.changes.removeAll(keepingCapacity: true)
+          queue.timers.removeAll()
           queue.snapshots.removeAll()
         }
-        return (queue.changes, queue.snapshots, queue.isClosed)
+        return (queue.changes, queue.timers, queue.submittedTimers, queue.snapshots, queue.isClosed)
       }
-      if !batch.isEmpty {
+      if !batch.isEmpty || !timers.isEmpty {
         var written = false
         while !written {
           do {
-            try self.journal.append(batch)
+            try self.journal.append(batch, timers: timers)
             if failures > 0 { self.available(after: failures) }
             failures = 0
             written = true
@@ -209,7 +226,10 @@ final class JournalWriter: Sendable {
             if self.queue.withLock({ $0.isClosed }) {
               self.logger.critical(
                 "stopping with changes the journal could not take: they are lost",
-                metadata: ["changes": "\(batch.count)", "from": "\(batch[0].seq)", "error": "\(error)"]
+                metadata: [
+                  "changes": "\(batch.count)", "from": "\(batch.first?.seq ?? 0)", "timers": "\(timers.count)",
+                  "error": "\(error)",
+                ]
               )
               break
             }
@@ -220,8 +240,8 @@ final class JournalWriter: Sendable {
         // A group given up at the stop was never journaled: nothing may count it as kept.
         if written {
           unsynced = true
-          self.committed(upTo: batch[batch.count - 1].seq)
-          self.advance(to: batch[batch.count - 1].seq)
+          if let last = batch.last { self.committed(upTo: last.seq) }
+          self.advance(to: batch.last?.seq, timers: timersTaken)
         }
       }
       if !snapshots.isEmpty {
@@ -301,15 +321,17 @@ final class JournalWriter: Sendable {
 
   /// Everything up to `seq` is kept: the replies waiting for it go, and so do the subscribers'
   /// changes.
-  private func advance(to seq: UInt64) {
+  private func advance(to seq: UInt64?, timers: Int) {
     guard self.mode.waitsForTheJournal else { return }
-    let ready = self.queue.withLock { queue in
-      queue.durableSeq = seq
-      let ready = queue.waiters.filter { $0.seq <= seq }
-      queue.waiters.removeAll { $0.seq <= seq }
-      return ready
+    let (ready, durableSeq) = self.queue.withLock { queue in
+      if let seq { queue.durableSeq = seq }
+      queue.durableTimers = timers
+      let durableSeq = queue.durableSeq
+      let ready = queue.waiters.filter { $0.seq <= durableSeq && $0.timers <= timers }
+      queue.waiters.removeAll { $0.seq <= durableSeq && $0.timers <= timers }
+      return (ready, durableSeq)
     }
-    self.released(seq)
+    if seq != nil { self.released(durableSeq) }
     for waiter in ready { waiter.body(nil) }
   }
 }

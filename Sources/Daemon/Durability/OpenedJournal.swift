@@ -17,6 +17,8 @@ struct OpenedJournal: Sendable {
   /// The last changes the journal holds, up to `subscriptions.historyLimit`: a subscriber of
   /// the last run resumes from them with `since`.
   let history: [StateChange]
+  /// The durable timers scheduled and not yet fired or cancelled.
+  let timers: [JournaledTimer]
 
   var status: DurabilityStatus {
     DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id)
@@ -64,9 +66,15 @@ struct OpenedJournal: Sendable {
     } catch {
       throw RecoveryError("cannot read the journal's last changes: \(error)")
     }
+    let timers: [JournaledTimer]
+    do {
+      timers = try journal.pendingTimers()
+    } catch {
+      throw RecoveryError("cannot read the journal's durable timers: \(error)")
+    }
     return OpenedJournal(
       directory: directory, journal: journal, mode: configuration.durabilityMode,
-      interval: configuration.durabilityInterval, recovered: recovered, history: history
+      interval: configuration.durabilityInterval, recovered: recovered, history: history, timers: timers
     )
   }
 }

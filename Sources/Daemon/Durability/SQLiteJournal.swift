@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SwitchyardRuntime
 
 /// The journal in one SQLite database (`journal.sqlite` in the state directory), in WAL mode,
 /// through GRDB: a `change` row per published change, a `snapshot` row per kept state.
@@ -79,13 +80,25 @@ final class SQLiteJournal: Journal {
         table.add(column: "pid", .integer)
       }
     }
+    // Durable timers, until they fire or are cancelled.
+    migrator.registerMigration("timers") { db in
+      try db.create(table: "timer") { table in
+        table.column("feature", .text).notNull()
+        table.column("key", .text).notNull()
+        table.column("ids", .text).notNull()
+        table.column("deadline", .double).notNull()
+        table.column("action", .blob).notNull()
+        table.primaryKey(["feature", "key"])
+      }
+    }
     return migrator
   }
 
   fileprivate static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time"
 
-  func append(_ changes: [JournaledChange]) throws {
+  func append(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
     try self.database.write { db in
+      for operation in timers { try Self.apply(operation, in: db) }
       let insert = try db.cachedStatement(
         sql: "INSERT INTO change (\(Self.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
       )
@@ -95,6 +108,41 @@ final class SQLiteJournal: Journal {
           Int64(change.seq), change.feature, cause?.origin.rawValue, cause?.action.map { Data($0) },
           cause?.peer.map { Int64($0.uid) }, cause?.peer.map { Int64($0.pid) }, Data(change.patch), change.time,
         ])
+      }
+    }
+  }
+
+  private static func apply(_ operation: TimerOperation, in db: Database) throws {
+    switch operation {
+    case let .schedule(timer):
+      let ids = String(decoding: JSONValue.array(timer.ids.map(JSONValue.string)).serializedBytes(), as: UTF8.self)
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO timer (feature, key, ids, deadline, action) VALUES (?, ?, ?, ?, ?)",
+        arguments: [timer.feature, timer.key, ids, timer.deadline, Data(timer.action)]
+      )
+    case let .cancel(feature, id):
+      try db.execute(
+        sql: "DELETE FROM timer WHERE feature = ? AND EXISTS (SELECT 1 FROM json_each(timer.ids) WHERE value = ?)",
+        arguments: [feature, id]
+      )
+    case let .fired(feature, key, deadline):
+      try db.execute(
+        sql: "DELETE FROM timer WHERE feature = ? AND key = ? AND deadline = ?", arguments: [feature, key, deadline]
+      )
+    }
+  }
+
+  func pendingTimers() throws -> [JournaledTimer] {
+    try self.database.read { db in
+      try Row.fetchAll(db, sql: "SELECT feature, key, ids, deadline, action FROM timer ORDER BY deadline, rowid").map { row in
+        let ids = (try? JSONValue(parsing: Array((row["ids"] as String).utf8))).flatMap { value -> [String]? in
+          guard case let .array(ids) = value else { return nil }
+          return ids.compactMap { if case let .string(id) = $0 { id } else { nil } }
+        }
+        return JournaledTimer(
+          feature: row["feature"], key: row["key"], ids: ids ?? [row["key"]], deadline: row["deadline"],
+          action: Array(row["action"] as Data)
+        )
       }
     }
   }

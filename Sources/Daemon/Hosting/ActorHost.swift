@@ -51,6 +51,8 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
   /// - Parameter effectActions: Where the global actions of effects go (the router) when the
   ///   route can embed them, so that listeners on read-only routes see them; a read-only route
   ///   keeps them in the feature's own mailbox.
+  /// - Parameter timers: Where the store's durable timers go; without one (a read-only route)
+  ///   they are the store's own tasks.
   static func start<R: Reducer<LocalState, LocalAction> & SendableMetatype>(
     name: String,
     initialState: LocalState,
@@ -60,7 +62,8 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
     reducer: @escaping @Sendable () -> R,
     sink: ChangeSink,
-    effectActions: @escaping @Sendable (RootAction) -> Void
+    effectActions: @escaping @Sendable (RootAction) -> Void,
+    timers: (any TimerHost<LocalAction>)?
   ) async throws -> ActorHost {
     var localEffectActions: (@Sendable (LocalAction) -> Void)?
     if let embed = route.embed {
@@ -74,11 +77,13 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
         executor: executor,
         reducer: { reducer() },
         withDependencies: { prepareDependencies(&$0) },
-        effectActions: localEffectActions
+        effectActions: localEffectActions,
+        timers: timers
       )
     } else {
       store = Store(
-        initialState: initialState, executor: executor, reducer: { reducer() }, effectActions: localEffectActions
+        initialState: initialState, executor: executor, reducer: { reducer() }, effectActions: localEffectActions,
+        timers: timers
       )
     }
     let host = try await store.observing(

@@ -52,7 +52,8 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   let reduceAgain: @Sendable (_ state: JSONValue, _ action: RootAction) throws -> JSONValue?
   /// Starts the feature in an actor (``ActorHost``) whose store runs on the executor given.
   let startActor: @Sendable (
-    RootState, ChangeSink, any StoreExecutor, _ effectActions: @escaping @Sendable (RootAction) -> Void
+    RootState, ChangeSink, any StoreExecutor, _ effectActions: @escaping @Sendable (RootAction) -> Void,
+    _ timers: TimerSupport<RootAction>
   ) async throws -> any FeatureHost<RootAction>
 }
 
@@ -187,7 +188,7 @@ extension Feature {
         }
         return try encoder.encode(localState)
       },
-      startActor: { root, sink, executor, effectActions in
+      startActor: { root, sink, executor, effectActions, timers in
         try await ActorHost.start(
           name: name,
           initialState: root[keyPath: toLocalState.value],
@@ -197,7 +198,10 @@ extension Feature {
           prepareDependencies: prepareDependencies,
           reducer: reducer,
           sink: sink,
-          effectActions: effectActions
+          effectActions: effectActions,
+          timers: route.embed.map { embed in
+            FeatureTimers(feature: name, embed: UncheckedSendable(embed), support: timers)
+          }
         )
       }
     )
@@ -220,6 +224,8 @@ struct HostingContext<RootAction: Sendable>: Sendable {
   let loop: any EventLoop
   /// Where effects' global actions go: the router.
   let effectActions: @Sendable (RootAction) -> Void
+  /// Where the actor features' durable timers go.
+  let timers: TimerSupport<RootAction>
   let launch: WorkerLaunch
   let probeTimeout: Duration
   let logger: Logger
@@ -240,7 +246,7 @@ extension Feature {
     switch isolation {
     case .actor:
       return try await self.startActor(
-        initialState, sink, EventLoopStoreExecutor(context.loop), context.effectActions
+        initialState, sink, EventLoopStoreExecutor(context.loop), context.effectActions, context.timers
       )
     case .process:
       guard let support = self.worker else {

@@ -21,6 +21,8 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
   let workers: [WorkerHost<Action>]
   /// What writes the journal, when there is one.
   let journal: JournalWriter?
+  /// The durable timers of the actor features.
+  let timers: DurableTimers
 
   /// Starts the actor-hosted features; the workers wait for their supervisor.
   ///
@@ -60,12 +62,24 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       subscriptions: subscriptions, journal: writer, logger: logger
     )
     let router = Router<Action>(logger: logger)
+    let timers = DurableTimers(pending: opened?.timers ?? [], journal: writer, logger: logger) { [weak router] timer in
+      do {
+        let action = try JSONValueDecoder().decode(Action.self, from: JSONValue(parsing: timer.action))
+        router?.routeEffectAction(action, cause: writer == nil ? nil : .timer(timer.action))
+      } catch {
+        logger.error(
+          "a durable timer's action no longer decodes: it is dropped",
+          metadata: ["feature": "\(timer.feature)", "id": "\(timer.key)", "error": "\(error)"]
+        )
+      }
+    }
     let context = HostingContext<Action>(
       changeLog: changeLog,
       loop: loop,
       effectActions: { [weak router] action in
         router?.routeEffectAction(action, cause: writer == nil ? nil : .effect(Self.journalText(of: action)))
       },
+      timers: TimerSupport(timers: timers, encode: { Self.journalText(of: $0) }, logger: logger),
       launch: launch,
       probeTimeout: configuration.supervision.probeTimeout,
       logger: logger
@@ -89,13 +103,16 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
         router.routeEffectAction(action, cause: .restart(Self.journalText(of: action)))
       }
     }
+    // Then the timers that fell due while the daemon was down, in order.
+    timers.start()
     return Self(
       router: router,
       changeLog: changeLog,
       subscriptions: subscriptions,
       hosts: hosts,
       workers: hosts.compactMap { $0 as? WorkerHost<Action> },
-      journal: writer
+      journal: writer,
+      timers: timers
     )
   }
 
@@ -122,6 +139,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
 
   /// Ends the actors' effects, then writes what is left of the journal.
   func stop() async {
+    self.timers.stop()
     for host in self.hosts { await host.stop() }
     await self.changeLog.closeJournal()
   }

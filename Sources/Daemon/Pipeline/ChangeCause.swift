@@ -16,6 +16,8 @@ struct ChangeCause: Sendable, Equatable {
     case effect
     /// A feature's `afterRestart` action, routed when the daemon started again from its journal.
     case restart
+    /// A durable timer's action (`Effect.schedule`), routed when it fell due.
+    case timer
   }
 
   /// The process that sent a request, as the socket's peer credentials tell it.
@@ -40,5 +42,9 @@ struct ChangeCause: Sendable, Equatable {
 
   static func restart(_ action: [UInt8]?) -> Self {
     Self(origin: .restart, action: action, peer: nil)
+  }
+
+  static func timer(_ action: [UInt8]) -> Self {
+    Self(origin: .timer, action: action, peer: nil)
   }
 }

@@ -27,6 +27,7 @@ public struct Effect<Action>: @unchecked Sendable {
     case concatenate([Effect<Action>])
     case cancellable(EffectID, cancelInFlight: Bool, Effect<Action>)
     case cancel(EffectID)
+    case timer(_Timer<Action>)
   }
 
   @usableFromInline
@@ -191,6 +192,8 @@ extension Effect {
       return Effect<T>(operation: .cancellable(id, cancelInFlight: cancelInFlight, effect._mapEmissions(transform)))
     case let .cancel(id):
       return Effect<T>(operation: .cancel(id))
+    case let .timer(timer):
+      return Effect<T>(operation: .timer(timer.map(transform)))
     }
   }
 }

@@ -91,7 +91,7 @@ extension Effect {
     // Reductions are left alone: the scope operator that lifts them namespaces the effects
     // they return when it lifts those.
     switch self.operation {
-    case .none, .emit, .run:
+    case .none, .emit, .run, .timer:
       return self
     case let .merge(effects):
       return Self(operation: .merge(effects.map { $0._namespaced(by: outer) }))

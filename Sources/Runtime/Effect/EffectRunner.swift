@@ -24,8 +24,11 @@ final class EffectRunner<Action>: Sendable {
 
   private let registry = Mutex(Registry())
   private let sink: Sink
+  /// Where timers go when the store's host keeps them.
+  private let timers: (any TimerHost<Action>)?
 
-  init(sink: @escaping Sink) {
+  init(timers: (any TimerHost<Action>)? = nil, sink: @escaping Sink) {
+    self.timers = timers
     self.sink = sink
   }
 
@@ -63,7 +66,23 @@ final class EffectRunner<Action>: Sendable {
       self.start(effect, ids: ids + [id], origin: origin)
     case let .cancel(id):
       self.cancel(id: id)
+    case let .timer(timer):
+      if let timers = self.timers, case let .action(action) = timer.emission {
+        timers.schedule(action, at: timer.deadline, ids: ids)
+      } else {
+        self.spawn(priority: nil, ids: ids, origin: origin()) { await self.fire(timer) }
+      }
     }
+  }
+
+  /// Waits for `timer` and sends its action, unless it was cancelled.
+  private func fire(_ timer: _Timer<Action>) async {
+    do {
+      try await timer.wait(timer.deadline)
+    } catch {
+      return
+    }
+    if !Task.isCancelled { self.sink(timer.emission) }
   }
 
   /// Runs `effect` to its end inside the current task (a step of a concatenation).
@@ -99,6 +118,12 @@ final class EffectRunner<Action>: Sendable {
       }
     case let .cancel(id):
       self.cancel(id: id)
+    case let .timer(timer):
+      if let timers = self.timers, case let .action(action) = timer.emission {
+        timers.schedule(action, at: timer.deadline, ids: ids)
+      } else {
+        await self.fire(timer)
+      }
     }
   }
 
@@ -134,8 +159,9 @@ final class EffectRunner<Action>: Sendable {
     }
   }
 
-  /// Cancels every task registered under `id`.
+  /// Cancels every task registered under `id`, and the host's timers.
   func cancel(id: EffectID) {
+    self.timers?.cancel(id)
     let tasks = self.registry.withLock { registry -> [Task<Void, Never>] in
       guard let keys = registry.keysByID[id] else { return [] }
       return keys.compactMap { registry.tasks[$0]?.task }

@@ -74,16 +74,20 @@ public actor Store<State: Sendable, Action: Sendable> {
   ///   store's mailbox; a host that routes actions between stores (the daemon's router) takes
   ///   them instead, and sends them back through ``enqueue(_:cause:onReduced:)`` when they are meant
   ///   for this store.
+  ///
+  /// - Parameter timers: Where ``Effect/schedule(_:after:id:)`` timers go. By default the
+  ///   store's tasks sleep until they are due; a host that journals them takes them instead.
   public init<R: Reducer<State, Action>>(
     initialState: State,
     executor: (any StoreExecutor)? = nil,
     reducer: sending () -> R,
     withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil,
-    effectActions: (@Sendable (Action) -> Void)? = nil
+    effectActions: (@Sendable (Action) -> Void)? = nil,
+    timers: (any TimerHost<Action>)? = nil
   ) {
     self.init(
       initialState: initialState, executor: executor, reducer: reducer(), encode: nil,
-      prepareDependencies: prepareDependencies, effectActions: effectActions
+      prepareDependencies: prepareDependencies, effectActions: effectActions, timers: timers
     )
   }
 
@@ -93,7 +97,8 @@ public actor Store<State: Sendable, Action: Sendable> {
     executor: (any StoreExecutor)? = nil,
     reducer: sending () -> R,
     withDependencies prepareDependencies: sending ((inout DependencyValues) -> Void)? = nil,
-    effectActions: (@Sendable (Action) -> Void)? = nil
+    effectActions: (@Sendable (Action) -> Void)? = nil,
+    timers: (any TimerHost<Action>)? = nil
   ) where State: Encodable {
     let encoder = JSONValueEncoder()
     self.init(
@@ -102,7 +107,8 @@ public actor Store<State: Sendable, Action: Sendable> {
       reducer: reducer(),
       encode: { try encoder.encode($0) },
       prepareDependencies: prepareDependencies,
-      effectActions: effectActions
+      effectActions: effectActions,
+      timers: timers
     )
   }
 
@@ -112,7 +118,8 @@ public actor Store<State: Sendable, Action: Sendable> {
     reducer: R,
     encode: (@Sendable (State) throws -> JSONValue)?,
     prepareDependencies: ((inout DependencyValues) -> Void)?,
-    effectActions: (@Sendable (Action) -> Void)?
+    effectActions: (@Sendable (Action) -> Void)?,
+    timers: (any TimerHost<Action>)?
   ) {
     let link = _StoreLink<State, Action>()
     if let executor {
@@ -134,7 +141,7 @@ public actor Store<State: Sendable, Action: Sendable> {
       withDependencies(prepare) { DependencyValues._current }
     }
     self.link = link
-    self.effects = EffectRunner { [link] emission in
+    self.effects = EffectRunner(timers: timers) { [link] emission in
       if let effectActions, case let .action(action) = emission {
         effectActions(action)
       } else {

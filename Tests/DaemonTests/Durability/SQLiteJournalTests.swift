@@ -216,6 +216,28 @@ import Testing
     #expect(try journal.changes(after: 1, through: nil, feature: nil, limit: 10).first?.cause == .effect(nil))
     #expect(try Recovery.recover(from: journal).state == ["count": 1])
   }
+
+  @Test func durableTimersAreKeptUntilTheyFireOrAreCancelledByAnyOfTheirIds() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try countingJournal(in: directory)
+    func timer(_ key: String, _ deadline: Double, in row: String = "row1", feature: String = "reminders") -> JournaledTimer {
+      JournaledTimer(feature: feature, key: key, ids: [row, key], deadline: deadline, action: Array(#"{"due":"\#(key)"}"#.utf8))
+    }
+    try journal.append([], timers: [
+      .schedule(timer("b", 20)), .schedule(timer("a", 10)), .schedule(timer("c", 30, in: "row2")),
+      .schedule(timer("a", 10, feature: "other")),
+    ])
+    #expect(try journal.pendingTimers().map(\.key) == ["a", "a", "b", "c"], "in the order they fall due")
+    try journal.append([], timers: [.schedule(timer("b", 25))])
+    #expect(try journal.pendingTimers().filter { $0.key == "b" }.map(\.deadline) == [25], "one timer per id")
+    try journal.append([], timers: [.fired(feature: "reminders", key: "b", deadline: 20)])
+    #expect(try journal.pendingTimers().count == 4, "the firing of a timer since replaced removes nothing")
+    try journal.append([], timers: [.cancel(feature: "reminders", id: "row1")])
+    #expect(try journal.pendingTimers().map(\.key) == ["a", "c"], "cancelled with the row around them, in that feature only")
+    try journal.append([], timers: [.fired(feature: "reminders", key: "c", deadline: 30)])
+    #expect(try journal.pendingTimers() == [timer("a", 10, feature: "other")])
+  }
 }
 
 extension JournaledChange {

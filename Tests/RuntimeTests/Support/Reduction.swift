@@ -20,7 +20,7 @@ func run<R: Reducer>(
 /// The actions an effect sends immediately (its `.send`s), in order.
 func immediateActions<Action>(of effect: Effect<Action>) -> [Action] {
   switch effect.operation {
-  case .none, .run, .cancel, .emit(.reduction): []
+  case .none, .run, .cancel, .timer, .emit(.reduction): []
   case let .emit(.action(action)): [action]
   case let .merge(effects), let .concatenate(effects): effects.flatMap(immediateActions(of:))
   case let .cancellable(_, _, effect): immediateActions(of: effect)

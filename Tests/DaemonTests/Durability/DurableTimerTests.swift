@@ -1,0 +1,74 @@
+import Foundation
+import SwitchyardRuntime
+import SwitchyardTestSupport
+import Testing
+
+/// Durable timers (`Effect.schedule`) outlive the daemon: journaled as they are scheduled,
+/// cancelled and fired, back after a kill -9, and fired at once, in order, when they fell due
+/// while it was down. The fixture's `reminders` feature, a real daemon, a real journal.
+@Suite(.serialized) struct DurableTimerTests {
+  private final class StateDirectory: Sendable {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-state-\(UUID().uuidString.prefix(8))").path
+    deinit { try? FileManager.default.removeItem(atPath: self.path) }
+  }
+
+  private func remind(_ id: String, after seconds: Double) -> JSONValue {
+    ["action": ["reminders": ["remind": ["id": .string(id), "after": .double(seconds)]]]]
+  }
+
+  private func fired(_ client: VarlinkTestClient) throws -> JSONValue? {
+    try client.call("io.switchyard.Store.Get", ["path": "/reminders/fired"])["state"]
+  }
+
+  @Test func aTimerFiresWhenItIsDueAndNotOnceCancelled() async throws {
+    let daemon = try await DaemonProcess(executable: "switchyard-fixture")
+    let client = try daemon.connect()
+    try client.call("io.switchyard.Store.Send", self.remind("tea", after: 0.3))
+    try client.call("io.switchyard.Store.Send", self.remind("coffee", after: 0.2))
+    try client.call("io.switchyard.Store.Send", ["action": ["reminders": ["cancel": ["id": "coffee"]]]])
+    try await eventually { try self.fired(client) == ["tea"] }
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(try self.fired(client) == ["tea"], "the cancelled one never fires")
+    #expect(await daemon.terminate() == 0)
+  }
+
+  @Test func timersSetBeforeAKillFireAfterTheRestartTheLateOnesAtOnceInOrder() async throws {
+    let state = StateDirectory()
+    let first = try await DaemonProcess(arguments: ["--state-directory", state.path], executable: "switchyard-fixture")
+    let client = try first.connect()
+    try client.call("io.switchyard.Store.Send", self.remind("second", after: 0.6))
+    try client.call("io.switchyard.Store.Send", self.remind("first", after: 0.5))
+    try client.call("io.switchyard.Store.Send", self.remind("cancelled", after: 0.55))
+    try client.call("io.switchyard.Store.Send", self.remind("replaced", after: 0.1))
+    try client.call("io.switchyard.Store.Send", self.remind("replaced", after: 0.7))
+    try client.call("io.switchyard.Store.Send", ["action": ["reminders": ["cancel": ["id": "cancelled"]]]])
+    try client.call("io.switchyard.Store.Send", self.remind("later", after: 3))
+    // Answered: every timer is on the disk before the kill.
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+    try await Task.sleep(for: .milliseconds(900))
+
+    let second = try await DaemonProcess(
+      socketPath: first.socketPath, arguments: ["--state-directory", state.path], executable: "switchyard-fixture"
+    )
+    let again = try second.connect()
+    try await eventually { try self.fired(again) == ["first", "second", "replaced"] }
+    #expect(try self.fired(again) == ["first", "second", "replaced"], "due while down: at once, in the order they fell due")
+    try await eventually(within: .seconds(5)) { try self.fired(again) == ["first", "second", "replaced", "later"] }
+
+    let journal = try again.call("io.switchyard.Store.Journal", ["feature": "reminders"])["entries"]
+    guard case let .array(entries)? = journal else { throw JournalMissing() }
+    #expect(entries.last?["origin"] == "timer" && entries.last?["action"] == ["reminders": ["due": "later"]], "\(entries.last ?? nil)")
+    #expect(await second.terminate() == 0)
+
+    // Fired, they are gone from the journal: a third start fires nothing again.
+    let third = try await DaemonProcess(
+      socketPath: first.socketPath, arguments: ["--state-directory", state.path], executable: "switchyard-fixture"
+    )
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(try self.fired(third.connect()) == ["first", "second", "replaced", "later"])
+    #expect(await third.terminate() == 0)
+  }
+}
+
+private struct JournalMissing: Error {}
