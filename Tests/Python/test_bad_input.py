@@ -91,6 +91,13 @@ def test_an_unknown_interface_is_interface_not_found(daemon, before):
         ("Get", {"path": 5}, "path"),
         ("Get", {"path": "no-slash"}, "path"),
         ("Get", {"path": ["/primes"]}, "path"),
+        ("Get", {"at": -1}, "at"),
+        ("Get", {"at": "3"}, "at"),
+        ("Journal", {"since": -1}, "since"),
+        ("Journal", {"until": 1.5}, "until"),
+        ("Journal", {"limit": 0}, "limit"),
+        ("Journal", {"feature": 5}, "feature"),
+        ("Replay", {"since": "0"}, "since"),
         ("org.varlink.service.GetInterfaceDescription", {"interface": 5}, "interface"),
     ],
 )

@@ -9,8 +9,11 @@ import varlink
 from conftest import STORE
 
 INTERFACES = ["org.varlink.service", STORE]
-METHODS = {"Send", "SendBatch", "Get", "Subscribe", "Describe", "Status"}
-ERRORS = {"InvalidRequest", "InvalidAction", "ActionNotRouted", "PathNotFound", "ShuttingDown", "PermissionDenied", "InternalAction"}
+METHODS = {"Send", "SendBatch", "Get", "Subscribe", "Describe", "Status", "Journal", "Replay"}
+ERRORS = {
+    "InvalidRequest", "InvalidAction", "ActionNotRouted", "PathNotFound", "ShuttingDown", "PermissionDenied",
+    "InternalAction", "NoJournal", "SeqNotRetained",
+}
 
 
 def test_get_info_through_the_client(daemon):
