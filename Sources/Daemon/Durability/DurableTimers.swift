@@ -14,7 +14,9 @@ import SwitchyardSynchronization
 /// timers.cancel(feature: "reminders", id: "tea")
 /// ```
 ///
-/// A timer is replaced by a new one with the same key (its own id), so a feature has at most one
+/// A timer fires at least once: it is journaled as fired once the changes its action made are
+/// queued for the journal before it, so a crash can fire it again after the restart, but never
+/// lose it. A timer is replaced by a new one with the same key (its own id), so a feature has at most one
 /// per id; at most `limit` are pending in all, and a timer past that is refused with an error in
 /// the log.
 final class DurableTimers: Sendable {
@@ -33,7 +35,7 @@ final class DurableTimers: Sendable {
   private let pending: Mutex<Pending>
   private let journal: JournalWriter?
   private let limit: Int
-  private let fire: @Sendable (JournaledTimer) -> Void
+  private let fire: @Sendable (JournaledTimer, _ reduced: @escaping @Sendable () -> Void) -> Void
   private let queue = DispatchQueue(label: "switchyard-timers")
   /// The one timer armed for the earliest deadline; touched on `queue` only.
   private nonisolated(unsafe) var armed: (any DispatchSourceTimer)?
@@ -43,10 +45,11 @@ final class DurableTimers: Sendable {
   ///   - pending: The timers the journal holds: scheduled before the daemon stopped.
   ///   - journal: Where scheduling, cancelling and firing are journaled; `nil` without one (the
   ///     timers then live as long as the daemon).
-  ///   - fire: Routes a timer's action once it is due.
+  ///   - fire: Routes a timer's action once it is due, and calls `reduced` once the features
+  ///     have reduced it.
   init(
     pending: [JournaledTimer] = [], journal: JournalWriter?, limit: Int = 100_000, logger: Logger,
-    fire: @escaping @Sendable (JournaledTimer) -> Void
+    fire: @escaping @Sendable (JournaledTimer, _ reduced: @escaping @Sendable () -> Void) -> Void
   ) {
     var timers: [TimerKey: JournaledTimer] = [:]
     for timer in pending { timers[TimerKey(feature: timer.feature, key: timer.key)] = timer }
@@ -110,8 +113,11 @@ final class DurableTimers: Sendable {
       return (due, pending.timers.values.map(\.deadline).min())
     }
     for timer in due {
-      self.journal?.submit(.fired(feature: timer.feature, key: timer.key, deadline: timer.deadline))
-      self.fire(timer)
+      // Journaled as fired only once its action is reduced, so behind the changes it made: a
+      // crash in between fires it again after the restart (at least once, never lost).
+      self.fire(timer) { [journal] in
+        journal?.submit(.fired(feature: timer.feature, key: timer.key, deadline: timer.deadline))
+      }
     }
     self.armed?.cancel()
     self.armed = nil

@@ -62,11 +62,12 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       subscriptions: subscriptions, journal: writer, logger: logger
     )
     let router = Router<Action>(logger: logger)
-    let timers = DurableTimers(pending: opened?.timers ?? [], journal: writer, logger: logger) { [weak router] timer in
+    let timers = DurableTimers(pending: opened?.timers ?? [], journal: writer, logger: logger) { [weak router] timer, reduced in
       do {
         let action = try JSONValueDecoder().decode(Action.self, from: JSONValue(parsing: timer.action))
-        router?.routeEffectAction(action, cause: writer == nil ? nil : .timer(timer.action))
+        router?.routeEffectAction(action, cause: writer == nil ? nil : .timer(timer.action), reduced: reduced)
       } catch {
+        reduced()
         logger.error(
           "a durable timer's action no longer decodes: it is dropped",
           metadata: ["feature": "\(timer.feature)", "id": "\(timer.key)", "error": "\(error)"]

@@ -79,10 +79,25 @@ final class Router<Action: Sendable>: Sendable {
   }
 
   /// Routes an action that a feature's effect sent, without waiting for it.
-  func routeEffectAction(_ action: Action, cause: ChangeCause? = nil) {
+  ///
+  /// - Parameter reduced: Called once every feature that took the action has reduced it (at
+  ///   once when none took it).
+  func routeEffectAction(
+    _ action: Action, cause: ChangeCause? = nil, reduced: (@Sendable () -> Void)? = nil
+  ) {
     let hosts = self.hosts.withLock { $0 }
+    let ticket = reduced.map { _ in RouteTicket() }
     let taken = self.routing.withLock { _ in
-      hosts.reduce(0) { count, host in host.offer(action, ticket: nil, cause: cause) ? count + 1 : count }
+      hosts.reduce(0) { count, host in
+        ticket?.expect()
+        if host.offer(action, ticket: ticket, cause: cause) { return count + 1 }
+        ticket?.unexpect()
+        return count
+      }
+    }
+    if let ticket, let reduced {
+      ticket.routed()
+      ticket.whenReduced { _ in reduced() }
     }
     if taken == 0 {
       self.logger.warning("an effect sent an action that no feature takes", metadata: ["action": "\(action)"])
