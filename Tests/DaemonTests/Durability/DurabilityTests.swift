@@ -9,13 +9,8 @@ import Testing
 @Suite(.serialized) struct DurabilityTests {
   static let increment: JSONValue = ["action": ["counter": ["incrTapped": [:]]]]
 
-  /// A state directory of the test's own, outside the daemon's directory (which goes with it).
-  private final class StateDirectory: Sendable {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-state-\(UUID().uuidString.prefix(8))").path
-    deinit { try? FileManager.default.removeItem(atPath: self.path) }
-  }
 
-  private func daemon(_ state: StateDirectory, socketPath: String? = nil, mode: String = "strict") async throws -> DaemonProcess {
+  private func daemon(_ state: TemporaryStateDirectory, socketPath: String? = nil, mode: String = "strict") async throws -> DaemonProcess {
     try await DaemonProcess(
       socketPath: socketPath,
       environment: ["SWITCHYARD_DURABILITY_MODE": mode],
@@ -27,7 +22,7 @@ import Testing
   /// everything it answered.
   @Test(arguments: [("strict", SIGKILL), ("batched", SIGKILL), ("off", SIGTERM)])
   func whatWasAcknowledgedSurvivesTheDaemonAndTheNumbersGoOn(_ mode: String, _ signal: Int32) async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let first = try await daemon(state, mode: mode)
     let client = try first.connect()
     for expected in 1...3 { #expect(try client.call("io.switchyard.Store.Send", Self.increment)["seq"] == .int(Int64(expected))) }
@@ -57,7 +52,7 @@ import Testing
   /// The last changes are read back from the journal at start: a subscriber of the last run
   /// that missed some resumes with them, not with a snapshot.
   @Test func aSubscriberOfTheLastRunResumesWithTheChangesItMissedFromTheJournal() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let first = try await daemon(state)
     let client = try first.connect()
     for _ in 1...2 { try client.call("io.switchyard.Store.Send", Self.increment) }
@@ -90,7 +85,7 @@ import Testing
   }
 
   @Test func aSecondDaemonOnTheSameStateDirectoryIsRefusedWithWhoHasIt() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let first = try await daemon(state)
     let error = await #expect(throws: DaemonFailedToStart.self) { _ = try await self.daemon(state) }
     #expect(error?.log.contains("another switchyardd (pid \(first.pid)) is using the state directory \(state.path)") == true, "\(error?.log ?? "")")
@@ -98,7 +93,7 @@ import Testing
   }
 
   @Test func theStateDirectoryIsCreatedForTheDaemonAlone() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let nested = state.path + "/var/lib/switchyard"
     let daemon = try await DaemonProcess(arguments: ["--state-directory", nested])
     var info = stat()
@@ -121,7 +116,7 @@ import Testing
   /// A daemon started again from its journal gives each feature its `afterRestart` action
   /// first, as a supervisor does a restarted worker: the state is back, the effects are not.
   @Test func eachFeatureHearsItsAfterRestartActionWhenTheDaemonStartsAgainFromItsJournal() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let first = try await DaemonProcess(arguments: ["--state-directory", state.path], executable: "switchyard-fixture")
     let client = try first.connect()
     for _ in 1...2 { try client.call("io.switchyard.Store.Send", ["action": ["alpha": ["increment": [:]]]]) }
@@ -145,7 +140,7 @@ import Testing
   /// With a snapshot every five changes, a killed daemon replays only what came after the last
   /// one, and a daemon that stops by itself leaves a snapshot of where it stopped.
   @Test func snapshotsBoundWhatAStartReplays() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let first = try await DaemonProcess(environment: ["SWITCHYARD_SNAPSHOTS_EVERY": "5"], arguments: ["--state-directory", state.path])
     let client = try first.connect()
     for _ in 1...12 { try client.call("io.switchyard.Store.Send", Self.increment) }
@@ -170,7 +165,7 @@ import Testing
 
   @Test(arguments: 1...killRounds)
   func killedUnderLoadItKeepsEverySendItAnswered(_ round: Int) async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     var socketPath: String?
     var lastSeq: Int64 = 0
     var acknowledged = 0

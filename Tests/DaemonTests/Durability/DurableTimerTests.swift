@@ -7,10 +7,6 @@ import Testing
 /// cancelled and fired, back after a kill -9, and fired at once, in order, when they fell due
 /// while it was down. The fixture's `reminders` feature, a real daemon, a real journal.
 @Suite(.serialized) struct DurableTimerTests {
-  private final class StateDirectory: Sendable {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-state-\(UUID().uuidString.prefix(8))").path
-    deinit { try? FileManager.default.removeItem(atPath: self.path) }
-  }
 
   private func remind(_ id: String, after seconds: Double) -> JSONValue {
     ["action": ["reminders": ["remind": ["id": .string(id), "after": .double(seconds)]]]]
@@ -33,7 +29,7 @@ import Testing
   }
 
   @Test func timersSetBeforeAKillFireAfterTheRestartTheLateOnesAtOnceInOrder() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let first = try await DaemonProcess(arguments: ["--state-directory", state.path], executable: "switchyard-fixture")
     let client = try first.connect()
     try client.call("io.switchyard.Store.Send", self.remind("second", after: 0.6))

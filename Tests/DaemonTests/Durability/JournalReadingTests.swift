@@ -9,12 +9,8 @@ import Testing
 @Suite(.serialized) struct JournalReadingTests {
   static let increment: JSONValue = ["action": ["counter": ["incrTapped": [:]]]]
 
-  private final class StateDirectory: Sendable {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-state-\(UUID().uuidString.prefix(8))").path
-    deinit { try? FileManager.default.removeItem(atPath: self.path) }
-  }
 
-  private func daemon(_ state: StateDirectory, socketPath: String? = nil, snapshotsEvery: Int = 10_000) async throws -> DaemonProcess {
+  private func daemon(_ state: TemporaryStateDirectory, socketPath: String? = nil, snapshotsEvery: Int = 10_000) async throws -> DaemonProcess {
     try await DaemonProcess(
       socketPath: socketPath,
       environment: ["SWITCHYARD_SNAPSHOTS_EVERY": "\(snapshotsEvery)"],
@@ -23,7 +19,7 @@ import Testing
   }
 
   @Test func everyChangeIsJournaledWithTheActionThatCausedItAndWhoSentIt() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let daemon = try await daemon(state)
     let client = try daemon.connect()
     try client.call("io.switchyard.Store.Send", Self.increment)
@@ -46,7 +42,7 @@ import Testing
   }
 
   @Test func getAtASeqRebuildsTheStateOfThePastFromSnapshotsAndChanges() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let first = try await daemon(state, snapshotsEvery: 5)
     let client = try first.connect()
     for _ in 1...12 { try client.call("io.switchyard.Store.Send", Self.increment) }
@@ -87,7 +83,7 @@ import Testing
   }
 
   @Test func theJournalComesInPagesAndWithMoreFollowsNewChanges() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let daemon = try await daemon(state)
     let client = try daemon.connect()
     for _ in 1...5 { try client.call("io.switchyard.Store.Send", Self.increment) }
@@ -113,7 +109,7 @@ import Testing
   /// the journal — across a restart too — and one further back than the journal's oldest
   /// snapshot starts afresh, as etcd tells a watcher to relist.
   @Test func aSubscriberFurtherBackThanTheHistoryInMemoryIsCaughtUpFromTheJournal() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let environment = ["SWITCHYARD_SUBSCRIPTIONS_HISTORY_LIMIT": "4", "SWITCHYARD_SNAPSHOTS_EVERY": "500"]
     let first = try await DaemonProcess(environment: environment, arguments: ["--state-directory", state.path])
     let client = try first.connect()
@@ -161,7 +157,7 @@ import Testing
   }
 
   @Test func replayReducesTheJournaledActionsAgainAndNamesTheFirstThatComesOutOtherwise() async throws {
-    let state = StateDirectory()
+    let state = TemporaryStateDirectory()
     let daemon = try await daemon(state)
     let client = try daemon.connect()
     for _ in 1...5 { try client.call("io.switchyard.Store.Send", Self.increment) }
