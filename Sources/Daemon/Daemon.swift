@@ -60,7 +60,10 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // the daemon its other cores.
     let loop = MultiThreadedEventLoopGroup.singleton.next()
     // Recovered before anything is served: READY=1 comes after the state is back.
-    let journal = try OpenedJournal.open(self.configuration, initialState: { try self.application.validate() }, logger: self.logger)
+    let journal = try OpenedJournal.open(
+      self.configuration, migrator: StateMigrator(self.application.features),
+      initialState: { try self.application.validate() }, logger: self.logger
+    )
     let hosted = try await HostedApplication.start(
       self.application,
       configuration: self.configuration,

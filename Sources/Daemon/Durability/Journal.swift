@@ -38,6 +38,14 @@ protocol Journal: Sendable {
   /// What the journal still holds, after pruning.
   func extent() throws -> JournalExtent
 
+  /// When the versions of the features' states changed, in order: from each mark's seq on, the
+  /// journal's states and changes are at its versions.
+  func versionMarks() throws -> [VersionMark]
+
+  /// Records that from `snapshot.seq` on the states are at `versions`, with `snapshot` the state
+  /// migrated to them, in one transaction.
+  func record(_ versions: StateVersions, snapshot: JournalSnapshot) throws
+
   /// Keeps the composed state at `snapshot.seq`.
   func write(_ snapshot: JournalSnapshot) throws
 
@@ -73,6 +81,12 @@ struct JournalExtent: Sendable, Equatable {
   let oldestSnapshot: UInt64?
   let firstChange: UInt64?
   let lastChange: UInt64?
+}
+
+/// The versions of the features' states from `seq` on (``StateMigration``).
+struct VersionMark: Sendable, Equatable {
+  let seq: UInt64
+  let versions: StateVersions
 }
 
 /// The composed state at a sequence number.

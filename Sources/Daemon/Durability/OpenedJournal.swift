@@ -27,8 +27,12 @@ struct OpenedJournal: Sendable {
   /// Opens the journal in `configuration.stateDirectory` (creating both when there are none,
   /// with `initialState` as the first snapshot, computed only then) and recovers its state;
   /// `nil` without a state directory.
+  ///
+  /// - Parameter migrator: The state versions the application declares, and its migrations: a
+  ///   state recovered at older versions is migrated, and kept as a snapshot at once.
   static func open(
-    _ configuration: DaemonConfiguration, initialState: () throws -> JSONValue, logger: Logger
+    _ configuration: DaemonConfiguration, migrator: StateMigrator = .none, initialState: () throws -> JSONValue,
+    logger: Logger
   ) throws -> OpenedJournal? {
     guard let path = configuration.stateDirectory else {
       logger.notice("no state directory: nothing will outlive the daemon (set state.directory or --state-directory)")
@@ -39,16 +43,32 @@ struct OpenedJournal: Sendable {
     let journal: SQLiteJournal
     do {
       journal = try SQLiteJournal(
-        path: directory.journalPath, mode: configuration.durabilityMode, initialState: { try initialState().serializedBytes() }
+        path: directory.journalPath, mode: configuration.durabilityMode, versions: migrator.versions,
+        initialState: { try initialState().serializedBytes() }
       )
     } catch {
       throw RecoveryError("cannot open the journal \(directory.journalPath): \(error)")
     }
-    let recovered = try Recovery.recover(from: journal) { seq, error in
+    var recovered = try Recovery.recover(from: journal, migrator: migrator) { seq, error in
       logger.warning(
         "a snapshot of the journal cannot be read; recovering from the one before it",
         metadata: ["seq": "\(seq)", "error": "\(error)"]
       )
+    }
+    if !recovered.migrated.isEmpty {
+      // Kept before anything is served: the next start begins from the migrated state, and no
+      // change of the old shape is ever applied to it.
+      do {
+        try journal.record(migrator.versions, snapshot: JournalSnapshot(seq: recovered.seq, state: recovered.state.serializedBytes()))
+      } catch {
+        throw RecoveryError("cannot keep the migrated state in the journal: \(error)")
+      }
+      for (feature, from, to) in recovered.migrated {
+        logger.notice(
+          "the state of a feature was migrated", metadata: ["feature": "\(feature)", "from": "\(from)", "to": "\(to)"]
+        )
+      }
+      recovered = Recovery.Recovered(state: recovered.state, seq: recovered.seq, replayed: 0, migrated: recovered.migrated)
     }
     logger.info(
       "journal recovered",

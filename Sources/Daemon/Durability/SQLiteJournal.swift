@@ -23,9 +23,9 @@ final class SQLiteJournal: Journal {
   let path: String
   private let database: DatabasePool
 
-  /// Opens the journal at `path`, creating it (with `initialState` as its snapshot at 0 and a
-  /// new id) when there is none.
-  init(path: String, mode: DurabilityMode, initialState: () throws -> [UInt8]) throws {
+  /// Opens the journal at `path`, creating it (with `initialState` as its snapshot at 0, at the
+  /// state `versions`, and a new id) when there is none.
+  init(path: String, mode: DurabilityMode, versions: StateVersions = [:], initialState: () throws -> [UInt8]) throws {
     self.path = path
     var configuration = Configuration()
     configuration.label = "switchyard-journal"
@@ -47,6 +47,7 @@ final class SQLiteJournal: Journal {
       let id = UUID().uuidString.lowercased()
       try db.execute(sql: "INSERT INTO journal (key, value) VALUES ('id', ?)", arguments: [id])
       try db.execute(sql: "INSERT INTO snapshot (seq, state) VALUES (0, ?)", arguments: [Data(state)])
+      try db.execute(sql: "INSERT INTO version_mark (seq, versions) VALUES (0, ?)", arguments: [Self.text(versions)])
       return id
     }
   }
@@ -91,7 +92,45 @@ final class SQLiteJournal: Journal {
         table.primaryKey(["feature", "key"])
       }
     }
+    // The versions of the features' states, as they changed (state migrations).
+    migrator.registerMigration("state-versions") { db in
+      try db.create(table: "version_mark") { table in
+        table.column("seq", .integer).primaryKey()
+        table.column("versions", .text).notNull()
+      }
+    }
     return migrator
+  }
+
+  private static func text(_ versions: StateVersions) -> String {
+    var object = JSONObject()
+    for (name, version) in versions.sorted(by: { $0.key < $1.key }) { object[name] = .int(Int64(version)) }
+    return String(decoding: JSONValue.object(object).serializedBytes(), as: UTF8.self)
+  }
+
+  func versionMarks() throws -> [VersionMark] {
+    try self.database.read { db in
+      try Row.fetchAll(db, sql: "SELECT seq, versions FROM version_mark ORDER BY seq").map { row in
+        var versions: StateVersions = [:]
+        if case let .object(fields)? = try? JSONValue(parsing: Array((row["versions"] as String).utf8)) {
+          for (name, value) in fields { if case let .int(version) = value { versions[name] = Int(version) } }
+        }
+        return VersionMark(seq: UInt64(row["seq"] as Int64), versions: versions)
+      }
+    }
+  }
+
+  func record(_ versions: StateVersions, snapshot: JournalSnapshot) throws {
+    try self.database.write { db in
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO version_mark (seq, versions) VALUES (?, ?)",
+        arguments: [Int64(snapshot.seq), Self.text(versions)]
+      )
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO snapshot (seq, state) VALUES (?, ?)",
+        arguments: [Int64(snapshot.seq), Data(snapshot.state)]
+      )
+    }
   }
 
   fileprivate static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time"

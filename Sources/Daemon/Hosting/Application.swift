@@ -44,6 +44,7 @@ public struct Application<State: Codable & Sendable, Action: Codable & Sendable>
           )
         }
       }
+      try Self.validateMigrations(of: feature)
       if let actual = feature.actualActionCaseCount, !feature.actionCases.isEmpty,
         actual != feature.actionCases.count
       {
@@ -80,6 +81,23 @@ public struct Application<State: Codable & Sendable, Action: Codable & Sendable>
       }
     }
     return root
+  }
+
+  /// A feature's migrations lead from version 1 to its declared version, one step a version.
+  private static func validateMigrations(of feature: Feature<State, Action>) throws(ApplicationError) {
+    guard feature.stateVersion >= 1 else {
+      throw ApplicationError("feature \"\(feature.name)\" declares state version \(feature.stateVersion); versions start at 1")
+    }
+    let from = feature.migrations.map(\.from).sorted()
+    guard from == Array(1..<feature.stateVersion) else {
+      throw ApplicationError(
+        """
+        feature "\(feature.name)" declares state version \(feature.stateVersion) with migrations from \
+        \(from.isEmpty ? "no version" : "versions \(from.map(String.init).joined(separator: ", "))"); \
+        it needs exactly one from each version 1 to \(feature.stateVersion - 1)
+        """
+      )
+    }
   }
 }
 

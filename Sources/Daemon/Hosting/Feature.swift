@@ -46,6 +46,12 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   let internalAction: @Sendable (RootAction) -> String?
 
   let encodeLocalState: @Sendable (RootState) throws -> JSONValue
+  /// Decodes the feature's state from its JSON, only to say whether (and where) it does not.
+  let decodeLocalState: @Sendable (JSONValue) throws -> Void
+  /// The version of the feature's state (``stateVersion(_:migrations:)``), and how older
+  /// versions' JSON is brought up to it.
+  var stateVersion = 1
+  var migrations: [StateMigration] = []
   /// Reduces a global action on the feature's state as JSON, dropping the effects: its state
   /// after, or `nil` when its route does not take the action. What `Replay` checks the journal
   /// with.
@@ -176,6 +182,7 @@ extension Feature {
       afterRestart: afterRestart.flatMap { action in route.embed.map { $0(action) } },
       internalAction: internalAction,
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
+      decodeLocalState: { _ = try JSONValueDecoder().decode(LocalState.self, from: $0) },
       reduceAgain: { state, action in
         guard let local = route.extract(from: action) else { return nil }
         var localState = try JSONValueDecoder().decode(LocalState.self, from: state)

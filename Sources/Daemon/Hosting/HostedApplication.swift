@@ -43,7 +43,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
   ) async throws -> Self {
     var application = application
     if let opened {
-      application = Application(initialState: try Self.decode(opened.recovered), features: application.features)
+      application = Application(initialState: try Self.decode(opened.recovered, features: application.features), features: application.features)
     }
     let initialJSON = try application.validate()
     let holdsBack = opened?.mode.waitsForTheJournal == true
@@ -123,19 +123,56 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     try? JSONValueEncoder().encode(action).serializedBytes()
   }
 
-  /// The application's state from the one the journal recovered.
-  private static func decode(_ recovered: Recovery.Recovered) throws(RecoveryError) -> State {
+  /// The application's state from the one the journal recovered. When it does not decode, the
+  /// error names the feature whose state does not, where in it, and what to do.
+  private static func decode(
+    _ recovered: Recovery.Recovered, features: [Feature<State, Action>]
+  ) throws(RecoveryError) -> State {
+    for feature in features {
+      guard let part = recovered.state.value(at: feature.pointer) else { continue }
+      do {
+        try feature.decodeLocalState(part)
+      } catch {
+        throw RecoveryError(Self.undecodable(feature: feature, error: error, seq: recovered.seq))
+      }
+    }
     do {
       return try JSONValueDecoder().decode(State.self, from: recovered.state)
     } catch {
       throw RecoveryError(
         """
-        the state recovered from the journal (at \(recovered.seq)) does not decode as \(State.self): \(error); \
-        the state type changed since it was written: keep the old field names or give them defaults, or \
-        move the state directory aside to start afresh
+        the state recovered from the journal (at \(recovered.seq)) does not decode as \(State.self): \
+        \(Self.describe(error, under: .root)); the state type changed since it was written: keep the old \
+        field names or give them defaults, or move the state directory aside to start afresh
         """
       )
     }
+  }
+
+  private static func undecodable(feature: Feature<State, Action>, error: any Error, seq: UInt64) -> String {
+    """
+    the state of feature "\(feature.name)" recovered from the journal (at \(seq)) does not decode: \
+    \(Self.describe(error, under: feature.pointer)). Its state type changed since the journal was \
+    written (at version \(feature.stateVersion)): declare the next version with a migration \
+    (.stateVersion(\(feature.stateVersion + 1), migrations: StateMigration(from: \(feature.stateVersion)) { json in … })), \
+    or give the new field a default, or move the state directory aside to start afresh
+    """
+  }
+
+  /// A decoding error as "at /primes/count: expected Int, found a string".
+  private static func describe(_ error: any Error, under pointer: JSONPointer) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    let (context, what): (DecodingError.Context, String) =
+      switch error {
+      case let .typeMismatch(type, context): (context, "expected \(type)")
+      case let .valueNotFound(type, context): (context, "missing \(type)")
+      case let .keyNotFound(key, context): (context, "missing key \"\(key.stringValue)\"")
+      case let .dataCorrupted(context): (context, "invalid")
+      @unknown default: (DecodingError.Context(codingPath: [], debugDescription: "\(error)"), "")
+      }
+    let tokens = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+    let path = JSONPointer(tokens: pointer.tokens + tokens)
+    return "at \(path.isRoot ? "the root" : path.description): \(what) (\(context.debugDescription))"
   }
 
   /// Ends the actors' effects, then writes what is left of the journal.
