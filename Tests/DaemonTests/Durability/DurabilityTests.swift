@@ -159,21 +159,27 @@ import Testing
   }
 
   /// Several clients pipeline sends until the daemon is killed at a random moment; after the
-  /// restart every send that was answered is in the state, and no number went back.
+  /// restart every send that was answered is in the state, no number went back, and a
+  /// subscriber resumes where it was, with no gap and no second snapshot. Odd rounds run
+  /// `strict`, even ones `batched`.
   /// Rounds: 8 in `make test`, `SWITCHYARD_KILL_ROUNDS` (100 in `make soak`) otherwise.
   static let killRounds = Int(ProcessInfo.processInfo.environment["SWITCHYARD_KILL_ROUNDS"] ?? "") ?? 8
 
   @Test(arguments: 1...killRounds)
   func killedUnderLoadItKeepsEverySendItAnswered(_ round: Int) async throws {
     let state = TemporaryStateDirectory()
+    let mode = round.isMultiple(of: 2) ? "batched" : "strict"
     var socketPath: String?
     var lastSeq: Int64 = 0
     var acknowledged = 0
+    var followed: [CountFollower.Item] = []
+    var history: String?
     for _ in 0..<2 {
-      let daemon = try await self.daemon(state, socketPath: socketPath)
+      let daemon = try await self.daemon(state, socketPath: socketPath, mode: mode)
       socketPath = daemon.socketPath
       let kept = try integer(daemon.connect().call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"])
       #expect(kept >= Int64(acknowledged), "round \(round): every answered send is kept: \(kept) after \(acknowledged) answers")
+      let follower = CountFollower(path: daemon.socketPath, since: followed.last.flatMap { last in history.map { (last.seq, $0) } })
       let answers = Mutex<[Int64]>([])
       let clients = (0..<3).map { _ in
         Thread { [path = daemon.socketPath] in
@@ -192,14 +198,61 @@ import Testing
       #expect(answered.allSatisfy { $0 > lastSeq }, "numbers only go up across restarts")
       lastSeq = answered.max() ?? lastSeq
       acknowledged += answered.count
+      followed += await follower.items()
+      history = follower.history ?? history
     }
-    let daemon = try await self.daemon(state, socketPath: socketPath)
+    let daemon = try await self.daemon(state, socketPath: socketPath, mode: mode)
     let client = try daemon.connect()
     let kept = try integer(client.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"])
     #expect(kept >= Int64(acknowledged), "round \(round): every answered send is in the recovered state: \(kept) of \(acknowledged)")
     let next = try integer(client.call("io.switchyard.Store.Send", Self.increment)["seq"])
     #expect(next > lastSeq, "the next number follows the last one answered")
+    // What the subscriber saw, over both lives: one snapshot, then every number, once, in order.
+    let seqs = followed.map(\.seq)
+    #expect(followed.first?.isSnapshot == true && followed.count > 10, "round \(round): followed \(followed.count) items")
+    #expect(followed.dropFirst().allSatisfy { !$0.isSnapshot }, "round \(round): resumed, never a second snapshot")
+    #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 }, "round \(round): no gap, no repeat: \(seqs.count) items")
     #expect(await daemon.terminate() == 0)
+  }
+}
+
+/// A subscriber to `/primes/count` on a thread of its own, reading until the daemon goes away;
+/// with `since`, it resumes from there.
+private final class CountFollower: Sendable {
+  struct Item: Sendable {
+    let seq: UInt64
+    let isSnapshot: Bool
+  }
+
+  private let recorded = Mutex<(items: [Item], history: String?, done: Bool)>(([], nil, false))
+
+  init(path: String, since: (seq: UInt64, history: String)?) {
+    Thread { [self] in
+      defer { self.recorded.withLock { $0.done = true } }
+      guard let client = try? VarlinkTestClient(path: path, timeout: .seconds(30)) else { return }
+      var parameters: JSONObject = ["path": "/primes/count"]
+      if let since {
+        parameters["since"] = .int(Int64(since.seq))
+        parameters["history"] = .string(since.history)
+      }
+      guard (try? client.send("io.switchyard.Store.Subscribe", .object(parameters), more: true)) != nil else { return }
+      while let reply = try? client.read(), case let .int(seq)? = reply["parameters"]?["seq"] {
+        self.recorded.withLock { recorded in
+          recorded.items.append(Item(seq: UInt64(seq), isSnapshot: reply["parameters"]?["state"] != nil))
+          if case let .string(history)? = reply["parameters"]?["history"] { recorded.history = history }
+        }
+      }
+    }.start()
+  }
+
+  var history: String? {
+    self.recorded.withLock { $0.history }
+  }
+
+  /// Everything it saw, once the daemon went away.
+  func items() async -> [Item] {
+    while !self.recorded.withLock({ $0.done }) { try? await Task.sleep(for: .milliseconds(10)) }
+    return self.recorded.withLock { $0.items }
   }
 }
 
