@@ -134,10 +134,12 @@ final class ChangeLog: Sendable {
     try self.contents.withLock { contents throws(SubscriptionError) in
       if contents.isShuttingDown { throw .shuttingDown }
       guard let value = contents.state.value(at: pointer) else { throw .pathNotFound(pointer) }
-      let subscriber = self.subscriptions.add(pointer: pointer, queueLimit: queueLimit)
-      if let (since, history) = since, history == self.historyID, since <= contents.seq,
-        since == contents.seq || contents.history.first.map({ $0.seq <= since + 1 }) == true
-      {
+      let resumes = since.flatMap { since, history in
+        history == self.historyID && since <= contents.seq
+          && (since == contents.seq || contents.history.first.map({ $0.seq <= since + 1 }) == true) ? since : nil
+      }
+      let subscriber = self.subscriptions.add(pointer: pointer, queueLimit: queueLimit, resumedFrom: resumes)
+      if let since = resumes {
         for change in contents.history where change.seq > since {
           self.subscriptions.deliver(change, to: subscriber, state: contents.state)
         }

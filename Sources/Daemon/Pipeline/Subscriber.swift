@@ -40,13 +40,26 @@ final class Subscriber: Sendable {
   let limit: Int
   /// How changes are encoded for it (``Subscriptions/Encode``).
   let encode: Subscriptions.Encode
+  /// The `since` it resumes from, its changes after it replayed; `nil` when it starts with a
+  /// snapshot.
+  let resumedFrom: UInt64?
+  /// Resumed, its first reply names the history, which no shared encoding of a change does.
+  private let announcesHistory: Atomic<Bool>
   private let contents = Mutex(Contents())
 
-  init(id: Int, pointer: JSONPointer, limit: Int, encode: @escaping Subscriptions.Encode) {
+  init(id: Int, pointer: JSONPointer, limit: Int, resumedFrom: UInt64? = nil, encode: @escaping Subscriptions.Encode) {
     self.id = id
     self.pointer = pointer
     self.limit = max(1, limit)
+    self.resumedFrom = resumedFrom
+    self.announcesHistory = Atomic(resumedFrom != nil)
     self.encode = encode
+  }
+
+  /// Whether the reply about to be written is the first, of a resumed subscription, and must
+  /// name the history; `true` once at most.
+  func takeHistoryAnnouncement() -> Bool {
+    self.announcesHistory.exchange(false, ordering: .relaxed)
   }
 
   func push(_ item: Item) {

@@ -76,10 +76,13 @@ final class Subscriptions: Sendable {
     if case let .end(reason) = item { subscriber.end(reason) } else { subscriber.push(item) }
   }
 
-  /// A new subscriber to the state at `pointer`; its first item is the caller's to push.
-  func add(pointer: JSONPointer, queueLimit: Int) -> Subscriber {
+  /// A new subscriber to the state at `pointer`, resumed from `since` or not; its first item is
+  /// the caller's to push.
+  func add(pointer: JSONPointer, queueLimit: Int, resumedFrom since: UInt64? = nil) -> Subscriber {
     self.contents.withLock { contents in
-      let subscriber = Subscriber(id: contents.nextID, pointer: pointer, limit: queueLimit, encode: self.encode)
+      let subscriber = Subscriber(
+        id: contents.nextID, pointer: pointer, limit: queueLimit, resumedFrom: since, encode: self.encode
+      )
       contents.nextID += 1
       contents.byPath[pointer, default: [:]][subscriber.id] = subscriber
       contents.count += 1

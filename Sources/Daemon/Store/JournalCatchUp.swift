@@ -14,11 +14,14 @@ import SwitchyardVarlink
 struct JournalCatchUp: Sendable {
   let reader: JournalReader
   let pointer: JSONPointer
+  /// The journal's id, which the first reply names.
+  let history: String
   let answer: CallAnswer
   /// How a change is framed as a `Subscribe` reply.
   let encode: @Sendable (_ seq: UInt64, _ patch: JSONPatch) -> ByteBuffer
-  /// Called on the event loop with the last change written (`nil`: none, start afresh).
-  let caughtUp: @Sendable (_ seq: UInt64?) -> Void
+  /// Called on the event loop with the last change looked at (`nil`: none, start afresh), and
+  /// whether a reply was written (and so named the history).
+  let caughtUp: @Sendable (_ seq: UInt64?, _ announced: Bool) -> Void
 
   /// The most changes read and written at a time.
   static var pageSize: Int { 256 }
@@ -26,12 +29,12 @@ struct JournalCatchUp: Sendable {
   /// Starts on the reader's queue: the state at `since`, which the changes after it apply to.
   func start(after since: UInt64) {
     guard let state = try? self.reader.state(at: since) else {
-      return self.answer.execute { self.caughtUp(nil) }
+      return self.answer.execute { self.caughtUp(nil, false) }
     }
-    self.send(after: since, state: state)
+    self.send(after: since, state: state, announced: false)
   }
 
-  private func send(after seq: UInt64, state: JSONValue) {
+  private func send(after seq: UInt64, state: JSONValue, announced: Bool) {
     guard self.answer.isActive else { return }
     var state = state
     var last = seq
@@ -47,23 +50,26 @@ struct JournalCatchUp: Sendable {
           self.write(replies)
           return self.answer.finish(VarlinkError(SwitchyardError.pathNotFound(path: self.pointer.description)))
         }
-        if !relative.isEmpty { replies.append(self.encode(change.seq, relative)) }
+        if !relative.isEmpty {
+          let reply = self.encode(change.seq, relative)
+          replies.append(!announced && replies.isEmpty ? SubscribeReply.naming(self.history, in: reply) : reply)
+        }
       }
     } catch {
       // A journal that cannot be read now: the subscriber starts afresh instead.
       self.write(replies)
-      let resumed = last
-      return self.answer.execute { self.caughtUp(resumed) }
+      let (resumed, hasAnnounced) = (last, announced || !replies.isEmpty)
+      return self.answer.execute { self.caughtUp(resumed, hasAnnounced) }
     }
     self.write(replies)
-    let (caughtUpTo, caughtUpState) = (last, state)
+    let (caughtUpTo, caughtUpState, hasAnnounced) = (last, state, announced || !replies.isEmpty)
     if page.count < Self.pageSize {
       // What is left is in memory (the journal may even lag behind it): the subscription goes
       // on from there, on the loop, where no change can come in between.
-      return self.answer.execute { self.caughtUp(caughtUpTo) }
+      return self.answer.execute { self.caughtUp(caughtUpTo, hasAnnounced) }
     }
     self.answer.whenWritable {
-      self.reader.read { self.send(after: caughtUpTo, state: caughtUpState) }
+      self.reader.read { self.send(after: caughtUpTo, state: caughtUpState, announced: hasAnnounced) }
     }
   }
 

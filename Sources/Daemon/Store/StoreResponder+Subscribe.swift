@@ -38,11 +38,13 @@ extension StoreResponder {
       self.changeLog.currentSeq - since > UInt64(queueLimit) || !self.changeLog.historyCovers(since: since)
     {
       if self.changeLog.get(pointer) == nil { throw VarlinkError(SwitchyardError.pathNotFound(path: pointer.description)) }
-      let catchUp = JournalCatchUp(reader: reader, pointer: pointer, answer: answer, encode: Self.encodeChange) { caughtUp in
+      let catchUp = JournalCatchUp(
+        reader: reader, pointer: pointer, history: self.changeLog.historyID, answer: answer, encode: Self.encodeChange
+      ) { caughtUp, announced in
         do throws(VarlinkError) {
           try self.follow(
             pointer, since: caughtUp.map { ($0, self.changeLog.historyID) }, method: call.method, caller: caller,
-            whenClosed: whenClosed, answer: answer
+            whenClosed: whenClosed, answer: answer, announcesHistory: !announced
           )
         } catch {
           answer.finish(error)
@@ -65,7 +67,8 @@ extension StoreResponder {
     method: String,
     caller: Caller?,
     whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
-    answer: CallAnswer
+    answer: CallAnswer,
+    announcesHistory: Bool = true
   ) throws(VarlinkError) {
     let subscriber: Subscriber
     do {
@@ -75,6 +78,7 @@ extension StoreResponder {
     } catch {
       throw VarlinkError(SwitchyardError(error))
     }
+    if !announcesHistory { _ = subscriber.takeHistoryAnnouncement() }
     let subscriptions = self.subscriptions
     self.subscribers.withLock { $0[subscriber.id] = (subscriber, caller) }
     whenClosed { subscriptions.remove(subscriber) }
@@ -130,8 +134,10 @@ struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendabl
         if case .overflow = item { item = self.responder.changeLog.resnapshot(self.subscriber) }
         switch item {
         case let .encoded(_, bytes):
-          changes.append(bytes)
+          let isFirst = self.subscriber.takeHistoryAnnouncement()
+          changes.append(isFirst ? SubscribeReply.naming(self.responder.changeLog.historyID, in: bytes) : bytes)
         case let .snapshot(seq, value):
+          _ = self.subscriber.takeHistoryAnnouncement()
           self.write(&changes)
           let parameters: JSONObject = [
             "seq": .int(Int64(seq)), "history": .string(self.responder.changeLog.historyID), "state": value,
@@ -177,5 +183,22 @@ struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendabl
         )
       )
     }
+  }
+}
+
+/// `Subscribe` replies as bytes.
+enum SubscribeReply {
+  /// A framed `Subscribe` reply that also names the history: the first of a resumed
+  /// subscription, which says which history its numbers are of as a snapshot does. Re-encoded
+  /// from the shared bytes, once per resumed subscription.
+  static func naming(_ history: String, in frame: ByteBuffer) -> ByteBuffer {
+    var bytes = Array(frame.readableBytesView)
+    if bytes.last == 0 { bytes.removeLast() }
+    guard case var .object(reply)? = try? JSONValue(parsing: bytes), case var .object(parameters)? = reply["parameters"] else {
+      return frame
+    }
+    parameters["history"] = .string(history)
+    reply["parameters"] = .object(parameters)
+    return ByteBuffer(bytes: VarlinkMessageEncoder.frame(.object(reply)))
   }
 }

@@ -86,8 +86,9 @@ public enum StoreInterface {
     # Patch relative to the path ("patch"), each with its sequence number. A snapshot names
     # the history its sequence numbers belong to ("history": a new one when the daemon starts
     # without the state of its last run). With "since" and that "history", the changes after
-    # that number are replayed when the daemon still holds them; otherwise a snapshot comes
-    # first. A subscriber that falls behind gets a fresh snapshot.
+    # that number are replayed when the daemon still holds them (in memory, or in its journal),
+    # the first of them naming the "history" too; otherwise a snapshot comes first. A
+    # subscriber that falls behind gets a fresh snapshot.
     method Subscribe(path: ?string, since: ?int, history: ?string) -> (seq: int, history: ?string, state: ?object, patch: ?[]object)
 
     # What the access policy lets the caller do: read (and which state paths, when limited),

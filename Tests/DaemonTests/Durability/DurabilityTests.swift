@@ -42,7 +42,7 @@ import Testing
     let resumed = try second.connect()
     try resumed.send("io.switchyard.Store.Subscribe", ["path": "/primes/count", "since": 3, "history": history], more: true)
     let replay = try #require(try resumed.read()?["parameters"])
-    #expect(replay["seq"] == 4 && replay["patch"] != nil, "\(replay)")
+    #expect(replay["seq"] == 4 && replay["patch"] != nil && replay["history"] == history, "\(replay)")
     #expect(second.log.contains("journal recovered"), "\(second.log)")
     // Killed, it replays the three changes; stopped, it wrote a snapshot on its way out.
     #expect(second.log.contains(signal == SIGKILL ? "replayed=3 seq=3" : "replayed=0 seq=3"), "\(second.log)")
@@ -68,6 +68,7 @@ import Testing
     for expected in 3...5 {
       let reply = try #require(try resumed.read()?["parameters"])
       #expect(reply["seq"] == .int(Int64(expected)) && reply["patch"] != nil && reply["state"] == nil, "\(reply)")
+      #expect((reply["history"] == history) == (expected == 3), "the first change names the history: \(reply)")
     }
     #expect(await second.terminate() == 0)
   }
@@ -208,6 +209,7 @@ import Testing
     let next = try integer(client.call("io.switchyard.Store.Send", Self.increment)["seq"])
     #expect(next > lastSeq, "the next number follows the last one answered")
     // What the subscriber saw, over both lives: one snapshot, then every number, once, in order.
+    #expect(followed.filter(\.namesHistory).count == 1, "round \(round): the resumption's first change, and only it, names the history")
     let seqs = followed.map(\.seq)
     #expect(followed.first?.isSnapshot == true && followed.count > 10, "round \(round): followed \(followed.count) items")
     #expect(followed.dropFirst().allSatisfy { !$0.isSnapshot }, "round \(round): resumed, never a second snapshot")
@@ -222,6 +224,8 @@ private final class CountFollower: Sendable {
   struct Item: Sendable {
     let seq: UInt64
     let isSnapshot: Bool
+    /// The first change of a resumed subscription names the history.
+    let namesHistory: Bool
   }
 
   private let recorded = Mutex<(items: [Item], history: String?, done: Bool)>(([], nil, false))
@@ -238,7 +242,13 @@ private final class CountFollower: Sendable {
       guard (try? client.send("io.switchyard.Store.Subscribe", .object(parameters), more: true)) != nil else { return }
       while let reply = try? client.read(), case let .int(seq)? = reply["parameters"]?["seq"] {
         self.recorded.withLock { recorded in
-          recorded.items.append(Item(seq: UInt64(seq), isSnapshot: reply["parameters"]?["state"] != nil))
+          let parameters = reply["parameters"]
+          recorded.items.append(
+            Item(
+              seq: UInt64(seq), isSnapshot: parameters?["state"] != nil,
+              namesHistory: parameters?["patch"] != nil && parameters?["history"] != nil
+            )
+          )
           if case let .string(history)? = reply["parameters"]?["history"] { recorded.history = history }
         }
       }

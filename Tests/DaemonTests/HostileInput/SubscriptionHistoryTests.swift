@@ -33,9 +33,11 @@ import Testing
     }
     // Within one history, the same call replays.
     let (_, current) = try subscribe(second)
-    let (resumed, replay) = try subscribe(second, ["since": 1, "history": try #require(current["history"])])
-    #expect(replay["patch"] != nil && replay["seq"] == 2, "\(replay)")
-    _ = resumed
+    let history = try #require(current["history"])
+    let (resumed, replay) = try subscribe(second, ["since": 1, "history": history])
+    #expect(replay["patch"] != nil && replay["seq"] == 2 && replay["history"] == history, "the first change names the history: \(replay)")
+    let next = try #require(try resumed.read()?["parameters"])
+    #expect(next["seq"] == 3 && next["history"] == nil, "\(next)")
     #expect(await second.terminate() == 0)
   }
 

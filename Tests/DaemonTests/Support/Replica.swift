@@ -19,6 +19,8 @@ struct Replica {
       self.history = parameters["history"]
       self.snapshots += 1
     } else if let patch = parameters["patch"] {
+      // The first change of a resumed subscription names its history.
+      if let history = parameters["history"] { #expect(history == self.history, "resumed in another history") }
       #expect(UInt64(seq) == self.seq + 1, "a subscriber saw a gap")
       try JSONPatch(jsonValue: patch).apply(to: &self.state)
     } else {
