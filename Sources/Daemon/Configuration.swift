@@ -130,6 +130,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     let retention = config.int(forKey: "journal.retention", default: configuration.snapshots.retention)
     guard retention >= 0 else { throw ConfigurationError("journal.retention must be 0 or more, not \(retention)") }
     configuration.snapshots.retention = retention
+    configuration.snapshots.interval = try optionalSeconds(config.double(forKey: "snapshots.interval", default: 0), "snapshots.interval")
+    configuration.snapshots.retentionAge = try optionalSeconds(
+      config.double(forKey: "journal.retentionAge", default: 0), "journal.retentionAge"
+    )
     for name in featureNames {
       var settings = FeatureSettings()
       if let isolation = config.string(forKey: ConfigKey(["features", name, "isolation"])) {
@@ -159,6 +163,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
     return configuration
   }
+}
+
+/// A number of seconds where 0 means "not set".
+private func optionalSeconds(_ value: Double, _ key: String) throws -> Duration? {
+  guard value >= 0, value.isFinite else { throw ConfigurationError("\(key) must be 0 (none) or a number of seconds, not \(value)") }
+  return value == 0 ? nil : .milliseconds(Int64(value * 1000))
 }
 
 private func seconds(_ value: Double, _ key: String) throws -> Duration {

@@ -49,9 +49,10 @@ protocol Journal: Sendable {
   /// Keeps the composed state at `snapshot.seq`.
   func write(_ snapshot: JournalSnapshot) throws
 
-  /// Drops all but the newest `snapshots` snapshots, and the changes that are both behind the
-  /// oldest snapshot kept and more than `changes` behind the last change.
-  func prune(keepingSnapshots snapshots: Int, keepingChanges changes: Int) throws
+  /// Drops all but the newest `snapshots` snapshots, and the changes behind the oldest snapshot
+  /// kept that are more than `changes` behind the last change, or (when given) made before
+  /// `time` (seconds since 1970).
+  func prune(keepingSnapshots snapshots: Int, keepingChanges changes: Int, changedBefore time: Double?) throws
 }
 
 /// One published change, as the journal keeps it.
@@ -120,6 +121,12 @@ enum TimerOperation: Sendable, Equatable {
 }
 
 extension Journal {
+  /// Drops all but the newest `snapshots` snapshots, and the changes behind the oldest snapshot
+  /// kept that are more than `changes` behind the last change.
+  func prune(keepingSnapshots snapshots: Int, keepingChanges changes: Int) throws {
+    try self.prune(keepingSnapshots: snapshots, keepingChanges: changes, changedBefore: nil)
+  }
+
   /// Appends `changes` in one transaction.
   func append(_ changes: [JournaledChange]) throws {
     try self.append(changes, timers: [])

@@ -8,11 +8,17 @@ import SwitchyardSynchronization
 struct SnapshotPolicy: Sendable, Equatable {
   /// A snapshot every this many changes (`snapshots.every`).
   var every: Int = 10_000
+  /// And, when set, a snapshot with the first change once this much time has passed since the
+  /// last one (`snapshots.interval`).
+  var interval: Duration?
   /// How many snapshots are kept (`snapshots.keep`).
   var keep: Int = 2
   /// How many changes are kept even behind the oldest snapshot (`journal.retention`), for
   /// subscribers that resume and for the history.
   var retention: Int = 100_000
+  /// When set, changes behind the oldest snapshot kept that are older than this are pruned too,
+  /// however few (`journal.retentionAge`).
+  var retentionAge: Duration?
 }
 
 /// Writes the changes the ``ChangeLog`` hands it into the journal, from a thread of its own, so
@@ -56,6 +62,9 @@ final class JournalWriter: Sendable {
   private let interval: Duration
   private let snapshots: SnapshotPolicy
   private let lastSnapshotSeq: Atomic<UInt64>
+  /// When the last snapshot was taken, in nanoseconds after `started`.
+  private let lastSnapshotTime = Atomic<Int64>(0)
+  private let started = ContinuousClock.now
   /// Where snapshots are serialized: neither on an event loop nor in the way of a group commit.
   private let serializer = DispatchQueue(label: "switchyard-snapshot")
   private let queue: Mutex<Queue>
@@ -113,7 +122,17 @@ final class JournalWriter: Sendable {
 
   /// Whether the state after the change numbered `seq` should be kept as a snapshot.
   func isSnapshotDue(at seq: UInt64) -> Bool {
-    seq >= self.lastSnapshotSeq.load(ordering: .relaxed) + UInt64(self.snapshots.every)
+    if seq >= self.lastSnapshotSeq.load(ordering: .relaxed) + UInt64(self.snapshots.every) { return true }
+    guard let interval = self.snapshots.interval else { return false }
+    return self.elapsed - self.lastSnapshotTime.load(ordering: .relaxed) >= Self.nanoseconds(interval)
+  }
+
+  private var elapsed: Int64 {
+    Self.nanoseconds(ContinuousClock.now - self.started)
+  }
+
+  private static func nanoseconds(_ duration: Duration) -> Int64 {
+    duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
   }
 
   /// Keeps `state`, the composed state at `seq`, as a snapshot: serialized in the background,
@@ -121,6 +140,7 @@ final class JournalWriter: Sendable {
   /// changing its own copy meanwhile.
   func snapshot(_ state: JSONValue, at seq: UInt64) {
     self.lastSnapshotSeq.store(seq, ordering: .relaxed)
+    self.lastSnapshotTime.store(self.elapsed, ordering: .relaxed)
     self.serializer.async {
       let snapshot = JournalSnapshot(seq: seq, state: state.serializedBytes())
       self.queue.withLock { $0.snapshots.append(snapshot) }
@@ -248,7 +268,10 @@ final class JournalWriter: Sendable {
         // After the changes taken with them, which include every change before each snapshot.
         do {
           for snapshot in snapshots { try self.journal.write(snapshot) }
-          try self.journal.prune(keepingSnapshots: self.snapshots.keep, keepingChanges: self.snapshots.retention)
+          try self.journal.prune(
+            keepingSnapshots: self.snapshots.keep, keepingChanges: self.snapshots.retention,
+            changedBefore: self.snapshots.retentionAge.map { Date().timeIntervalSince1970 - Double(Self.nanoseconds($0)) / 1e9 }
+          )
           unsynced = true
         } catch {
           // The journal still holds every change since the last snapshot: nothing is lost, the

@@ -266,7 +266,7 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  func prune(keepingSnapshots snapshots: Int, keepingChanges changes: Int) throws {
+  func prune(keepingSnapshots snapshots: Int, keepingChanges changes: Int, changedBefore time: Double?) throws {
     try self.database.write { db in
       try db.execute(
         sql: """
@@ -276,12 +276,11 @@ final class SQLiteJournal: Journal {
       )
       try db.execute(
         sql: """
-          DELETE FROM change WHERE seq <= MIN(
-            (SELECT MIN(seq) FROM snapshot),
-            (SELECT COALESCE(MAX(seq), 0) FROM change) - ?
+          DELETE FROM change WHERE seq <= (SELECT MIN(seq) FROM snapshot) AND (
+            seq <= (SELECT COALESCE(MAX(seq), 0) FROM change) - ?1 OR time < ?2
           )
           """,
-        arguments: [changes]
+        arguments: [changes, time]
       )
     }
   }

@@ -59,7 +59,9 @@ final class Subscriber: Sendable {
   /// Whether the reply about to be written is the first, of a resumed subscription, and must
   /// name the history; `true` once at most.
   func takeHistoryAnnouncement() -> Bool {
-    self.announcesHistory.exchange(false, ordering: .relaxed)
+    // Most subscribers never resumed: no atomic read-modify-write on their deliveries.
+    guard self.resumedFrom != nil else { return false }
+    return self.announcesHistory.exchange(false, ordering: .relaxed)
   }
 
   func push(_ item: Item) {

@@ -26,9 +26,20 @@ import Testing
     #expect(configured.durabilityInterval == .milliseconds(250))
   }
 
+  @Test func snapshotsByTimeAndRetentionByAgeAreOffUnlessSet() async throws {
+    let defaults = try await DaemonConfiguration.load(file: nil, environment: [:])
+    #expect(defaults.snapshots.interval == nil && defaults.snapshots.retentionAge == nil)
+    let configured = try await DaemonConfiguration.load(
+      file: nil, environment: ["SWITCHYARD_SNAPSHOTS_INTERVAL": "300", "SWITCHYARD_JOURNAL_RETENTION_AGE": "86400"]
+    )
+    #expect(configured.snapshots.interval == .seconds(300) && configured.snapshots.retentionAge == .seconds(86400))
+  }
+
   @Test(arguments: [
     ("SWITCHYARD_DURABILITY_MODE", "always", "durability.mode must be one of strict, batched, off, not always"),
     ("SWITCHYARD_DURABILITY_INTERVAL", "0", "durability.interval must be a number of seconds in (0, 86400], not 0.0"),
+    ("SWITCHYARD_SNAPSHOTS_INTERVAL", "-1", "snapshots.interval must be 0 (none) or a number of seconds, not -1.0"),
+    ("SWITCHYARD_JOURNAL_RETENTION_AGE", "-5", "journal.retentionAge must be 0 (none) or a number of seconds, not -5.0"),
   ])
   func invalidSettingsAreRefusedByName(_ variable: String, _ value: String, _ message: String) async throws {
     await #expect {

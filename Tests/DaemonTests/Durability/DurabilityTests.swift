@@ -159,6 +159,25 @@ import Testing
     #expect(await third.terminate() == 0)
   }
 
+  /// With `snapshots.interval`, a quiet daemon takes a snapshot with the first change after
+  /// the interval, so a kill leaves nothing to replay however few changes came.
+  @Test func snapshotsByTimeBoundWhatAQuietDaemonReplays() async throws {
+    let state = TemporaryStateDirectory()
+    let environment = ["SWITCHYARD_SNAPSHOTS_INTERVAL": "0.2"]
+    let first = try await DaemonProcess(environment: environment, arguments: ["--state-directory", state.path])
+    let client = try first.connect()
+    for _ in 1...3 {
+      try await Task.sleep(for: .milliseconds(300))
+      try client.call("io.switchyard.Store.Send", Self.increment)
+    }
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+
+    let second = try await DaemonProcess(socketPath: first.socketPath, environment: environment, arguments: ["--state-directory", state.path])
+    #expect(second.log.contains("replayed=0 seq=3"), "a snapshot with each change, 300 ms apart: \(second.log)")
+    #expect(await second.terminate() == 0)
+  }
+
   /// Several clients pipeline sends until the daemon is killed at a random moment; after the
   /// restart every send that was answered is in the state, no number went back, and a
   /// subscriber resumes where it was, with no gap and no second snapshot. Odd rounds run

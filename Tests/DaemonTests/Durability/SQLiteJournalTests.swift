@@ -119,6 +119,21 @@ import Testing
     #expect(try journal.recoveryPoint().changes.map(\.seq) == [11, 12])
   }
 
+  /// A change behind the oldest snapshot is pruned once it is older than the age, however few
+  /// changes there are; a change the oldest snapshot still needs is kept whatever its age.
+  @Test func pruningByAgeDropsOldChangesBehindTheOldestSnapshot() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try self.countingJournal(in: directory)
+    // setCount(seq) is made at 1_700_000_000 + seq.
+    try journal.append((1...6).map(self.setCount))
+    try journal.write(JournalSnapshot(seq: 4, state: Array(#"{"count":4}"#.utf8)))
+    try journal.prune(keepingSnapshots: 1, keepingChanges: 100, changedBefore: 1_700_000_000 + 3)
+    #expect(try journal.extent() == JournalExtent(oldestSnapshot: 4, firstChange: 3, lastChange: 6), "1 and 2 were too old")
+    try journal.prune(keepingSnapshots: 1, keepingChanges: 100, changedBefore: 1_700_000_000 + 100)
+    #expect(try journal.extent() == JournalExtent(oldestSnapshot: 4, firstChange: 5, lastChange: 6), "never past the snapshot")
+  }
+
   @Test func anUnreadableSnapshotIsPassedOverForTheOneBeforeItAndTheJournalAfterThat() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
