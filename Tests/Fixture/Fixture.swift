@@ -90,6 +90,8 @@ struct Crashable: Reducer {
     case trapLater
     case restarted
     case block(Double)
+    /// Counts once more after `after` seconds: a durable timer in a worker process.
+    case remind(after: Double)
   }
 
   func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -111,6 +113,8 @@ struct Crashable: Reducer {
       state.restarts += 1
     case let .block(seconds):
       Thread.sleep(forTimeInterval: seconds)
+    case let .remind(after):
+      return .schedule(.increment, after: .milliseconds(Int(after * 1000)), id: "remind")
     }
     return .none
   }

@@ -271,6 +271,7 @@ extension Feature {
         internalAction: self.internalAction,
         sink: sink,
         effectActions: context.effectActions,
+        timers: context.timers,
         launch: context.launch,
         loop: context.loop,
         probeTimeout: context.probeTimeout,

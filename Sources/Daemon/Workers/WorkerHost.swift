@@ -29,6 +29,8 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   let sink: ChangeSink
   /// Where the global actions of the worker's effects go: the router.
   private let effectActions: @Sendable (RootAction) -> Void
+  /// Where the worker's durable timers go.
+  private let timers: TimerSupport<RootAction>?
   let launch: WorkerLaunch
   /// The event loop the link to the worker runs on: the daemon's, so that a `Send` read there
   /// goes to the worker and its reply comes back without another thread.
@@ -92,6 +94,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
     internalAction: @escaping @Sendable (RootAction) -> String? = { _ in nil },
     sink: ChangeSink,
     effectActions: @escaping @Sendable (RootAction) -> Void,
+    timers: TimerSupport<RootAction>? = nil,
     launch: WorkerLaunch,
     loop: any EventLoop,
     probeTimeout: Duration = .seconds(3),
@@ -105,6 +108,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
     self.internalActionName = internalAction
     self.sink = sink
     self.effectActions = effectActions
+    self.timers = timers
     self.launch = launch
     var logger = logger
     logger[metadataKey: "feature"] = "\(name)"
@@ -274,6 +278,19 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       }
     case let .probeAnswer(id):
       self.contents.withLock { $0.probes.removeValue(forKey: id) }?()
+    case let .schedule(action, deadline, ids):
+      // The worker keeps its timers here only on a full route, where its actions embed.
+      guard let timers = self.timers, let embed = self.support.embed, let own = ids.last else {
+        throw WorkerProtocolError("the worker scheduled a durable timer on a route that cannot embed its action")
+      }
+      do {
+        guard let text = timers.encode(try embed(action)) else { throw WorkerProtocolError("the timer's action does not encode") }
+        timers.timers.schedule(JournaledTimer(feature: self.name, key: own, ids: ids, deadline: deadline, action: text))
+      } catch {
+        self.logger.error("a durable timer's action from the worker cannot be decoded", metadata: ["error": "\(error)"])
+      }
+    case let .cancelTimers(id):
+      self.timers?.timers.cancel(feature: self.name, id: id)
     case .start, .action, .probe:
       throw WorkerProtocolError("the worker sent \(message), which only the daemon sends")
     }

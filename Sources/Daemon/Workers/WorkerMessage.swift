@@ -27,10 +27,15 @@ enum WorkerMessage: Equatable, Sendable {
   /// An action an effect sent, for the daemon to route.
   case effect(action: JSONValue)
   case probeAnswer(id: UInt64)
+  /// A durable timer the store scheduled (`Effect.schedule`), for the daemon to keep: its local
+  /// action, its deadline in seconds since 1970, and the ids it is cancellable by.
+  case schedule(action: JSONValue, deadline: Double, ids: [String])
+  /// The store cancelled the timers scheduled under `id`.
+  case cancelTimers(id: String)
 
   private enum Kind: UInt8 {
     case start = 1, action, probe
-    case ready = 0x11, reduced, change, effect, probeAnswer
+    case ready = 0x11, reduced, change, effect, probeAnswer, schedule, cancelTimers
   }
 
   /// The largest frame either side accepts: a state may be large, but not unbounded.
@@ -48,6 +53,9 @@ enum WorkerMessage: Equatable, Sendable {
       case let .change(patch): (.change, 0, patch.jsonValue)
       case let .effect(action): (.effect, 0, action)
       case let .probeAnswer(id): (.probeAnswer, id, nil)
+      case let .schedule(action, deadline, ids):
+        (.schedule, deadline.bitPattern, ["action": action, "ids": .array(ids.map(JSONValue.string))])
+      case let .cancelTimers(id): (.cancelTimers, 0, .string(id))
       }
     let text = body?.serializedBytes() ?? []
     var frame: [UInt8] = []
@@ -93,6 +101,16 @@ enum WorkerMessage: Equatable, Sendable {
     case .change: self = .change(try patch())
     case .effect: self = .effect(action: try body())
     case .probeAnswer: self = .probeAnswer(id: number)
+    case .schedule:
+      let body = try body()
+      guard let action = body["action"], case let .array(ids)? = body["ids"] else {
+        throw WorkerProtocolError("a schedule frame without an action and ids")
+      }
+      let names = ids.compactMap { if case let .string(id) = $0 { id } else { nil } }
+      self = .schedule(action: action, deadline: Double(bitPattern: number), ids: names)
+    case .cancelTimers:
+      guard case let .string(id) = try body() else { throw WorkerProtocolError("a cancelTimers frame without an id") }
+      self = .cancelTimers(id: id)
     }
   }
 

@@ -119,6 +119,7 @@ struct _WorkerTaggedReducer<Base: Reducer>: Reducer {
 func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>(
   link: WorkerLink,
   page: InProgressPage,
+  keepsTimers: Bool,
   reducer: @escaping @Sendable () -> R,
   prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
 ) async throws where R: Reducer<LocalState, LocalAction> & SendableMetatype {
@@ -139,19 +140,23 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
       Logger(label: "worker").error("an effect's action cannot be encoded", metadata: ["error": "\(error)"])
     }
   }
+  // On a full route the daemon keeps the store's timers, so they outlive this process too.
+  let timers = keepsTimers ? WorkerTimers<LocalAction>(link: link, encoder: encoder) : nil
   let store: Store<LocalState, LocalAction>
   if let prepareDependencies {
     store = Store(
       initialState: state,
       reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
       withDependencies: { prepareDependencies(&$0) },
-      effectActions: effectActions
+      effectActions: effectActions,
+      timers: timers
     )
   } else {
     store = Store(
       initialState: state,
       reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
-      effectActions: effectActions
+      effectActions: effectActions,
+      timers: timers
     )
   }
   let (_, observation) = try await store.observe { change in
@@ -193,4 +198,24 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
     reader.start()
   }
   try ended.get()
+}
+
+/// A worker store's ``TimerHost``: its durable timers go to the daemon, which journals them and
+/// routes their actions back when they fall due.
+struct WorkerTimers<LocalAction: Encodable & Sendable>: TimerHost {
+  let link: WorkerLink
+  let encoder: JSONValueEncoder
+
+  func schedule(_ action: LocalAction, at deadline: Date, ids: [EffectID]) {
+    do {
+      let json = try self.encoder.encode(action)
+      self.link.send(.schedule(action: json, deadline: deadline.timeIntervalSince1970, ids: ids.map(\.description)))
+    } catch {
+      Logger(label: "worker").error("a durable timer's action cannot be encoded", metadata: ["error": "\(error)"])
+    }
+  }
+
+  func cancel(_ id: EffectID) {
+    self.link.send(.cancelTimers(id: id.description))
+  }
 }

@@ -29,9 +29,11 @@ struct WorkerSupport<RootAction: Sendable>: Sendable {
       self.embed = nil
     }
     self.afterRestart = afterRestart.flatMap { try? encoder.encode($0) }
+    let keepsTimers = route.embed != nil
     self.run = { link, page in
-      try await runWorkerStore(link: link, page: page, reducer: reducer, prepareDependencies: prepareDependencies)
-        as Void
+      try await runWorkerStore(
+        link: link, page: page, keepsTimers: keepsTimers, reducer: reducer, prepareDependencies: prepareDependencies
+      ) as Void
     }
   }
 }

@@ -71,6 +71,31 @@ import Testing
   }
 }
 
+extension DurableTimerTests {
+  /// A feature in a worker process hands its timers to the daemon, which keeps them: they
+  /// outlive the worker and the daemon alike.
+  @Test func aWorkerFeaturesTimerOutlivesTheDaemonToo() async throws {
+    let state = TemporaryStateDirectory()
+    let first = try await DaemonProcess(arguments: ["--state-directory", state.path], executable: "switchyard-fixture")
+    let client = try first.connect()
+    try client.call("io.switchyard.Store.Send", ["action": ["alpha": ["remind": ["after": 1.5]]]])
+    #expect(try client.call("io.switchyard.Store.Get", ["path": "/alpha/count"])["state"] == 0)
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+    try await Task.sleep(for: .milliseconds(1800))
+
+    let second = try await DaemonProcess(
+      socketPath: first.socketPath, arguments: ["--state-directory", state.path], executable: "switchyard-fixture"
+    )
+    let again = try second.connect()
+    try await eventually { try again.call("io.switchyard.Store.Get", ["path": "/alpha/count"])["state"] == 1 }
+    let entries = try again.call("io.switchyard.Store.Journal", ["feature": "alpha"])["entries"]
+    guard case let .array(changes)? = entries else { throw JournalMissing() }
+    #expect(changes.last?["origin"] == "timer" && changes.last?["action"] == ["alpha": ["increment": [:]]], "\(changes.last ?? nil)")
+    #expect(await second.terminate() == 0)
+  }
+}
+
 private struct JournalMissing: Error {}
 
 extension JSONValue {

@@ -16,6 +16,8 @@ import Testing
     .change(JSONPatch(operations: [.replace(path: "/count", value: 2)])),
     .effect(action: ["increment": [:]]),
     .probeAnswer(id: 9),
+    .schedule(action: ["due": "tea"], deadline: 1_795_000_000.25, ids: ["row1", "tea"]),
+    .cancelTimers(id: "tea"),
   ]
 
   @Test(arguments: messages)
