@@ -20,10 +20,10 @@ import Testing
     let daemon = try await DaemonProcess(executable: "switchyard-fixture")
     let client = try daemon.connect()
     try client.call("io.switchyard.Store.Send", self.remind("tea", after: 0.3))
-    try client.call("io.switchyard.Store.Send", self.remind("coffee", after: 0.2))
+    try client.call("io.switchyard.Store.Send", self.remind("coffee", after: 1))
     try client.call("io.switchyard.Store.Send", ["action": ["reminders": ["cancel": ["id": "coffee"]]]])
     try await eventually { try self.fired(client) == ["tea"] }
-    try await Task.sleep(for: .milliseconds(200))
+    try await Task.sleep(for: .milliseconds(1000))
     #expect(try self.fired(client) == ["tea"], "the cancelled one never fires")
     #expect(await daemon.terminate() == 0)
   }

@@ -105,6 +105,20 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// However large the limit a client asks for, a reply carries one page of at most 1,000
+  /// entries, and says where the next starts.
+  @Test func aPageIsAtMostAThousandEntriesWhateverTheLimit() async throws {
+    let state = TemporaryStateDirectory()
+    let daemon = try await daemon(state)
+    let client = try daemon.connect()
+    try client.call("io.switchyard.Store.SendBatch", ["actions": .array(Array(repeating: ["counter": ["incrTapped": [:]]], count: 1500))])
+    let page = try client.call("io.switchyard.Store.Journal", ["limit": .int(Int64.max)])
+    #expect(page["entries"]?.arrayValue?.count == 1000 && page["next"] == 1000)
+    let rest = try client.call("io.switchyard.Store.Journal", ["since": 1000, "limit": 1_000_000])
+    #expect(rest["entries"]?.arrayValue?.count == 500 && rest["next"] == nil)
+    #expect(await daemon.terminate() == 0)
+  }
+
   /// With only the last four changes in memory, a subscriber that missed more resumes from
   /// the journal — across a restart too — and one further back than the journal's oldest
   /// snapshot starts afresh, as etcd tells a watcher to relist.
