@@ -20,6 +20,12 @@ final class LiveConfiguration: Sendable {
     self.current.withLock { $0 }
   }
 
+  /// The access policy in force: what every call is checked against, without a copy of the
+  /// whole configuration.
+  var access: AccessPolicy {
+    self.current.withLock { $0.access }
+  }
+
   /// Takes `new` in place of the current configuration, except for the settings only a restart
   /// changes; returns what changed, as `key: old → new` lines, and what was kept.
   func replace(with new: DaemonConfiguration) -> (changed: [String], keptUntilRestart: [String]) {

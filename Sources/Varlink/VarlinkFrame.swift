@@ -1,3 +1,4 @@
+import NIOCore
 import SwitchyardJSON
 
 // Replies and errors written straight into a frame's bytes: the same bytes as
@@ -39,5 +40,30 @@ extension VarlinkError {
     bytes.append(UInt8(ascii: "}"))
     bytes.append(0)
     return bytes
+  }
+}
+
+extension VarlinkReply {
+  /// Writes the reply `{"parameters":{"seq":N}}` and its NUL into `buffer`: what every `Send`
+  /// and `SendBatch` answers, written without a parameters object or an intermediate array.
+  ///
+  /// ```swift
+  /// var buffer = ByteBufferAllocator().buffer(capacity: 32)
+  /// VarlinkReply.writeSequenceNumber(7, to: &buffer)  // {"parameters":{"seq":7}}\0
+  /// ```
+  public static func writeSequenceNumber(_ seq: UInt64, to buffer: inout ByteBuffer) {
+    buffer.writeStaticString(#"{"parameters":{"seq":"#)
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 decimal digits at most, in 24 bytes
+    withUnsafeMutableBytes(of: &digits) { digits in
+      var value = seq
+      var index = digits.count
+      repeat {
+        index -= 1
+        digits[index] = UInt8(ascii: "0") + UInt8(value % 10)
+        value /= 10
+      } while value != 0
+      buffer.writeBytes(UnsafeRawBufferPointer(rebasing: digits[index...]))
+    }
+    buffer.writeStaticString("}}\0")
   }
 }

@@ -1,3 +1,4 @@
+import NIOCore
 import SwitchyardJSON
 import SwitchyardVarlink
 import Testing
@@ -141,6 +142,16 @@ struct VarlinkCallFrameTests {
         let error = VarlinkError(name, parameters)
         #expect(error.frame() == VarlinkMessageEncoder.frame(error.message))
       }
+    }
+  }
+
+  @Test("a Send's reply is written as its message frames, for every sequence number")
+  func sequenceNumberWrittenStraight() {
+    for seq: UInt64 in [0, 1, 9, 10, 99, 12_345, 9_007_199_254_740_993, UInt64(Int64.max)] {
+      var buffer = ByteBufferAllocator().buffer(capacity: 0)
+      VarlinkReply.writeSequenceNumber(seq, to: &buffer)
+      let expected = VarlinkMessageEncoder.frame(VarlinkReply(parameters: ["seq": .int(Int64(seq))]).message)
+      #expect(Array(buffer.readableBytesView) == expected, "\(seq)")
     }
   }
 }

@@ -78,9 +78,13 @@ public struct AccessPolicy: Sendable, Equatable {
     self.rules = rules
   }
 
+  /// The daemon's own user, read once: every call is checked, and a system call for each
+  /// would be most of what checking a call costs.
+  static let daemonUser = geteuid()
+
   /// What `caller` may do, given the socket's group (for the default rule) and the daemon's
   /// own user.
-  func grants(for caller: Caller, socketGroup: gid_t?, daemonUser: uid_t = geteuid()) -> Grants {
+  func grants(for caller: Caller, socketGroup: gid_t?, daemonUser: uid_t = AccessPolicy.daemonUser) -> Grants {
     if caller.uid == 0 || caller.uid == daemonUser { return .everything }
     let rules = self.rules ?? socketGroup.map { [Rule(principal: .group($0, name: "the socket's group"), allow: [.read, .write])] } ?? []
     var grants = Grants()

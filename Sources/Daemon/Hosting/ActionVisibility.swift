@@ -1,24 +1,42 @@
+import ConcurrencyExtras
 import SwitchyardRuntime
 
 /// Tells the internal actions of one feature's action type from its public ones.
 struct ActionVisibility: Sendable {
+  /// The internal actions, as declared.
+  let internalActions: [String]
   /// The internal actions' paths, split into case names.
   private let internalPaths: [[String]]
+  /// The same paths as a tree, for ``ActionShape``.
+  private let pathTree: ActionShape.Paths
 
   init<Action>(of _: Action.Type) {
     let names = (Action.self as? any InternalActions.Type)?.internalActions ?? []
+    self.internalActions = names
     self.internalPaths = names.map { $0.split(separator: ".").map(String.init) }
+    self.pathTree = ActionShape.Paths(names)
   }
 
-  /// How many levels of case names the longest declared path has.
-  private var depth: Int { self.internalPaths.map(\.count).max() ?? 0 }
-
   /// The declared path of `action` when it is internal; `nil` when it is public. Reads only
-  /// the case names it encodes as, to the depth the declarations need (``ActionShape``).
+  /// the case names it encodes as along the declared paths (``ActionShape``).
   func internalPath(of action: some Encodable) throws -> String? {
     guard self.hasInternalActions else { return nil }
-    let shape = try ActionShape(of: action, depth: self.depth)
-    return self.internalPaths.first(where: shape.contains)?.joined(separator: ".")
+    return try ActionShape(of: action, along: self.pathTree).firstMatch
+  }
+
+  /// What tells the internal actions of `Action` from the others, made once: `nil` when it has
+  /// none, or does not encode (an action with no wire form is nothing a client could send).
+  func check<Action>(for _: Action.Type) -> (@Sendable (Action) -> String?)? {
+    guard self.hasInternalActions, let encodable = Action.self as? any Encodable.Type else { return nil }
+    return self.check(encodable, as: Action.self)
+  }
+
+  private func check<Encoded: Encodable, Action>(_: Encoded.Type, as _: Action.Type) -> @Sendable (Action) -> String? {
+    // Unchecked: what it holds besides `self` is the metatype `Encoded`, which never changes.
+    let visibility = self
+    let read: (Action) -> String? = { action in (try? visibility.internalPath(of: action as! Encoded)) ?? nil }
+    let check = UncheckedSendable(read)
+    return { action in check.value(action) }
   }
 
   /// Whether the type has internal actions at all: without, nothing needs checking.
@@ -27,10 +45,5 @@ struct ActionVisibility: Sendable {
   /// The names of `cases` that clients may send: all but those declared internal whole.
   func publicCases(_ cases: [String]) -> [String] {
     cases.filter { name in !self.internalPaths.contains([name]) }
-  }
-
-  /// The internal actions, as declared.
-  var internalActions: [String] {
-    self.internalPaths.map { $0.joined(separator: ".") }
   }
 }

@@ -158,13 +158,9 @@ extension Feature {
     let encoder = JSONValueEncoder()
     let visibility = ActionVisibility(of: LocalAction.self)
     let internalAction: @Sendable (RootAction) -> String?
-    if visibility.hasInternalActions {
-      internalAction = { action in
-        // Declared names are matched against the action as it encodes; an action type that
-        // does not encode has no wire form, and so nothing a client could send.
-        guard let local = route.extract(from: action) as? any Encodable else { return nil }
-        return (try? visibility.internalPath(of: local)) ?? nil
-      }
+    // Declared names are matched against the action as it encodes.
+    if let check = visibility.check(for: LocalAction.self) {
+      internalAction = { action in route.extract(from: action).flatMap(check) }
     } else {
       internalAction = { _ in nil }
     }

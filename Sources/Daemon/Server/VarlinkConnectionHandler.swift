@@ -145,6 +145,10 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
     switch outgoing {
     case let .reply(reply): context.write(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: reply.frame())), promise: nil)
+    case let .sequenceNumber(seq):
+      var buffer = context.channel.allocator.buffer(capacity: 48)
+      VarlinkReply.writeSequenceNumber(seq, to: &buffer)
+      context.write(self.wrapOutboundOut(buffer), promise: nil)
     case let .encoded(bytes): context.write(self.wrapOutboundOut(bytes), promise: nil)
     case let .encodedBatch(buffers): for bytes in buffers { context.write(self.wrapOutboundOut(bytes), promise: nil) }
     }

@@ -34,6 +34,9 @@ protocol VarlinkResponder: Sendable {
 /// was encoded once for every subscriber of its path).
 enum VarlinkOutgoing: Sendable {
   case reply(VarlinkReply)
+  /// The reply `{"parameters":{"seq":N}}`, written straight into the outgoing buffer: what a
+  /// `Send` answers.
+  case sequenceNumber(UInt64)
   case encoded(ByteBuffer)
   /// Several encoded messages, written together and flushed once.
   case encodedBatch([ByteBuffer])

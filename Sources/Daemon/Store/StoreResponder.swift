@@ -105,7 +105,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   func grants(for caller: Caller?) -> Grants {
     guard let caller else { return Grants() }
     let group = self.socketGroup.load(ordering: .relaxed)
-    return self.configuration.value.access.grants(for: caller, socketGroup: group < 0 ? nil : gid_t(group))
+    return self.configuration.access.grants(for: caller, socketGroup: group < 0 ? nil : gid_t(group))
   }
 
   /// Decodes the actions of a `Send` or `SendBatch` straight from the call's bytes and routes
@@ -145,7 +145,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
             if let unavailable {
               answer.finish(VarlinkError(SwitchyardError.journalUnavailable(reason: unavailable)))
             } else {
-              answer.reply(.reply(VarlinkReply(parameters: ["seq": .int(Int64(seq))])))
+              answer.reply(.sequenceNumber(seq))
               answer.finish()
             }
           }

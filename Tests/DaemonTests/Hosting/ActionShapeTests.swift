@@ -75,4 +75,11 @@ import Testing
     #expect(try visibility.internalPath(of: Primes.Action.counter(.nthPrimeResponse(n: 3, prime: 5))) == "counter.nthPrimeResponse")
     #expect(try visibility.internalPath(of: Primes.Action.counter(.incrTapped)) == nil)
   }
+
+  @Test func theFirstDeclaredPathWinsWhenOneLiesInsideAnother() throws {
+    let action = Sample.wrapped(.secret)
+    #expect(try ActionShape(of: action, along: .init(["wrapped.secret", "wrapped"])).firstMatch == "wrapped.secret")
+    #expect(try ActionShape(of: action, along: .init(["wrapped", "wrapped.secret"])).firstMatch == "wrapped")
+    #expect(try ActionShape(of: Sample.wrapped(.open(1)), along: .init(["wrapped.secret", "bare"])).firstMatch == nil)
+  }
 }

@@ -63,6 +63,7 @@ import Testing
           let messages: [JSONValue]
           switch outgoing {
           case let .reply(reply): messages = [reply.message]
+          case let .sequenceNumber(seq): messages = [VarlinkReply(parameters: ["seq": .int(Int64(seq))]).message]
           case let .encoded(bytes): messages = [try! Self.message(bytes)]
           case let .encodedBatch(buffers): messages = try! buffers.map(Self.message)
           }
