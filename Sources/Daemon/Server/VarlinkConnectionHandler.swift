@@ -47,6 +47,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   private var isDraining = false
   private var isReadHeld = false
   private var isFlushDue = false
+  /// What was written since the last flush, gathered into one buffer.
+  private var output = OutboundFrames()
   private var isFlushScheduled = false
   private var writableWaiters: [@Sendable () -> Void] = []
 
@@ -90,6 +92,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     guard self.context != nil else { return context.fireChannelInactive() }
     self.context = nil
     self.frames.removeAll()
+    self.output = OutboundFrames()
     let waiters = self.writableWaiters
     self.writableWaiters = []
     for waiter in waiters { waiter() }
@@ -143,18 +146,16 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     guard let context, call == self.firstCall, self.isFirstStarted, let first = self.calls.first, !first.oneway else {
       return
     }
+    let allocator = context.channel.allocator
     switch outgoing {
-    case let .reply(reply): context.write(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: reply.frame())), promise: nil)
-    case let .sequenceNumber(seq):
-      var buffer = context.channel.allocator.buffer(capacity: 48)
-      VarlinkReply.writeSequenceNumber(seq, to: &buffer)
-      context.write(self.wrapOutboundOut(buffer), promise: nil)
-    case let .encoded(bytes): context.write(self.wrapOutboundOut(bytes), promise: nil)
-    case let .encodedBatch(buffers): for bytes in buffers { context.write(self.wrapOutboundOut(bytes), promise: nil) }
+    case let .reply(reply): self.output.append(allocator: allocator) { $0.writeBytes(reply.frame()) }
+    case let .sequenceNumber(seq): self.output.append(allocator: allocator) { VarlinkReply.writeSequenceNumber(seq, to: &$0) }
+    case let .encoded(bytes): self.output.append(bytes, allocator: allocator) { self.writeNow($0, context) }
+    case let .encodedBatch(buffers):
+      for bytes in buffers { self.output.append(bytes, allocator: allocator) { self.writeNow($0, context) } }
     }
     if flushingNow {
-      self.isFlushDue = false
-      context.flush()
+      self.flush(context)
     } else {
       self.flushSoon()
     }
@@ -175,7 +176,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
         }
       }
       if !first.oneway {
-        context.write(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: error.frame())), promise: nil)
+        self.output.append(allocator: context.channel.allocator) { $0.writeBytes(error.frame()) }
         self.flushSoon()
       }
     }
@@ -228,10 +229,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
       }
     } while self.advanceAgain
     if self.isDraining && self.calls.isEmpty {
-      if self.isFlushDue {
-        self.isFlushDue = false
-        context.flush()
-      }
+      if self.isFlushDue { self.flush(context) }
       context.close(promise: nil)
     } else if self.isReadHeld && self.hasRoom {
       self.isReadHeld = false
@@ -250,9 +248,19 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
       let handler = handler.value
       handler.isFlushScheduled = false
       guard handler.isFlushDue, let context = handler.context else { return }
-      handler.isFlushDue = false
-      context.flush()
+      handler.flush(context)
     }
+  }
+
+  /// Writes what was gathered, as one buffer, and flushes.
+  private func flush(_ context: ChannelHandlerContext) {
+    self.isFlushDue = false
+    self.output.flush { self.writeNow($0, context) }
+    context.flush()
+  }
+
+  private func writeNow(_ bytes: ByteBuffer, _ context: ChannelHandlerContext) {
+    context.write(self.wrapOutboundOut(bytes), promise: nil)
   }
 
   /// Reads a call's envelope from its frame and starts it; the responder takes the rest straight

@@ -1,0 +1,54 @@
+import NIOCore
+
+/// The frames a connection writes between two flushes, gathered into one buffer.
+///
+/// What a write costs in NIO is counted per buffer, not per byte: each one is wrapped, walks the
+/// pipeline, is queued with its promise and becomes an `iovec`. A turn of the loop that answers
+/// sixteen pipelined `Send`s, or hands a subscriber sixteen changes, writes sixteen small frames;
+/// copied into one buffer (a few hundred bytes), they cost one write. Redis does the same with its
+/// per-client reply buffer.
+///
+/// A frame larger than ``copyLimit`` (a snapshot of a big state) is not copied: the frames
+/// gathered before it are handed out first, then it, in order.
+///
+/// ```swift
+/// var frames = OutboundFrames()
+/// frames.append(reply, allocator: allocator) { context.write(wrap($0), promise: nil) }
+/// frames.flush { context.write(wrap($0), promise: nil) }
+/// context.flush()
+/// ```
+struct OutboundFrames {
+  /// The largest frame copied into the gathered buffer.
+  static let copyLimit = 4096
+
+  private var gathered: ByteBuffer?
+
+  /// Whether frames wait for ``flush(_:)``.
+  var isEmpty: Bool { self.gathered == nil }
+
+  /// Gathers `frame`, or — when it is large — hands `write` what was gathered before it, then
+  /// the frame itself.
+  mutating func append(_ frame: ByteBuffer, allocator: ByteBufferAllocator, write: (ByteBuffer) -> Void) {
+    guard frame.readableBytes <= Self.copyLimit else {
+      self.flush(write)
+      write(frame)
+      return
+    }
+    if self.gathered == nil {
+      // Most turns write one or two small frames; a batch grows the buffer as it goes.
+      self.gathered = allocator.buffer(capacity: max(256, frame.readableBytes))
+    }
+    self.gathered!.writeImmutableBuffer(frame)
+  }
+
+  /// Gathers the bytes `body` writes, straight into the gathered buffer.
+  mutating func append(allocator: ByteBufferAllocator, _ body: (inout ByteBuffer) -> Void) {
+    if self.gathered == nil { self.gathered = allocator.buffer(capacity: 256) }
+    body(&self.gathered!)
+  }
+
+  /// Hands `write` everything gathered, as one buffer.
+  mutating func flush(_ write: (ByteBuffer) -> Void) {
+    if let gathered = self.gathered.take() { write(gathered) }
+  }
+}
