@@ -33,4 +33,9 @@ struct ActionVisibility: Sendable {
   var internalActions: [String] {
     self.internalPaths.map { $0.joined(separator: ".") }
   }
+
+  /// Whether the case at `path` (case names, outermost first) is declared internal.
+  func isInternal(_ path: [String]) -> Bool {
+    self.internalPaths.contains(path)
+  }
 }
