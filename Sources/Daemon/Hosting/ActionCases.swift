@@ -8,8 +8,9 @@ func describedActionCases<Action>(of _: Action.Type) -> [ActionCase] {
 
 extension ActionVisibility {
   /// `Describe`'s `cases` for a feature: each case with its payload, and whether only the
-  /// feature's effects may send it. A payload that is a described action of its own lists its
-  /// cases in turn, so `counter(Counter.Action)` shows the counter's cases.
+  /// feature's effects may send it (declared internal, or below a case that is). A payload that
+  /// is a described action of its own lists its cases in turn, so `counter(Counter.Action)`
+  /// shows the counter's cases.
   ///
   /// ```json
   /// [{"name": "counter", "internal": false, "payload": [{"type": "Counter.Action", "cases": [
@@ -18,15 +19,19 @@ extension ActionVisibility {
   ///     "payload": [{"label": "n", "type": "Int"}, {"label": "prime", "type": "Int?"}]}, …]}]}, …]
   /// ```
   func describe(_ cases: [ActionCase]) -> JSONValue {
-    self.describe(cases, at: [], within: [])
+    self.describe(cases, at: [], internal: false, within: [])
   }
 
-  /// `path`: the case names above these cases, as internal actions name them; `enclosing`: the
-  /// action types being described above, so a recursive action stops at itself.
-  private func describe(_ cases: [ActionCase], at path: [String], within enclosing: Set<ObjectIdentifier>) -> JSONValue {
+  /// `path`: the case names above these cases, as internal actions name them; `internal`:
+  /// whether a case above is internal; `enclosing`: the action types being described above, so
+  /// a recursive action stops at itself.
+  private func describe(
+    _ cases: [ActionCase], at path: [String], internal insideInternal: Bool, within enclosing: Set<ObjectIdentifier>
+  ) -> JSONValue {
     .array(
       cases.map { actionCase in
         let casePath = path + [actionCase.name]
+        let isInternal = insideInternal || self.isInternal(casePath)
         let payload = actionCase.payload.enumerated().map { index, payload -> JSONValue in
           var description: JSONObject = ["type": .string(payload.typeName)]
           if let label = payload.label { description["label"] = .string(label) }
@@ -35,13 +40,15 @@ extension ActionVisibility {
             // Internal paths name nested cases through the payload's key on the wire: none for
             // one unlabeled value, its label (or `_1`, `_2`…) otherwise.
             let key = actionCase.payload.count == 1 && payload.label == nil ? [] : [payload.label ?? "_\(index)"]
-            description["cases"] = self.describe(nested, at: casePath + key, within: enclosing.union([type]))
+            description["cases"] = self.describe(
+              nested, at: casePath + key, internal: isInternal, within: enclosing.union([type])
+            )
           }
           return .object(description)
         }
         return .object([
           "name": .string(actionCase.name),
-          "internal": .bool(self.isInternal(casePath)),
+          "internal": .bool(isInternal),
           "payload": .array(payload),
         ])
       }

@@ -60,7 +60,8 @@ public enum StoreInterface {
     )
 
     # A case of an action, as declared: its name (its key in the action's JSON), whether only
-    # the feature's effects may send it, and its associated values in order.
+    # the feature's effects may send it (declared internal, or below a case that is), and its
+    # associated values in order.
     type ActionCase (
       name: string,
       internal: bool,

@@ -51,9 +51,9 @@ import Testing
     #expect(counterCases[6]?["internal"] == true, "counter.restarted")
     let favorites = try #require(primes[2]?["payload"]?[0]?["cases"])
     #expect(favorites[0] == ["name": "deleteFavoritePrimes", "internal": false, "payload": [["type": "IndexSet"]]])
-    // favoritesChanged(FavoritesChange): internal itself; its payload's cases below it.
+    // favoritesChanged(FavoritesChange): internal itself, and so is everything below it.
     #expect(favorites[6]?["internal"] == true)
-    #expect(favorites[6]?["payload"]?[0]?["cases"]?[0] == ["name": "added", "internal": false, "payload": [["type": "[Int]"]]])
+    #expect(favorites[6]?["payload"]?[0]?["cases"]?[0] == ["name": "added", "internal": true, "payload": [["type": "[Int]"]]])
     // The activity feed's whole action type is internal, case by case.
     #expect(Self.primeTime.features[1].describedCases == [
       ["name": "added", "internal": true, "payload": [["type": "[Int]"]]],
