@@ -4,7 +4,8 @@
 #   make test    build everything and run every test (the fuzz targets briefly too)
 #   make bench   run the runtime benchmarks and print their ratios to the references
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
-#   make install    release build, installed with its systemd units under PREFIX (and DESTDIR)
+#   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
+#                   APP=… PACKAGE=… installs another application's daemon the same way
 #   make systemd-test  unit-file checks, then switchyard.socket/.service under a real systemd in nspawn
 #   make soak    the live protocol fuzzer with a million inputs, then 100 kill -9 rounds under load
 #   make test-tsan  every Swift suite under ThreadSanitizer
@@ -138,58 +139,82 @@ systemd-test: deps
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/unit-checks.sh
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/nspawn-e2e.sh
 
-# make install [PREFIX=/usr/local] [DESTDIR=]: a release build with the Swift runtime and Foundation
-# linked statically, so the service depends on nothing under the toolchain's folder; built in a
-# folder of its own so it never invalidates the debug build. Units go where systemd looks for
-# them under PREFIX (/usr/local/lib/systemd/system is on systemd's search path; for another
-# PREFIX set UNITDIR=/etc/systemd/system). An existing /etc/switchyard/switchyard.json is kept.
+# make install [APP=switchyardd] [PACKAGE=.] [NAME=…] [PREFIX=/usr/local] [DESTDIR=]: any
+# application's daemon, installed the same way. A release build of the executable APP from the
+# Swift package at PACKAGE (and of the CLI, a product of this package that PACKAGE depends on),
+# with the Swift runtime and Foundation linked statically, so the service depends on nothing under
+# the toolchain's folder; built in a folder of its own so it never invalidates the debug build.
+# Its units, sysusers.d file and configuration are written from the one template in systemd/:
+# NAME.socket listening on /run/NAME/NAME.sock for the group NAME, NAME.service running APP as a
+# dynamic user named APP, with /var/lib/NAME and NAME.json in SYSCONFDIR/NAME. NAME is APP
+# without a final "d" (switchyardd: switchyard; flagsd: flags); it must differ from APP. Units go
+# where systemd looks for them under PREFIX (/usr/local/lib/systemd/system is on systemd's search
+# path; for another PREFIX set UNITDIR=/etc/systemd/system). An existing configuration is kept.
+APP           ?= switchyardd
+PACKAGE       ?= .
+NAME          ?= $(patsubst %d,%,$(APP))
+# The configuration installed: PACKAGE's config/NAME.json when it has one, Switchyard's default otherwise.
+CONFIG        ?= $(firstword $(wildcard $(PACKAGE)/config/$(NAME).json) config/switchyard.json)
 PREFIX        ?= /usr/local
 BINDIR        ?= $(PREFIX)/bin
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
 SYSCONFDIR    ?= /etc
-RELEASE_DIR   ?= .build-release
+RELEASE_DIR   ?= $(PACKAGE)/.build-release
 # Foundation linked statically still needs libcurl (FoundationNetworking, which OpenCombine pulls
 # in through swift-dependencies), and the link asks for -lcurl: libcurl.so comes only with
 # libcurl4-openssl-dev. A folder with libcurl.so pointing at the runtime's libcurl.so.4 serves.
 CURL_LINK_DIR := $(abspath $(RELEASE_DIR))/link
-RELEASE_FLAGS ?= -c release --static-swift-stdlib --scratch-path $(RELEASE_DIR) -Xlinker -L$(CURL_LINK_DIR)
+RELEASE_FLAGS ?= -c release --static-swift-stdlib --package-path $(PACKAGE) --scratch-path $(RELEASE_DIR) \
+                 -Xlinker -L$(CURL_LINK_DIR)
 
-.PHONY: install install-bin install-units uninstall
+.PHONY: install install-bin install-units uninstall check-names
 install: install-bin install-units
+
+# Names systemd takes as a unit's, a user's and a group's, and a user that is not the group.
+check-names:
+	@for name in "$(APP)" "$(NAME)"; do \
+	  echo "$$name" | grep -Eqx '[a-z_][a-z0-9_-]{0,30}' \
+	    || { echo "error: '$$name' is not a name systemd takes for a unit, user and group ([a-z_][a-z0-9_-]*, at most 31)" >&2; exit 1; }; \
+	done
+	@[ "$(APP)" != "$(NAME)" ] || { echo "error: NAME (the units and the socket's group) must differ from APP (the daemon's dynamic user): systemd refuses a dynamic user named like a static group; give NAME=" >&2; exit 1; }
 
 $(CURL_LINK_DIR)/libcurl.so:
 	@lib="$$(PATH="$$PATH:/sbin:/usr/sbin" ldconfig -p | awk '/libcurl\.so\.4 /{print $$NF; exit}')"; \
 	[ -n "$$lib" ] || { echo "error: libcurl.so.4 not found (apt-get install libcurl4)" >&2; exit 1; }; \
 	mkdir -p $(CURL_LINK_DIR) && ln -sf "$$lib" $@
 
-install-bin: deps $(CURL_LINK_DIR)/libcurl.so
-	$(SWIFT) build $(RELEASE_FLAGS) --product switchyardd
+install-bin: deps check-names $(CURL_LINK_DIR)/libcurl.so
+	$(SWIFT) build $(RELEASE_FLAGS) --product $(APP)
 	$(SWIFT) build $(RELEASE_FLAGS) --product switchyard
 	install -d $(DESTDIR)$(BINDIR)
 	bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" && \
-	  install -m 0755 "$$bin/switchyardd" "$$bin/switchyard" $(DESTDIR)$(BINDIR)/
+	  install -m 0755 "$$bin/$(APP)" "$$bin/switchyard" $(DESTDIR)$(BINDIR)/
 
-# Units with @BINDIR@ replaced, the sysusers.d file for the socket's group, and the default
-# configuration with the socket where switchyard.socket listens. Without DESTDIR (a real install)
-# the group is created at once, as a package's postinst would.
-install-units:
-	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/switchyard
-	sed 's|@BINDIR@|$(BINDIR)|g' systemd/switchyard.service > $(DESTDIR)$(UNITDIR)/switchyard.service.tmp
-	chmod 0644 $(DESTDIR)$(UNITDIR)/switchyard.service.tmp
-	mv $(DESTDIR)$(UNITDIR)/switchyard.service.tmp $(DESTDIR)$(UNITDIR)/switchyard.service
-	install -m 0644 systemd/switchyard.socket $(DESTDIR)$(UNITDIR)/switchyard.socket
-	install -m 0644 systemd/switchyard.sysusers $(DESTDIR)$(SYSUSERSDIR)/switchyard.conf
-	@config="$(DESTDIR)$(SYSCONFDIR)/switchyard/switchyard.json"; \
+# A template with the application's names, written whole (mode 0644) or not at all.
+render = sed -e 's|@APP@|$(APP)|g' -e 's|@NAME@|$(NAME)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+  -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $(1) > $(2).tmp && chmod 0644 $(2).tmp && mv $(2).tmp $(2)
+
+# The units, the sysusers.d file for the socket's group, and the configuration with the socket
+# where NAME.socket listens. Without DESTDIR (a real install) the group is created at once, as a
+# package's postinst would.
+install-units: check-names
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/$(NAME)
+	$(call render,systemd/service.in,$(DESTDIR)$(UNITDIR)/$(NAME).service)
+	$(call render,systemd/socket.in,$(DESTDIR)$(UNITDIR)/$(NAME).socket)
+	$(call render,systemd/sysusers.in,$(DESTDIR)$(SYSUSERSDIR)/$(NAME).conf)
+	@config="$(DESTDIR)$(SYSCONFDIR)/$(NAME)/$(NAME).json"; \
 	if [ -e "$$config" ]; then echo "keeping the existing $$config"; \
-	else python3 systemd/service-config.py config/switchyard.json > "$$config.tmp" \
+	else python3 systemd/service-config.py $(CONFIG) /run/$(NAME)/$(NAME).sock > "$$config.tmp" \
 	  && chmod 0644 "$$config.tmp" && mv "$$config.tmp" "$$config" && echo "installed $$config"; fi
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
-	  systemd-sysusers $(SYSUSERSDIR)/switchyard.conf; \
-	  echo "next: systemctl daemon-reload && systemctl enable --now switchyard.socket"; fi
+	  systemd-sysusers $(SYSUSERSDIR)/$(NAME).conf; \
+	  echo "next: systemctl daemon-reload && systemctl enable --now $(NAME).socket"; fi
 
-# Leaves /etc/switchyard (it may hold local changes) and the group.
-uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/switchyardd $(DESTDIR)$(BINDIR)/switchyard
-	rm -f $(DESTDIR)$(UNITDIR)/switchyard.service $(DESTDIR)$(UNITDIR)/switchyard.socket
-	rm -f $(DESTDIR)$(SYSUSERSDIR)/switchyard.conf
+# Leaves SYSCONFDIR/NAME (it may hold local changes) and the group. The CLI goes with switchyardd
+# only: other applications' services may still use it.
+uninstall: check-names
+	rm -f $(DESTDIR)$(BINDIR)/$(APP)
+	$(if $(filter switchyardd,$(APP)),rm -f $(DESTDIR)$(BINDIR)/switchyard)
+	rm -f $(DESTDIR)$(UNITDIR)/$(NAME).service $(DESTDIR)$(UNITDIR)/$(NAME).socket
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/$(NAME).conf

@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // 6.1 is the lowest tools version that takes package traits, which ordo-one/benchmark needs.
 
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -34,8 +35,24 @@ let package = Package(
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    // The range swift-case-paths takes too, so that one swift-syntax is resolved and compiled.
+    .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"605.0.0"),
+    .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
   ],
   targets: [
+    // @DescribedAction: @CasePathable's case paths and the case names and payloads Describe shows.
+    .macro(
+      name: "SwitchyardMacros",
+      dependencies: [
+        .product(name: "CasePathsMacrosSupport", package: "swift-case-paths"),
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+      ],
+      path: "Sources/Macros"
+    ),
     .target(
       name: "SwitchyardSynchronization",
       path: "Sources/Synchronization"
@@ -53,6 +70,7 @@ let package = Package(
       dependencies: [
         "SwitchyardJSON",
         "SwitchyardSynchronization",
+        "SwitchyardMacros",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
@@ -121,21 +139,15 @@ let package = Package(
       name: "SwitchyardCommands",
       dependencies: [
         "SwitchyardDaemon",
+        "SwitchyardRuntime",
+        "SwitchyardVarlink",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Sources/Commands"
     ),
     .executableTarget(
       name: "switchyardd",
-      dependencies: [
-        "SwitchyardCommands",
-        "SwitchyardDaemon",
-        "SwitchyardVarlink",
-        "PrimeTime",
-        "SwitchyardRuntime",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Logging", package: "swift-log"),
-      ]
+      dependencies: ["SwitchyardCommands", "PrimeTime"]
     ),
     .target(
       name: "SwitchyardClient",
@@ -174,16 +186,10 @@ let package = Package(
       dependencies: ["CWorkerSpawn", "SwitchyardSynchronization"],
       path: "Tests/Support"
     ),
+    // A daemon declared only through SwitchyardApplication, hosting features that misbehave.
     .executableTarget(
       name: "switchyard-fixture",
-      dependencies: [
-        "SwitchyardCommands",
-        "SwitchyardDaemon",
-        "SwitchyardRuntime",
-        .product(name: "CasePaths", package: "swift-case-paths"),
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
+      dependencies: ["SwitchyardCommands"],
       path: "Tests/Fixture"
     ),
     .testTarget(
@@ -203,6 +209,22 @@ let package = Package(
       ],
       // Run by the access tests as another user, from where it is.
       exclude: ["Access/peer_call.py"]
+    ),
+    .testTarget(
+      name: "MacrosTests",
+      dependencies: [
+        "SwitchyardMacros",
+        .product(name: "MacroTesting", package: "swift-macro-testing"),
+        .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+      ]
+    ),
+    .testTarget(
+      name: "CommandsTests",
+      dependencies: [
+        "SwitchyardCommands",
+        "SwitchyardVarlink",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
     ),
     .testTarget(
       name: "VarlinkTests",

@@ -6,9 +6,11 @@
 // → ../../Sources/JSON, …), because coverage guidance needs the code under test instrumented:
 // per-target `unsafeFlags` apply only to a root package's own targets, and `-Xswiftc` would also
 // reach every dependency and the macro plugins (CasePathsMacros, DependenciesMacrosPlugin), which
-// must stay ordinary host executables. The libraries they use are built plainly. Keep the
-// targets' dependencies in step with ../Package.swift.
+// must stay ordinary host executables (SwitchyardMacros, symlinked like the others, is one too and
+// is built plainly). The libraries they use are built plainly. Keep the targets' dependencies in
+// step with ../Package.swift.
 
+import CompilerPluginSupport
 import PackageDescription
 
 /// Coverage instrumentation for libFuzzer and AddressSanitizer, on the project's own modules and
@@ -34,8 +36,20 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"605.0.0"),
   ],
   targets: [
+    .macro(
+      name: "SwitchyardMacros",
+      dependencies: [
+        .product(name: "CasePathsMacrosSupport", package: "swift-case-paths"),
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+      ]
+    ),
     .target(name: "SwitchyardSynchronization", swiftSettings: fuzzed),
     .target(
       name: "SwitchyardJSON",
@@ -47,6 +61,7 @@ let package = Package(
       dependencies: [
         "SwitchyardJSON",
         "SwitchyardSynchronization",
+        "SwitchyardMacros",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "CustomDump", package: "swift-custom-dump"),

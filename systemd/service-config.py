@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Print the default configuration for the system service: config/switchyard.json with the
-socket where switchyard.socket listens.
+"""Print the default configuration for a system service: a configuration file (such as
+config/switchyard.json) with the socket where the service's socket unit listens.
 
 The daemon adopts the socket from systemd and binds nothing itself; the path in the file only
 documents where the socket is, and is what the daemon would bind if it were started without the
@@ -9,12 +9,10 @@ socket unit (which the service's hardening would refuse anyway: /run is read-onl
 import json
 import sys
 
-SOCKET = "/run/switchyard/switchyard.sock"
-
-if len(sys.argv) != 2:
-    sys.exit("usage: service-config.py config/switchyard.json")
+if len(sys.argv) != 3:
+    sys.exit("usage: service-config.py CONFIG.json /run/NAME/NAME.sock")
 with open(sys.argv[1]) as f:
     config = json.load(f)
-config.setdefault("switchyard", {}).setdefault("socket", {})["path"] = SOCKET
+config.setdefault("switchyard", {}).setdefault("socket", {})["path"] = sys.argv[2]
 json.dump(config, sys.stdout, indent=2)
 sys.stdout.write("\n")

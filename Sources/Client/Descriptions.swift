@@ -8,6 +8,9 @@ public struct FeatureDescription: Sendable, Equatable, Codable {
   public var state: String
   /// Whether the feature's route only listens to actions meant for others.
   public var readOnly: Bool
+  /// Every case of the feature's action with its payload, as declared (absent from daemons
+  /// older than action descriptions; empty when the action type does not describe its cases).
+  public var cases: [ActionCaseDescription]?
   /// Where the feature runs: `actor`, or `process` for a worker process of its own.
   public var isolation: String
   /// The feature's worker, when it runs in one.

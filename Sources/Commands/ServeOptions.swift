@@ -1,5 +1,6 @@
 import ArgumentParser
 import SwitchyardDaemon
+import SwitchyardVarlink
 
 /// The command line of a daemon: `--config FILE`, `--socket PATH` and `--state-directory PATH`.
 public struct ServeOptions: ParsableArguments {
@@ -17,7 +18,8 @@ public struct ServeOptions: ParsableArguments {
 
 extension Application {
   /// Serves the application with the command line's options; see
-  /// ``SwitchyardDaemon/Application/serve(configurationFile:socketPath:identifier:)``.
+  /// ``SwitchyardDaemon/Application/serve(configurationFile:socketPath:stateDirectory:identifier:version:)``.
+  /// ``SwitchyardApplication`` does this; a command line of one's own can too:
   ///
   /// ```swift
   /// struct Serve: AsyncParsableCommand {
@@ -28,11 +30,11 @@ extension Application {
   ///
   /// - Throws: `ValidationError` for an invalid configuration (argument-parser prints it with
   ///   the usage); `ExitCode.failure` when the daemon cannot run (already logged).
-  public func serve(_ options: ServeOptions, identifier: String) async throws {
+  public func serve(_ options: ServeOptions, identifier: String, version: String = switchyardVersion) async throws {
     do {
       try await self.serve(
         configurationFile: options.config, socketPath: options.socket, stateDirectory: options.stateDirectory,
-        identifier: identifier
+        identifier: identifier, version: version
       )
     } catch let error as InvalidConfiguration {
       throw ValidationError(error.description)

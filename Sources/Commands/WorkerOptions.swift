@@ -2,8 +2,9 @@ import ArgumentParser
 import SwitchyardDaemon
 
 /// The command line the daemon starts a worker with: `EXECUTABLE worker --feature NAME
-/// --parent PID --log-level LEVEL`. An executable that serves an ``Application`` adds a hidden
-/// `worker` subcommand with these options that calls ``Application/runWorker(feature:parent:logLevel:)``.
+/// --parent PID --log-level LEVEL`. ``SwitchyardApplication`` gives an executable the hidden
+/// `worker` subcommand with these options; a command line of one's own adds one that calls
+/// ``SwitchyardDaemon/Application/runWorker(_:)``.
 public struct WorkerOptions: ParsableArguments {
   @Option(help: "The feature to run.")
   public var feature: String

@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 import SwitchyardRuntime
+import SwitchyardVarlink
 import UnixSignals
 
 /// Runs an ``Application``: hosts its features, routes actions between them and serves Varlink
@@ -20,6 +21,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   public let application: Application<State, Action>
   public let configuration: DaemonConfiguration
   public let logger: Logger
+  /// What `org.varlink.service.GetInfo` calls the daemon, and the version it gives.
+  public let product: String
+  public let version: String
   let logLevel: SharedLogLevel
   let reloadConfiguration: (@Sendable () async throws -> DaemonConfiguration)?
 
@@ -28,16 +32,22 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   ///     reload changes.
   ///   - reloadConfiguration: Reads the configuration again on SIGHUP; without it, SIGHUP
   ///     reloads nothing.
+  ///   - product: The daemon's name in `org.varlink.service.GetInfo`.
+  ///   - version: Its version there.
   public init(
     application: Application<State, Action>,
     configuration: DaemonConfiguration,
     logger: Logger,
     logLevel: SharedLogLevel? = nil,
-    reloadConfiguration: (@Sendable () async throws -> DaemonConfiguration)? = nil
+    reloadConfiguration: (@Sendable () async throws -> DaemonConfiguration)? = nil,
+    product: String = "switchyardd",
+    version: String = switchyardVersion
   ) {
     self.application = application
     self.configuration = configuration
     self.logger = logger
+    self.product = product
+    self.version = version
     self.logLevel = logLevel ?? SharedLogLevel(configuration.logLevel)
     self.reloadConfiguration = reloadConfiguration
   }
@@ -104,6 +114,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       configuration: configuration,
       counters: counters,
       durability: journal?.status ?? .none,
+      product: self.product,
+      version: self.version,
       logger: self.logger
     )
     let manager = ServiceManager()

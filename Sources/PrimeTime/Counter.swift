@@ -19,7 +19,7 @@ public struct Counter: Reducer {
     public var isNthPrimeButtonDisabled: Bool { self.isNthPrimeRequestInFlight }
   }
 
-  @CasePathable
+  @DescribedAction
   public enum Action: Equatable, Codable, Sendable {
     case decrTapped
     case incrTapped

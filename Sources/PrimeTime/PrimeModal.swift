@@ -19,7 +19,7 @@ public struct PrimeModal: Reducer {
     public var isFavorite: Bool { self.favoritePrimes.contains(self.count) }
   }
 
-  @CasePathable
+  @DescribedAction
   public enum Action: Equatable, Codable, Sendable {
     case saveFavoritePrimeTapped
     case removeFavoritePrimeTapped
@@ -51,6 +51,7 @@ public struct PrimeModal: Reducer {
 
 /// What happened to the favorite primes: the shared action that the activity feed listens to,
 /// from the modal and from the favorites screen alike.
+@DescribedAction
 public enum FavoritesChange: Equatable, Codable, Sendable {
   case added([Int])
   case removed([Int])

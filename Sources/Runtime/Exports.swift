@@ -1,3 +1,8 @@
-// The JSON a feature's state and actions travel as: every module that hosts features needs it,
-// so importing the runtime is enough.
+// What a feature module needs besides the runtime, so that importing the runtime is enough (as
+// importing the Composable Architecture is): the JSON its state and actions travel as, case paths
+// for routes (and for what @DescribedAction expands to), identified arrays for `forEach`, and
+// dependencies for effects.
+@_exported import CasePaths
+@_exported import Dependencies
+@_exported import IdentifiedCollections
 @_exported import SwitchyardJSON

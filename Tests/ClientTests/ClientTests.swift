@@ -60,6 +60,14 @@ import Testing
     #expect(features.first { $0.name == "activityFeed" }?.readOnly == true)
     #expect(features.map(\.isolation) == ["process", "actor", "actor"], "PrimeTime's primes runs in a worker")
     #expect(features.first?.worker?.state == "running")
+    // The cases come from the action enums' declarations, payloads and nested actions included.
+    let counter = features.first?.cases?.first { $0.name == "counter" }
+    #expect(counter?.payload.map(\.type) == ["Counter.Action"])
+    #expect(counter?.payload.first?.cases?.map(\.description) == [
+      "decrTapped", "incrTapped", "nthPrimeButtonTapped", "nthPrimeResponse(n: Int, prime: Int?) (internal)",
+      "cancelNthPrimeTapped", "alertDismissButtonTapped", "restarted (internal)",
+    ])
+    #expect(features.last?.cases?.map(\.description) == ["emailChanged(String)", "passwordChanged(String)", "submitTapped"])
     let status = try await client.status()
     #expect(status.workers.map(\.feature) == ["primes"])
     #expect(status.workers.first?.pid == features.first?.worker?.pid)

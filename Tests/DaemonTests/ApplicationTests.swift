@@ -56,32 +56,3 @@ import Testing
     }
   }
 }
-
-/// A stale list of action cases: the daemon refuses to start rather than describe it wrongly.
-extension Counter.Action: ActionCases {
-  public static let actionCases = ["decrTapped", "incrTapped"]
-}
-
-struct CounterHost: Codable, Sendable, Equatable {
-  var counter = Counter.State()
-}
-
-@CasePathable
-enum CounterHostAction: Codable, Sendable {
-  case counter(Counter.Action)
-}
-
-@Suite struct ActionCasesTests {
-  @Test func aListThatDoesNotMatchTheEnumIsRefused() {
-    let application = Application(
-      initialState: CounterHost(),
-      features: [.actor("counter", state: \.counter, action: .case(\CounterHostAction.Cases.counter)) { Counter() }]
-    )
-    #expect(application.features[0].actionCases == ["decrTapped", "incrTapped"])
-    #expect {
-      try application.validate()
-    } throws: { error in
-      "\(error)".contains("lists 2 action cases (decrTapped, incrTapped), but PrimeTime.Counter.Action has 7")
-    }
-  }
-}

@@ -18,6 +18,15 @@ import Testing
     let features = try client.call("io.switchyard.Store.Describe")["features"]
     #expect(features?[0]?["name"] == "primes")
     #expect(features?[1]?["readOnly"] == true)
+    // Derived from the action enums: favoritePrimes(FavoritePrimes.Action) and its
+    // deleteFavoritePrimes(IndexSet), as a client reads them.
+    let favoritePrimes = features?[0]?["cases"]?[2]
+    #expect(favoritePrimes?["name"] == "favoritePrimes")
+    #expect(favoritePrimes?["payload"]?[0]?["type"] == "FavoritePrimes.Action")
+    #expect(
+      favoritePrimes?["payload"]?[0]?["cases"]?[0] == ["name": "deleteFavoritePrimes", "internal": false, "payload": [["type": "IndexSet"]]]
+    )
+    #expect(features?[2]?["cases"]?[0] == ["name": "emailChanged", "internal": false, "payload": [["type": "String"]]])
     #expect(await daemon.terminate() == 0)
   }
 

@@ -1,13 +1,10 @@
-import ArgumentParser
-import CasePaths
 import Foundation
-import Logging
 import SwitchyardCommands
-import SwitchyardDaemon
-import SwitchyardRuntime
 
 /// `switchyard-fixture`: a daemon like `switchyardd`, hosting features that misbehave on purpose,
-/// for tests of what the daemon does when a feature goes wrong.
+/// for tests of what the daemon does when a feature goes wrong. Declared only through
+/// ``SwitchyardApplication``, as any application's daemon is: its tests are also the tests of
+/// that entry point (serve, worker processes, options, name and version).
 ///
 /// - `tally`: a counter that behaves.
 /// - `wedge`: `{"wedge": {"block": 2.5}}` blocks its actor's thread for that many seconds, as a
@@ -18,28 +15,18 @@ import SwitchyardRuntime
 /// - `reminders`: durable timers: `{"reminders": {"remind": {"id": "tea", "after": 1.5}}}` notes
 ///   "tea" in `fired` once 1.5 seconds have passed, unless `{"reminders": {"cancel": {"id": "tea"}}}`.
 @main
-struct SwitchyardFixture: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "switchyard-fixture",
-    subcommands: [Serve.self, Worker.self],
-    defaultSubcommand: Serve.self
+struct SwitchyardFixture: SwitchyardApplication {
+  static let application = Application(
+    initialState: FixtureState(),
+    features: [
+      .actor("tally", state: \.tally, action: .case(\FixtureAction.Cases.tally)) { Tally() },
+      .actor("wedge", state: \.wedge, action: .case(\FixtureAction.Cases.wedge)) { Wedge() },
+      .process("alpha", state: \.alpha, action: .case(\FixtureAction.Cases.alpha), afterRestart: .restarted) { Crashable() },
+      .process("beta", state: \.beta, action: .case(\FixtureAction.Cases.beta), afterRestart: .restarted) { Crashable() },
+      .process("gamma", state: \.gamma, action: .case(\FixtureAction.Cases.gamma), afterRestart: .restarted) { Crashable() },
+      .actor("reminders", state: \.reminders, action: .case(\FixtureAction.Cases.reminders)) { Reminders() },
+    ]
   )
-}
-
-struct Worker: AsyncParsableCommand {
-  @OptionGroup var options: WorkerOptions
-
-  func run() async throws {
-    try await fixture.runWorker(feature: self.options.feature, parent: self.options.parent, logLevel: self.options.logLevel)
-  }
-}
-
-struct Serve: AsyncParsableCommand {
-  @OptionGroup var options: ServeOptions
-
-  func run() async throws {
-    try await fixture.serve(self.options, identifier: "switchyard-fixture")
-  }
 }
 
 struct FixtureState: Codable, Equatable, Sendable {
@@ -51,7 +38,7 @@ struct FixtureState: Codable, Equatable, Sendable {
   var reminders = Reminders.State()
 }
 
-@CasePathable
+@DescribedAction
 enum FixtureAction: Codable, Equatable, Sendable {
   case tally(Tally.Action)
   case wedge(Wedge.Action)
@@ -61,18 +48,6 @@ enum FixtureAction: Codable, Equatable, Sendable {
   case reminders(Reminders.Action)
 }
 
-let fixture = Application(
-  initialState: FixtureState(),
-  features: [
-    .actor("tally", state: \.tally, action: .case(\FixtureAction.Cases.tally)) { Tally() },
-    .actor("wedge", state: \.wedge, action: .case(\FixtureAction.Cases.wedge)) { Wedge() },
-    .process("alpha", state: \.alpha, action: .case(\FixtureAction.Cases.alpha), afterRestart: .restarted) { Crashable() },
-    .process("beta", state: \.beta, action: .case(\FixtureAction.Cases.beta), afterRestart: .restarted) { Crashable() },
-    .process("gamma", state: \.gamma, action: .case(\FixtureAction.Cases.gamma), afterRestart: .restarted) { Crashable() },
-    .actor("reminders", state: \.reminders, action: .case(\FixtureAction.Cases.reminders)) { Reminders() },
-  ]
-)
-
 /// A feature that fails on request, for the supervisor's tests.
 struct Crashable: Reducer {
   struct State: Codable, Equatable, Sendable {
@@ -81,7 +56,7 @@ struct Crashable: Reducer {
     var restarts = 0
   }
 
-  @CasePathable
+  @DescribedAction
   enum Action: Codable, Equatable, Sendable {
     case increment
     case append(Int)
@@ -125,7 +100,7 @@ struct Tally: Reducer {
     var count = 0
   }
 
-  @CasePathable
+  @DescribedAction
   enum Action: Codable, Equatable, Sendable {
     case increment
   }
@@ -141,7 +116,7 @@ struct Wedge: Reducer {
     var blocks = 0
   }
 
-  @CasePathable
+  @DescribedAction
   enum Action: Codable, Equatable, Sendable {
     case block(Double)
   }
@@ -163,7 +138,7 @@ struct Reminders: Reducer {
     var fired: [String] = []
   }
 
-  @CasePathable
+  @DescribedAction
   enum Action: Codable, Equatable, Sendable {
     case remind(id: String, after: Double)
     case cancel(id: String)

@@ -108,6 +108,7 @@ def test_describe_lists_the_features(store):
     worker = description["features"][0]["worker"]
     assert (worker["feature"], worker["state"], worker["restarts"]) == ("primes", "running", 0)
     assert worker["pid"] > 0
+    cases = [feature.pop("cases") for feature in description["features"]]
     assert description == {
         "features": [
             {"name": "primes", "state": "/primes", "readOnly": False, "action": "PrimeTime.Primes.Action", "actions": ["counter", "primeModal", "favoritePrimes"],
@@ -120,6 +121,23 @@ def test_describe_lists_the_features(store):
         ],
         "access": {"read": True, "write": True, "admin": True},
     }
+    # Every case of each feature's action, read from the enums' declarations.
+    assert [[c["name"] for c in feature] for feature in cases] == [
+        ["counter", "primeModal", "favoritePrimes"], ["added", "removed"], ["emailChanged", "passwordChanged", "submitTapped"]]
+    counter = cases[0][0]["payload"]
+    assert [(p.get("label"), p["type"]) for p in counter] == [(None, "Counter.Action")]
+    response = next(c for c in counter[0]["cases"] if c["name"] == "nthPrimeResponse")
+    assert response == {"name": "nthPrimeResponse", "internal": True, "payload": [{"label": "n", "type": "Int"}, {"label": "prime", "type": "Int?"}]}
+    favorites = cases[0][2]["payload"][0]["cases"]
+    assert favorites[0] == {"name": "deleteFavoritePrimes", "internal": False, "payload": [{"type": "IndexSet"}]}
+    assert cases[1] == [{"name": name, "internal": True, "payload": [{"type": "[Int]"}]} for name in ("added", "removed")]
+    # An action built from the description as the interface says (no payload: {}; one unlabeled
+    # value: the value itself) is one the daemon takes.
+    samples = {"String": "someone@example.com"}
+    for case in cases[2]:
+        value = samples[case["payload"][0]["type"]] if case["payload"] else {}
+        assert store.Send(action={"signUp": {case["name"]: value}})["seq"] > 0
+    assert store.Get(path="/signUp/email")["state"] == "someone@example.com"
 
 
 def test_status_counts(daemon, store):

@@ -92,7 +92,7 @@ finished=0
 finish() {
   finished=1
   step "the units' journal"
-  journalctl -q -u "$SERVICE" -u switchyard.socket -o short-precise >"$RESULTS/journal.txt" || true
+  journalctl -q -u "$SERVICE" -u switchyard.socket -u fixture.service -u fixture.socket -o short-precise >"$RESULTS/journal.txt" || true
   tail -n 60 "$RESULTS/journal.txt" | sed 's/^/      /'
   echo
   if ((${#failures[@]} == 0)); then
@@ -394,60 +394,87 @@ equal "ActiveState after re-activation" active "$(prop "$SERVICE" ActiveState)"
 expect "systemctl stop switchyard.service (again)" timeout 60 systemctl stop "$SERVICE"
 equal "Result after the second stop" success "$(prop "$SERVICE" Result)"
 
-step "the fixture daemon: a crashing worker, then a wedged feature, under the same unit"
-# switchyard-fixture (Tests/Fixture) hosts features that misbehave on purpose. Run by the same
-# unit through a runtime drop-in, it shows what only a real systemd can: a worker that crashes
-# is restarted by the daemon's supervisor while the service stays up, and a feature whose actor
-# is stuck stops the watchdog pings, so systemd replaces the daemon.
-if [[ -x "$BIN/switchyard-fixture" ]]; then
-  mkdir -p /run/systemd/system/switchyard.service.d
-  # Another application, so a journal of its own: PrimeTime's state does not decode as the
-  # fixture's, and a daemon refuses to start from a journal its state type cannot read.
-  printf '[Service]\nExecStart=\nExecStart=%s --config %s\nEnvironment=SWITCHYARD_STATE_DIRECTORY=/var/lib/switchyard/fixture\n' \
-    "$BIN/switchyard-fixture" "$CONFIG" >/run/systemd/system/switchyard.service.d/20-fixture.conf
-  systemctl daemon-reload
-  expect "the fixture starts on the first connection" as_member "$BIN/switchyard" status
-  pid="$(main_pid)"
-  restarts_before="$(prop "$SERVICE" NRestarts)"
+step "another application under its own units: the fixture daemon (fixture.socket, fixture.service)"
+# switchyard-fixture (Tests/Fixture) is an application of its own, installed like switchyardd by
+# `make install-units APP=switchyard-fixture NAME=fixture` from the same templates: its socket,
+# group, dynamic user, state directory and configuration are its own, and it runs beside
+# switchyardd. It hosts features that misbehave on purpose, which shows what only a real systemd
+# can: a worker that crashes is restarted by the daemon's supervisor while the service stays up,
+# and a feature whose actor is stuck stops the watchdog pings, so systemd replaces the daemon.
+FIXTURE=fixture.service
+FIXTURE_SOCKET=/run/fixture/fixture.sock
+if [[ -x "$BIN/switchyard-fixture" && -f /usr/local/lib/systemd/system/$FIXTURE ]]; then
+  # As nobody in group fixture, talking to the fixture's socket.
+  as_fixture_member() {
+    setpriv --reuid=nobody --regid=nogroup --groups="$(getent group fixture | cut -d: -f3)" -- \
+      env SWITCHYARD_SOCKET="$FIXTURE_SOCKET" "$@"
+  }
+  fixture_pid() { prop "$FIXTURE" MainPID; }
+  expect "systemd-sysusers creates the group fixture" systemd-sysusers /usr/local/lib/sysusers.d/fixture.conf
+  expect "enable --now fixture.socket" systemctl enable --now fixture.socket
+  equal "fixture socket file owner, group and mode" "root:fixture 660 socket" "$(stat -c '%U:%G %a %F' "$FIXTURE_SOCKET" 2>&1)"
+  set +e
+  out="$(as_member env SWITCHYARD_SOCKET="$FIXTURE_SOCKET" "$BIN/switchyard" status 2>&1)"
+  status=$?
+  set -e
+  equal "exit status of 'switchyard status' on the fixture's socket as a member of switchyard only (3)" 3 "$status"
+  expect "the fixture starts on the first connection" as_fixture_member "$BIN/switchyard" status
+  equal "$FIXTURE SubState" running "$(prop "$FIXTURE" SubState)"
+  equal "switchyard.service is not involved" inactive "$(prop "$SERVICE" ActiveState)"
+  info="$(as_fixture_member "$BIN/switchyard" call org.varlink.service.GetInfo 2>&1 || true)"
+  equal "GetInfo's product" switchyard-fixture "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["product"])' "$info" 2>&1 || true)"
+  expect "its journal is in its own state directory, /var/lib/private/fixture" eventually 5 test -f /var/lib/private/fixture/journal.sqlite
+  pid="$(fixture_pid)"
+  uid="$(awk '/^Uid:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)"
+  equal "it runs as its own dynamic user" switchyard-fixture "$(getent passwd "$uid" | cut -d: -f1)"
+  fixture_journal_entries() { journalctl -q -u "$FIXTURE" -o cat SYSLOG_IDENTIFIER=switchyard-fixture | wc -l; }
+  if eventually 5 test "$(fixture_journal_entries)" -gt 0; then
+    pass "its journal entries carry SYSLOG_IDENTIFIER=switchyard-fixture"
+  else
+    fail "no journal entry with SYSLOG_IDENTIFIER=switchyard-fixture"
+  fi
+
+  restarts_before="$(prop "$FIXTURE" NRestarts)"
   alpha_restarts() {
-    as_member "$BIN/switchyard" status | python3 -c '
+    as_fixture_member "$BIN/switchyard" status | python3 -c '
 import json, sys
 w = {w["feature"]: w for w in json.load(sys.stdin)["workers"]}["alpha"]
 sys.exit(0 if (w["restarts"], w["state"]) == (int(sys.argv[1]), "running") else 1)' "$1"
   }
   set +e
-  out="$(as_member "$BIN/switchyard" send '{"alpha": {"trap": {}}}' 2>&1)"
+  out="$(as_fixture_member "$BIN/switchyard" send '{"alpha": {"trap": {}}}' 2>&1)"
   status=$?
   set -e
   equal "exit status of an action that crashes worker alpha (1: error reply)" 1 "$status"
   echo "      ($out)"
   if eventually 10 alpha_restarts 1; then pass "the supervisor restarted worker alpha"; else fail "worker alpha was not restarted"; fi
-  equal "MainPID after the worker crash" "$pid" "$(main_pid)"
-  equal "NRestarts after the worker crash" "$restarts_before" "$(prop "$SERVICE" NRestarts)"
+  equal "MainPID after the worker crash" "$pid" "$(fixture_pid)"
+  equal "NRestarts after the worker crash" "$restarts_before" "$(prop "$FIXTURE" NRestarts)"
 
   mark="$(mark_time)"
   started=$SECONDS
   # Blocks the wedge feature's actor thread for 15 s: its health probe goes unanswered.
-  (exec timeout 20 setpriv --reuid=nobody --regid=nogroup --groups="$(getent group switchyard | cut -d: -f3)" -- \
-    "$BIN/switchyard" send '{"wedge": {"block": 15}}' >/dev/null 2>&1) &
+  (exec timeout 20 setpriv --reuid=nobody --regid=nogroup --groups="$(getent group fixture | cut -d: -f3)" -- \
+    env SWITCHYARD_SOCKET="$FIXTURE_SOCKET" "$BIN/switchyard" send '{"wedge": {"block": 15}}' >/dev/null 2>&1) &
   wedge_pid=$!
-  if eventually 20 restarted; then
+  fixture_restarted() { [[ "$(prop "$FIXTURE" NRestarts)" == $((restarts_before + 1)) && "$(prop "$FIXTURE" SubState)" == running ]]; }
+  if eventually 20 fixture_restarted; then
     pass "a wedged feature: watchdog timeout and a new daemon after $((SECONDS - started)) s"
   else
-    fail "no restart while a feature was wedged" "NRestarts=$(prop "$SERVICE" NRestarts) SubState=$(prop "$SERVICE" SubState)"
+    fail "no restart while a feature was wedged" "NRestarts=$(prop "$FIXTURE" NRestarts) SubState=$(prop "$FIXTURE" SubState)"
   fi
-  if journalctl -q -u "$SERVICE" --since "@$((mark / 1000000))" -o cat | grep -qi 'watchdog timeout'; then
+  if journalctl -q -u "$FIXTURE" --since "@$((mark / 1000000))" -o cat | grep -qi 'watchdog timeout'; then
     pass "systemd logged the watchdog timeout"
   else
     fail "no 'watchdog timeout' in the unit's journal after the wedge"
   fi
   kill "$wedge_pid" 2>/dev/null || true
   wait "$wedge_pid" 2>/dev/null || true
-  expect "systemctl stop switchyard.service (fixture)" timeout 60 systemctl stop "$SERVICE"
-  rm -r /run/systemd/system/switchyard.service.d
-  systemctl daemon-reload
+  expect "systemctl stop $FIXTURE" timeout 60 systemctl stop "$FIXTURE"
+  equal "Result after stopping the fixture" success "$(prop "$FIXTURE" Result)"
+  expect "systemctl stop fixture.socket" systemctl stop fixture.socket
 else
-  echo "      (no switchyard-fixture next to switchyardd: skipped)"
+  echo "      (no switchyard-fixture or no fixture units: skipped)"
 fi
 
 step "systemctl stop switchyard.socket removes the socket (RemoveOnStop=yes)"

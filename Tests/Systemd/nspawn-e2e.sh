@@ -110,19 +110,26 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- what the container sees ----------------------------------------------------------------
-mkdir -p "$tmp/root" "$tmp/units/switchyard.service.d" "$tmp/results" "$tmp/bin"
+mkdir -p "$tmp/root" "$tmp/units/switchyard.service.d" "$tmp/units/fixture.service.d" "$tmp/results" "$tmp/bin"
 cp "$bin_dir/switchyardd" "$bin_dir/switchyard" "$tmp/bin/"
-# The fixture daemon (Tests/Fixture), for the checks of a crashing worker and a wedged feature.
-if [[ -x "$bin_dir/switchyard-fixture" ]]; then cp "$bin_dir/switchyard-fixture" "$tmp/bin/"; fi
 make -s --no-print-directory -C "$repo" install-units DESTDIR="$tmp/root" BINDIR="$container_bin" >/dev/null
 [[ -f "$tmp/root/usr/local/lib/systemd/system/switchyard.service" ]] || die "make install-units put no units in $tmp/root/usr/local/lib/systemd/system"
+# The fixture daemon (Tests/Fixture), installed as another application from the same templates,
+# for the checks of a crashing worker and a wedged feature under units of its own.
+if [[ -x "$bin_dir/switchyard-fixture" ]]; then
+  cp "$bin_dir/switchyard-fixture" "$tmp/bin/"
+  make -s --no-print-directory -C "$repo" install-units APP=switchyard-fixture NAME=fixture DESTDIR="$tmp/root" \
+    BINDIR="$container_bin" >/dev/null
+fi
 
 # A short watchdog, so that several intervals pass within seconds.
-cat >"$tmp/units/switchyard.service.d/10-e2e.conf" <<EOF
+for unit in switchyard fixture; do
+  cat >"$tmp/units/$unit.service.d/10-e2e.conf" <<EOF
 [Service]
 WatchdogSec=2s
 ${SWITCHYARD_E2E_DROPIN:-}
 EOF
+done
 cat >"$tmp/units/switchyard-e2e.target" <<'EOF'
 [Unit]
 Description=Switchyard end-to-end test

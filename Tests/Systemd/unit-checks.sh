@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Offline checks of the shipped units, as `make install` installs them:
+# Offline checks of the units `make install` writes from the templates in systemd/, for
+# switchyardd and for another application (the fixture daemon, as APP=switchyard-fixture
+# NAME=fixture):
+#   - the files installed and their names, and no template placeholder left;
+#   - the other application's units name its own executable, socket, group, user and
+#     directories, and nothing of switchyardd's;
 #   - `systemd-analyze verify` prints nothing at all (it exits non-zero only for a missing
 #     executable; unknown keys and bad values are only warnings, so any output is a failure);
-#   - `systemd-analyze security --offline=yes` scores the service at or under THRESHOLD.
-# verify checks that ExecStart's binary exists, so @BINDIR@ is replaced by the folder of a built
-# switchyardd: $SWITCHYARD_BIN_DIR (make systemd-test passes the debug build's).
+#   - `systemd-analyze security --offline=yes` scores each service at or under THRESHOLD.
+# verify checks that ExecStart's binary exists, so BINDIR is the folder of the built daemons:
+# $SWITCHYARD_BIN_DIR (make systemd-test passes the debug build's).
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -15,7 +20,9 @@ threshold="${SWITCHYARD_SECURITY_THRESHOLD:-10}"
 
 fail() { echo "unit-checks: FAIL: $*" >&2; exit 1; }
 
-[[ -x "$bin_dir/switchyardd" ]] || fail "no switchyardd in $bin_dir; build it first (swift build --product switchyardd)"
+for exe in switchyardd switchyard-fixture; do
+  [[ -x "$bin_dir/$exe" ]] || fail "no $exe in $bin_dir; build it first (swift build --product $exe)"
+done
 
 tmp="$(mktemp -d /tmp/switchyard-unit-checks.XXXXXX)"
 # systemd-analyze verify and security, run as root, leave an empty marker
@@ -30,25 +37,84 @@ cleanup() {
 }
 trap cleanup EXIT
 
-make -s --no-print-directory -C "$repo" install-units DESTDIR="$tmp/root" BINDIR="$bin_dir" UNITDIR=/units >/dev/null
-units="$tmp/root/units"
-grep -q '@BINDIR@' "$units"/* && fail "@BINDIR@ left in the installed units"
+# install_units ROOT MAKE-ARGUMENTS...: make install-units into ROOT, units in ROOT/units.
+install_units() {
+  local root="$1"
+  shift
+  make -s --no-print-directory -C "$repo" install-units DESTDIR="$root" BINDIR="$bin_dir" UNITDIR=/units \
+    SYSUSERSDIR=/sysusers.d SYSCONFDIR=/etc "$@" >/dev/null
+}
 
-# verify: stdout and stderr together must be empty.
-out="$(cd "$units" && systemd-analyze verify ./switchyard.socket ./switchyard.service 2>&1)" \
-  || fail "systemd-analyze verify exited non-zero:"$'\n'"$out"
-[[ -z "$out" ]] || fail "systemd-analyze verify printed:"$'\n'"$out"
-echo "unit-checks: systemd-analyze verify switchyard.socket switchyard.service: no output"
+# expect_files ROOT FILE...: exactly these files were installed.
+expect_files() {
+  local root="$1" actual expected
+  shift
+  actual="$(cd "$root" && find . -type f | sed 's|^\./||' | sort)"
+  expected="$(printf '%s\n' "$@" | sort)"
+  [[ "$actual" == "$expected" ]] || fail "installed files in $root:"$'\n'"$actual"$'\n'"expected:"$'\n'"$expected"
+  if grep -n '@[A-Z]*@' "$root"/units/* "$root"/sysusers.d/*; then fail "a template placeholder was left"; fi
+  echo "unit-checks: installed $*"
+}
 
-# security: print what still counts against the unit, and the score.
-set +e
-report="$(cd "$units" && systemd-analyze security --offline=yes --threshold="$threshold" ./switchyard.service 2>&1)"
-status=$?
-set -e
-score="$(sed -n 's/.*Overall exposure level for switchyard.service: \([0-9.]*\).*/\1/p' <<<"$report")"
-[[ -n "$score" ]] || fail "no exposure score in systemd-analyze security's output:"$'\n'"$report"
-grep '^✗' <<<"$report" | sed 's/^/unit-checks:   /' || true
-if ((status != 0)); then
-  fail "exposure $score is over the threshold $((threshold / 10)).$((threshold % 10))"
+# expect_line FILE LINE: FILE has LINE, whole.
+expect_line() {
+  grep -qxF -- "$2" "$1" || fail "$(basename "$1") has no line '$2'"
+}
+
+# check_service UNITS NAME: verify prints nothing; security within the threshold.
+check_service() {
+  local units="$1" name="$2" out report status score
+  out="$(cd "$units" && systemd-analyze verify "./$name.socket" "./$name.service" 2>&1)" \
+    || fail "systemd-analyze verify exited non-zero:"$'\n'"$out"
+  [[ -z "$out" ]] || fail "systemd-analyze verify printed:"$'\n'"$out"
+  echo "unit-checks: systemd-analyze verify $name.socket $name.service: no output"
+  # security: print what still counts against the unit, and the score.
+  set +e
+  report="$(cd "$units" && systemd-analyze security --offline=yes --threshold="$threshold" "./$name.service" 2>&1)"
+  status=$?
+  set -e
+  score="$(sed -n "s/.*Overall exposure level for $name.service: \([0-9.]*\).*/\1/p" <<<"$report")"
+  [[ -n "$score" ]] || fail "no exposure score in systemd-analyze security's output:"$'\n'"$report"
+  grep '^✗' <<<"$report" | sed 's/^/unit-checks:   /' || true
+  if ((status != 0)); then
+    fail "$name.service: exposure $score is over the threshold $((threshold / 10)).$((threshold % 10))"
+  fi
+  echo "unit-checks: systemd-analyze security $name.service: exposure $score (threshold $((threshold / 10)).$((threshold % 10)))"
+}
+
+# switchyardd, by default.
+install_units "$tmp/default"
+expect_files "$tmp/default" units/switchyard.service units/switchyard.socket sysusers.d/switchyard.conf \
+  etc/switchyard/switchyard.json
+expect_line "$tmp/default/units/switchyard.service" "ExecStart=$bin_dir/switchyardd --config /etc/switchyard/switchyard.json"
+check_service "$tmp/default/units" switchyard
+
+# Another application: every name is its own.
+install_units "$tmp/other" APP=switchyard-fixture NAME=fixture
+expect_files "$tmp/other" units/fixture.service units/fixture.socket sysusers.d/fixture.conf etc/fixture/fixture.json
+service="$tmp/other/units/fixture.service"
+socket="$tmp/other/units/fixture.socket"
+expect_line "$service" "ExecStart=$bin_dir/switchyard-fixture --config /etc/fixture/fixture.json"
+expect_line "$service" "Requires=fixture.socket"
+expect_line "$service" "User=switchyard-fixture"
+expect_line "$service" "StateDirectory=fixture"
+expect_line "$service" "Also=fixture.socket"
+expect_line "$socket" "ListenStream=/run/fixture/fixture.sock"
+expect_line "$socket" "SocketGroup=fixture"
+expect_line "$tmp/other/sysusers.d/fixture.conf" "g fixture - -"
+socket_path="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["switchyard"]["socket"]["path"])' "$tmp/other/etc/fixture/fixture.json")"
+[[ "$socket_path" == /run/fixture/fixture.sock ]] || fail "fixture.json names the socket $socket_path"
+# Nothing of switchyardd's (ExecStart aside: the build folder's path is anyone's).
+if grep -hv -e '^#' -e '^ExecStart=' "$service" "$socket" "$tmp/other/sysusers.d/fixture.conf" \
+  | grep -E 'switchyardd|switchyard\.(socket|service|sock|json|conf)|/(run|etc|var/lib)/switchyard|=switchyard$'; then
+  fail "the other application's units name switchyardd's"
 fi
-echo "unit-checks: systemd-analyze security: exposure $score (threshold $((threshold / 10)).$((threshold % 10)))"
+check_service "$tmp/other/units" fixture
+
+# A daemon's dynamic user may not be named like the socket's group.
+if out="$(make -s --no-print-directory -C "$repo" install-units DESTDIR="$tmp/refused" APP=myapp 2>&1)"; then
+  fail "make install-units APP=myapp (NAME=myapp) was not refused"
+fi
+grep -q 'NAME (the units and the socket' <<<"$out" || fail "no reason given for refusing APP=myapp: $out"
+[[ ! -e "$tmp/refused" ]] || fail "the refused install wrote $(find "$tmp/refused" -type f)"
+echo "unit-checks: APP=myapp without NAME= is refused (the group would take the daemon's name)"

@@ -1,28 +1,83 @@
-import CasePaths
+import SwitchyardRuntime
 
-/// An action type that names its cases, so that `Describe` can list what a feature accepts.
-///
-/// Swift cannot list an enum's cases without values of them, so the names are written down;
-/// when the action is also `CasePathIterable` (as `@CasePathable` enums are), the daemon checks at start that the list has as
-/// many names as the enum has cases, and refuses to start when it does not.
-///
-/// ```swift
-/// extension Counter.Action: ActionCases {  // @CasePathable makes it CasePathIterable
-///   static let actionCases = ["decrTapped", "incrTapped", "nthPrimeButtonTapped"]
-/// }
-/// ```
-public protocol ActionCases {
-  /// The names of the action's cases, as they appear on the wire.
-  static var actionCases: [String] { get }
+/// The cases of a feature's action type, derived from its declaration: what `@DescribedAction`
+/// wrote, or nothing for an action type without it.
+func describedActionCases<Action>(of _: Action.Type) -> [ActionCase] {
+  (Action.self as? any DescribedAction.Type)?.actionCases ?? []
 }
 
-/// The case names of `Action`, and how many cases it really has when that can be known.
-func describeActionCases<Action>(of _: Action.Type) -> (names: [String], actualCount: Int?) {
-  let names = (Action.self as? any ActionCases.Type)?.actionCases ?? []
-  guard let iterable = Action.self as? any CasePathIterable.Type else { return (names, nil) }
-  return (names, caseCount(iterable))
-}
+extension ActionVisibility {
+  /// `Describe`'s `cases` for a feature: each case with its payload, and whether only the
+  /// feature's effects may send it (declared internal, or below a case that is). A payload that
+  /// is a described action of its own lists its cases in turn, so `counter(Counter.Action)`
+  /// shows the counter's cases.
+  ///
+  /// ```json
+  /// [{"name": "counter", "internal": false, "payload": [{"type": "Counter.Action", "cases": [
+  ///    {"name": "incrTapped", "internal": false, "payload": []},
+  ///    {"name": "nthPrimeResponse", "internal": true,
+  ///     "payload": [{"label": "n", "type": "Int"}, {"label": "prime", "type": "Int?"}]}, …]}]}, …]
+  /// ```
+  func describe(_ cases: [ActionCase]) -> JSONValue {
+    self.describe(cases, at: [], internal: false, within: [])
+  }
 
-private func caseCount<T: CasePathIterable>(_: T.Type) -> Int {
-  T.allCasePaths.reduce(0) { count, _ in count + 1 }
+  /// `path`: the case names above these cases, as internal actions name them; `internal`:
+  /// whether a case above is internal; `enclosing`: the action types being described above, so
+  /// a recursive action stops at itself.
+  private func describe(
+    _ cases: [ActionCase], at path: [String], internal insideInternal: Bool, within enclosing: Set<ObjectIdentifier>
+  ) -> JSONValue {
+    .array(
+      cases.map { actionCase in
+        let casePath = path + [actionCase.name]
+        let isInternal = insideInternal || self.isInternal(casePath)
+        let payload = actionCase.payload.enumerated().map { index, payload -> JSONValue in
+          var description: JSONObject = ["type": .string(payload.typeName)]
+          if let label = payload.label { description["label"] = .string(label) }
+          let type = ObjectIdentifier(payload.type)
+          if !enclosing.contains(type), let nested = payload.actionCases {
+            // Internal paths name nested cases through the payload's key on the wire: none for
+            // one unlabeled value, its label (or `_1`, `_2`…) otherwise.
+            let key = actionCase.payload.count == 1 && payload.label == nil ? [] : [payload.label ?? "_\(index)"]
+            description["cases"] = self.describe(
+              nested, at: casePath + key, internal: isInternal, within: enclosing.union([type])
+            )
+          }
+          return .object(description)
+        }
+        return .object([
+          "name": .string(actionCase.name),
+          "internal": .bool(isInternal),
+          "payload": .array(payload),
+        ])
+      }
+    )
+  }
+
+  /// The declared internal actions that name no case of `cases`: a name that matches nothing
+  /// protects nothing. Only what the declarations can tell is checked: below a payload whose
+  /// type is not a described action, any name is taken.
+  func undeclaredInternalActions(in cases: [ActionCase]) -> [String] {
+    self.internalActions.filter { path in
+      !Self.names(path.split(separator: ".").map(String.init)[...], in: cases)
+    }
+  }
+
+  private static func names(_ path: ArraySlice<String>, in cases: [ActionCase]) -> Bool {
+    guard let name = path.first else { return true }
+    guard let actionCase = cases.first(where: { $0.name == name }) else { return false }
+    let rest = path.dropFirst()
+    guard let next = rest.first else { return true }
+    let payload = actionCase.payload
+    if payload.count == 1, payload[0].label == nil {
+      guard let nested = payload[0].actionCases else { return true }
+      return Self.names(rest, in: nested)
+    }
+    for (index, value) in payload.enumerated() where (value.label ?? "_\(index)") == next {
+      guard let nested = value.actionCases else { return true }
+      return Self.names(rest.dropFirst(), in: nested)
+    }
+    return false
+  }
 }

@@ -46,4 +46,9 @@ struct ActionVisibility: Sendable {
   func publicCases(_ cases: [String]) -> [String] {
     cases.filter { name in !self.internalPaths.contains([name]) }
   }
+
+  /// Whether the case at `path` (case names, outermost first) is declared internal.
+  func isInternal(_ path: [String]) -> Bool {
+    self.internalPaths.contains(path)
+  }
 }

@@ -1,4 +1,5 @@
 import Logging
+import SwitchyardVarlink
 
 extension Application {
   /// Serves the application until SIGTERM, as the daemon `identifier` (its name in the journal):
@@ -14,10 +15,14 @@ extension Application {
   ///     `SWITCHYARD_SOCKET_PATH` override it.
   ///   - socketPath: Overrides the configuration's socket path.
   ///   - stateDirectory: Overrides the configuration's state directory.
+  ///   - identifier: The daemon's name: in the journal (`SYSLOG_IDENTIFIER`), in log lines, and
+  ///     as the product `org.varlink.service.GetInfo` names.
+  ///   - version: The version `GetInfo` gives; Switchyard's own by default.
   /// - Throws: ``InvalidConfiguration`` for an invalid configuration; ``DaemonFailure``, after a
   ///   critical log line, when the daemon cannot run or its supervisor gives up.
   public func serve(
-    configurationFile file: String?, socketPath socket: String?, stateDirectory: String? = nil, identifier: String
+    configurationFile file: String?, socketPath socket: String?, stateDirectory: String? = nil, identifier: String,
+    version: String = switchyardVersion
   ) async throws {
     let overrides: @Sendable (inout DaemonConfiguration) -> Void = { configuration in
       if let socket { configuration.socketPath = socket }
@@ -32,7 +37,9 @@ extension Application {
       configuration: configuration,
       logger: logger,
       logLevel: level,
-      reloadConfiguration: { try await self.configuration(file: file, overrides: overrides) }
+      reloadConfiguration: { try await self.configuration(file: file, overrides: overrides) },
+      product: identifier,
+      version: version
     )
     do {
       try await daemon.run()

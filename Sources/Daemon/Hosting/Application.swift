@@ -45,14 +45,12 @@ public struct Application<State: Codable & Sendable, Action: Codable & Sendable>
         }
       }
       try Self.validateMigrations(of: feature)
-      if let actual = feature.actualActionCaseCount, !feature.actionCases.isEmpty,
-        actual != feature.actionCases.count
-      {
+      let undeclared = feature.visibility.undeclaredInternalActions(in: feature.actionCases)
+      if !feature.actionCases.isEmpty, !undeclared.isEmpty {
         throw ApplicationError(
           """
-          feature "\(feature.name)" lists \(feature.actionCases.count) action cases \
-          (\(feature.actionCases.joined(separator: ", "))), but \(feature.actionType) has \(actual); \
-          update its `actionCases`
+          feature "\(feature.name)" declares internal actions that \(feature.actionType) does not have: \
+          \(undeclared.joined(separator: ", ")); a name that matches no case protects nothing
           """
         )
       }

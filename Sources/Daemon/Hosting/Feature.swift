@@ -25,10 +25,11 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   public let isReadOnly: Bool
   /// The feature's own action type, as Swift names it.
   public let actionType: String
-  /// The names of the action's cases, when the action type lists them (``ActionCases``).
-  public let actionCases: [String]
-  /// How many cases the action type has, when that can be known (`CasePathIterable`).
-  let actualActionCaseCount: Int?
+  /// The action type's cases with their payloads, read from its declaration when it is marked
+  /// `@DescribedAction`; empty otherwise.
+  public let actionCases: [ActionCase]
+  /// What `Describe` says of those cases (``ActionVisibility/describe(_:)``), made once.
+  let describedCases: JSONValue
   /// Where the feature runs unless the configuration says otherwise.
   public let isolation: FeatureIsolation
   /// When the supervisor restarts the feature's worker process.
@@ -169,8 +170,8 @@ extension Feature {
       pointer: JSONPointer(tokens: [name]),
       isReadOnly: route.isReadOnly,
       actionType: String(reflecting: LocalAction.self),
-      actionCases: describeActionCases(of: LocalAction.self).names,
-      actualActionCaseCount: describeActionCases(of: LocalAction.self).actualCount,
+      actionCases: describedActionCases(of: LocalAction.self),
+      describedCases: visibility.describe(describedActionCases(of: LocalAction.self)),
       isolation: isolation,
       restart: restart,
       worker: worker,

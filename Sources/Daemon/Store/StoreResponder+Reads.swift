@@ -21,8 +21,9 @@ extension StoreResponder {
             "state": .string(feature.pointer.description),
             "readOnly": .bool(feature.isReadOnly),
             "action": .string(feature.actionType),
-            "actions": .array(feature.visibility.publicCases(feature.actionCases).map(JSONValue.string)),
+            "actions": .array(feature.visibility.publicCases(feature.actionCases.map(\.name)).map(JSONValue.string)),
             "internalActions": .array(feature.visibility.internalActions.map(JSONValue.string)),
+            "cases": feature.describedCases,
             "isolation": .string(self.workers[feature.name] == nil ? "actor" : "process"),
           ]
           if let worker = self.workers[feature.name] { description["worker"] = worker().json }

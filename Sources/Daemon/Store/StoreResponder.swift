@@ -25,6 +25,9 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   let configuration: LiveConfiguration
   let counters: ServerCounters
   let logger: Logger
+  /// The daemon's name and version in `GetInfo`.
+  let product: String
+  let version: String
   let started = ContinuousClock.now
   let actionCount = Atomic<Int>(0)
   let decoder = ActionDecoder<Action>()
@@ -46,8 +49,12 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     configuration: LiveConfiguration,
     counters: ServerCounters,
     durability: DurabilityStatus = .none,
+    product: String = "switchyardd",
+    version: String = switchyardVersion,
     logger: Logger
   ) {
+    self.product = product
+    self.version = version
     self.durability = durability
     self.journalReader = changeLog.journalWriter.map(JournalReader.init(writer:))
     self.router = router
@@ -166,8 +173,8 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     case .getInfo:
       return [
         "vendor": "Switchyard",
-        "product": "switchyardd",
-        "version": .string(switchyardVersion),
+        "product": .string(self.product),
+        "version": .string(self.version),
         "url": "https://github.com/switchyard/switchyard",
         "interfaces": [.string(ServiceInterface.name), .string(StoreInterface.name)],
       ]

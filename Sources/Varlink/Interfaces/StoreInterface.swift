@@ -44,8 +44,9 @@ public enum StoreInterface {
 
     # A feature the daemon hosts: its name, the JSON Pointer of the part of the state it owns,
     # whether its route only listens (read-only), its own action type, the names of the cases
-    # clients may send, the actions only its effects send (refused from clients), and where it
-    # runs.
+    # clients may send, the actions only its effects send (refused from clients), every case of
+    # its action with its payload (empty when the action type does not describe its cases), and
+    # where it runs.
     type Feature (
       name: string,
       state: string,
@@ -53,8 +54,28 @@ public enum StoreInterface {
       action: string,
       actions: []string,
       internalActions: []string,
+      cases: []ActionCase,
       isolation: string,
       worker: ?Worker
+    )
+
+    # A case of an action, as declared: its name (its key in the action's JSON), whether only
+    # the feature's effects may send it (declared internal, or below a case that is), and its
+    # associated values in order.
+    type ActionCase (
+      name: string,
+      internal: bool,
+      payload: []ActionPayload
+    )
+
+    # An associated value of a case: its label when it has one, its Swift type as declared, and
+    # the cases of that type when it is an action itself. In the action's JSON a case without
+    # associated values is {}, one unlabeled value stands for itself, and several are an object
+    # keyed by label ("_0", "_1"... for unlabeled ones).
+    type ActionPayload (
+      label: ?string,
+      type: string,
+      cases: ?[]ActionCase
     )
 
     # A feature's worker process (isolation "process"): its pid while one runs, its state

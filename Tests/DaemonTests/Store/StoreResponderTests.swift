@@ -113,6 +113,8 @@ import Testing
     let responder = try await self.responder()
     let described = await self.answer(responder, "io.switchyard.Store.Describe")
     #expect(described.replies.first?["parameters"]?["features"]?[0]?["name"] == "primes")
+    #expect(described.replies.first?["parameters"]?["features"]?[0]?["cases"]?[0]?["payload"]?[0]?["type"] == "Counter.Action")
+    #expect(described.replies.first?["parameters"]?["features"]?[1]?["cases"]?[0]?["name"] == "added")
     #expect(described.replies.first?["parameters"]?["access"]?["admin"] == true)
     let status = await self.answer(responder, "io.switchyard.Store.Status")
     #expect(status.replies.first?["parameters"]?["features"] == 2)

@@ -1,0 +1,137 @@
+import CasePathsMacrosSupport
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@DescribedAction`: everything `@CasePathable` generates (through swift-case-paths' own
+/// expansion, so the case paths are exactly its), plus a `DescribedAction` conformance whose
+/// `actionCases` lists the enum's cases with their payloads, read from the declaration.
+///
+/// `actionCases` is a member of the enum, not of the extension: payload types are written
+/// relative to where the enum is declared (`Editor.Action` next to a nested `Editor`), and only
+/// inside the enum's body do they mean what they meant there.
+public enum DescribedActionMacro {}
+
+extension DescribedActionMacro: MemberMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    providingMembersOf declaration: some DeclGroupSyntax,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    guard declaration.is(EnumDeclSyntax.self) else {
+      throw DiagnosticsError(diagnostics: [
+        Diagnostic(node: Syntax(node), message: DescribedActionDiagnostic.notAnEnum)
+      ])
+    }
+    // Generates nothing when the enum is also marked @CasePathable, which then does it.
+    let casePaths = try CasePathableMacro.expansion(of: node, providingMembersOf: declaration, in: context)
+    return casePaths + [DeclSyntax(stringLiteral: self.actionCasesDeclaration(of: declaration.memberBlock.members))]
+  }
+}
+
+extension DescribedActionMacro: ExtensionMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    attachedTo declaration: some DeclGroupSyntax,
+    providingExtensionsOf type: some TypeSyntaxProtocol,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [ExtensionDeclSyntax] {
+    guard let enumDecl = declaration.as(EnumDeclSyntax.self) else { return [] }
+    var conformances = protocols.map(\.trimmedDescription)
+    if enumDecl.attributes.contains(where: { $0.as(AttributeSyntax.self)?.isCasePathable == true }) {
+      // @CasePathable's own expansion declares those.
+      conformances.removeAll { $0.hasSuffix("CasePathable") || $0.hasSuffix("CasePathIterable") }
+    }
+    guard !conformances.isEmpty else { return [] }
+    let availability = enumDecl.attributes.filter { $0.as(AttributeSyntax.self)?.isAvailability == true }
+    let availabilityPrefix = availability.map { "\($0.trimmedDescription) " }.joined()
+    return [
+      try ExtensionDeclSyntax(
+        """
+        \(raw: availabilityPrefix)extension \(type.trimmed): \(raw: conformances.joined(separator: ", ")) {}
+        """
+      )
+    ]
+  }
+
+  /// `public static var actionCases`, built case by case so that `#if` clauses keep working.
+  static func actionCasesDeclaration(of members: MemberBlockItemListSyntax) -> String {
+    let appends = self.caseAppends(in: members)
+    let hasCases = appends.contains { !$0.hasPrefix("#") }
+    return """
+      public static var actionCases: [SwitchyardRuntime.ActionCase] {
+      \(hasCases ? "var" : "let") cases: [SwitchyardRuntime.ActionCase] = []
+      \(appends.joined(separator: "\n"))
+      return cases
+      }
+      """
+  }
+
+  /// One `cases.append(…)` line per case, and the `#if` lines around those that have them.
+  static func caseAppends(in members: MemberBlockItemListSyntax) -> [String] {
+    members.flatMap { member -> [String] in
+      if let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) {
+        return caseDecl.elements.map { "cases.append(\(self.actionCase($0)))" }
+      }
+      if let ifConfig = member.decl.as(IfConfigDeclSyntax.self) {
+        let clauses = ifConfig.clauses.flatMap { clause -> [String] in
+          let condition = clause.condition.map { " \($0.trimmedDescription)" } ?? ""
+          let elements = clause.elements?.as(MemberBlockItemListSyntax.self).map(self.caseAppends(in:)) ?? []
+          return ["\(clause.poundKeyword.text)\(condition)"] + elements
+        }
+        return clauses + ["#endif"]
+      }
+      return []
+    }
+  }
+
+  /// `SwitchyardRuntime.ActionCase("name", payload: [...])` for one case.
+  static func actionCase(_ element: EnumCaseElementSyntax) -> String {
+    let name = element.name.text.filter { $0 != "`" }
+    let parameters = element.parameterClause?.parameters ?? []
+    guard !parameters.isEmpty else { return "SwitchyardRuntime.ActionCase(\(literal(name)))" }
+    let payload = parameters.map { parameter -> String in
+      let typeName = parameter.type.trimmedDescription.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+      let label: String
+      if let firstName = parameter.firstName, firstName.tokenKind != .wildcard {
+        label = literal(firstName.text.filter { $0 != "`" })
+      } else {
+        label = "nil"
+      }
+      return "SwitchyardRuntime.ActionPayload(label: \(label), type: (\(parameter.type.trimmed)).self, typeName: \(literal(typeName)))"
+    }
+    return "SwitchyardRuntime.ActionCase(\(literal(name)), payload: [\(payload.joined(separator: ", "))])"
+  }
+
+  /// A Swift string literal of `text`.
+  static func literal(_ text: String) -> String {
+    StringLiteralExprSyntax(content: text).description
+  }
+}
+
+extension AttributeSyntax {
+  fileprivate var isCasePathable: Bool {
+    self.attributeName.as(IdentifierTypeSyntax.self)?.name.text == "CasePathable"
+      || self.attributeName.as(MemberTypeSyntax.self)?.name.text == "CasePathable"
+  }
+
+  fileprivate var isAvailability: Bool {
+    self.attributeName.as(IdentifierTypeSyntax.self)?.name.text == "available"
+  }
+}
+
+enum DescribedActionDiagnostic: String, DiagnosticMessage {
+  case notAnEnum
+
+  var message: String {
+    switch self {
+    case .notAnEnum: "'@DescribedAction' describes the cases of an action enum; apply it to an enum"
+    }
+  }
+
+  var diagnosticID: MessageID { MessageID(domain: "SwitchyardMacros", id: self.rawValue) }
+  var severity: DiagnosticSeverity { .error }
+}

@@ -1,0 +1,291 @@
+import MacroTesting
+import SwiftSyntaxMacroExpansion
+import SwitchyardMacros
+import Testing
+
+/// What `@DescribedAction` writes: swift-case-paths' own `@CasePathable` members, and the
+/// cases read from the declaration.
+@Suite(
+  .macros(
+    [
+      "DescribedAction": MacroSpec(
+        type: DescribedActionMacro.self, conformances: ["CasePathable", "CasePathIterable", "DescribedAction"]
+      )
+    ],
+    record: .never
+  )
+)
+struct DescribedActionMacroTests {
+  @Test func casesWithTheirPayloads() {
+    assertMacro {
+      """
+      @DescribedAction
+      public enum Action {
+        case incrTapped
+        case nthPrimeResponse(n: Int, prime: Int?)
+        case deleteFavoritePrimes(IndexSet)
+        case counter(Counter.Action)
+      }
+      """
+    } expansion: {
+      #"""
+      public enum Action {
+        case incrTapped
+        case nthPrimeResponse(n: Int, prime: Int?)
+        case deleteFavoritePrimes(IndexSet)
+        case counter(Counter.Action)
+
+        public struct AllCasePaths: CasePaths.CasePathReflectable, Swift.Sendable, Swift.Sequence {
+          public subscript(root: Action) -> CasePaths.PartialCaseKeyPath<Action> {
+            if root.is(\.incrTapped) {
+              return \.incrTapped
+            }
+            if root.is(\.nthPrimeResponse) {
+              return \.nthPrimeResponse
+            }
+            if root.is(\.deleteFavoritePrimes) {
+              return \.deleteFavoritePrimes
+            }
+            if root.is(\.counter) {
+              return \.counter
+            }
+            return \.never
+          }
+          public var incrTapped: CasePaths.AnyCasePath<Action, Void> {
+            ._$embed({
+                Action.incrTapped
+              }) {
+              guard case .incrTapped = $0 else {
+                return nil
+              }
+              return ()
+            }
+          }
+          public var nthPrimeResponse: CasePaths.AnyCasePath<Action, (n: Int, prime: Int?)> {
+            ._$embed(Action.nthPrimeResponse) {
+              guard case let .nthPrimeResponse(v0, v1) = $0 else {
+                return nil
+              }
+              return (v0, v1)
+            }
+          }
+          public var deleteFavoritePrimes: CasePaths.AnyCasePath<Action, IndexSet> {
+            ._$embed(Action.deleteFavoritePrimes) {
+              guard case let .deleteFavoritePrimes(v0) = $0 else {
+                return nil
+              }
+              return v0
+            }
+          }
+          public var counter: CasePaths.AnyCasePath<Action, Counter.Action> {
+            ._$embed(Action.counter) {
+              guard case let .counter(v0) = $0 else {
+                return nil
+              }
+              return v0
+            }
+          }
+          public func makeIterator() -> Swift.IndexingIterator<[CasePaths.PartialCaseKeyPath<Action>]> {
+            var allCasePaths: [CasePaths.PartialCaseKeyPath<Action>] = []
+            allCasePaths.append(\.incrTapped)
+            allCasePaths.append(\.nthPrimeResponse)
+            allCasePaths.append(\.deleteFavoritePrimes)
+            allCasePaths.append(\.counter)
+            return allCasePaths.makeIterator()
+          }
+        }
+
+        public static var allCasePaths: AllCasePaths {
+          AllCasePaths()
+        }
+
+        public static var actionCases: [SwitchyardRuntime.ActionCase] {
+          var cases: [SwitchyardRuntime.ActionCase] = []
+          cases.append(SwitchyardRuntime.ActionCase("incrTapped"))
+          cases.append(SwitchyardRuntime.ActionCase("nthPrimeResponse", payload: [SwitchyardRuntime.ActionPayload(label: "n", type: (Int).self, typeName: "Int"), SwitchyardRuntime.ActionPayload(label: "prime", type: (Int?).self, typeName: "Int?")]))
+          cases.append(SwitchyardRuntime.ActionCase("deleteFavoritePrimes", payload: [SwitchyardRuntime.ActionPayload(label: nil, type: (IndexSet).self, typeName: "IndexSet")]))
+          cases.append(SwitchyardRuntime.ActionCase("counter", payload: [SwitchyardRuntime.ActionPayload(label: nil, type: (Counter.Action).self, typeName: "Counter.Action")]))
+          return cases
+        }
+      }
+
+      extension Action: CasePathable, CasePathIterable, DescribedAction {
+      }
+      """#
+    }
+  }
+
+  @Test func conditionalCases() {
+    assertMacro {
+      """
+      @DescribedAction
+      enum Action {
+        case always
+        #if DEBUG
+        case debug(_ value: Int, `default`: String)
+        #elseif TESTING
+        case testing
+        #else
+        case release
+        #endif
+      }
+      """
+    } expansion: {
+      #"""
+      enum Action {
+        case always
+        #if DEBUG
+        case debug(_ value: Int, `default`: String)
+        #elseif TESTING
+        case testing
+        #else
+        case release
+        #endif
+
+        public struct AllCasePaths: CasePaths.CasePathReflectable, Swift.Sendable, Swift.Sequence {
+          public subscript(root: Action) -> CasePaths.PartialCaseKeyPath<Action> {
+            if root.is(\.always) {
+              return \.always
+            }
+            #if DEBUG
+            if root.is(\.debug) {
+              return \.debug
+            }
+            #elseif TESTING
+            if root.is(\.testing) {
+              return \.testing
+            }
+            #else
+            if root.is(\.release) {
+              return \.release
+            }
+            #endif
+            return \.never
+          }
+          public var always: CasePaths.AnyCasePath<Action, Void> {
+            ._$embed({
+                Action.always
+              }) {
+              guard case .always = $0 else {
+                return nil
+              }
+              return ()
+            }
+          }
+          #if DEBUG
+          public var debug: CasePaths.AnyCasePath<Action, (Int, `default`: String)> {
+            ._$embed(Action.debug) {
+              guard case let .debug(v0, v1) = $0 else {
+                return nil
+              }
+              return (v0, v1)
+            }
+          }
+          #elseif TESTING
+          public var testing: CasePaths.AnyCasePath<Action, Void> {
+            ._$embed({
+                Action.testing
+              }) {
+              guard case .testing = $0 else {
+                return nil
+              }
+              return ()
+            }
+          }
+          #else
+          public var release: CasePaths.AnyCasePath<Action, Void> {
+            ._$embed({
+                Action.release
+              }) {
+              guard case .release = $0 else {
+                return nil
+              }
+              return ()
+            }
+          }
+          #endif
+          public func makeIterator() -> Swift.IndexingIterator<[CasePaths.PartialCaseKeyPath<Action>]> {
+            var allCasePaths: [CasePaths.PartialCaseKeyPath<Action>] = []
+            allCasePaths.append(\.always)
+            #if DEBUG
+            allCasePaths.append(\.debug)
+            #elseif TESTING
+            allCasePaths.append(\.testing)
+            #else
+            allCasePaths.append(\.release)
+            #endif
+            return allCasePaths.makeIterator()
+          }
+        }
+
+        public static var allCasePaths: AllCasePaths {
+          AllCasePaths()
+        }
+
+        public static var actionCases: [SwitchyardRuntime.ActionCase] {
+          var cases: [SwitchyardRuntime.ActionCase] = []
+          cases.append(SwitchyardRuntime.ActionCase("always"))
+          #if DEBUG
+          cases.append(SwitchyardRuntime.ActionCase("debug", payload: [SwitchyardRuntime.ActionPayload(label: nil, type: (Int).self, typeName: "Int"), SwitchyardRuntime.ActionPayload(label: "default", type: (String).self, typeName: "String")]))
+          #elseif TESTING
+          cases.append(SwitchyardRuntime.ActionCase("testing"))
+          #else
+          cases.append(SwitchyardRuntime.ActionCase("release"))
+          #endif
+          return cases
+        }
+      }
+
+      extension Action: CasePathable, CasePathIterable, DescribedAction {
+      }
+      """#
+    }
+  }
+
+  /// With `@CasePathable` on the enum too, that macro generates the case paths and declares
+  /// their conformances; this one adds only the description.
+  @Test func besideCasePathable() {
+    assertMacro {
+      """
+      @CasePathable @DescribedAction
+      enum Action {
+        case one
+      }
+      """
+    } expansion: {
+      """
+      @CasePathable
+      enum Action {
+        case one
+
+        public static var actionCases: [SwitchyardRuntime.ActionCase] {
+          var cases: [SwitchyardRuntime.ActionCase] = []
+          cases.append(SwitchyardRuntime.ActionCase("one"))
+          return cases
+        }
+      }
+
+      extension Action: DescribedAction {
+      }
+      """
+    }
+  }
+
+  @Test func anythingButAnEnumIsAnError() {
+    assertMacro {
+      """
+      @DescribedAction
+      struct Action {
+      }
+      """
+    } diagnostics: {
+      """
+      @DescribedAction
+      ┬───────────────
+      ╰─ 🛑 '@DescribedAction' describes the cases of an action enum; apply it to an enum
+      struct Action {
+      }
+      """
+    }
+  }
+}
