@@ -19,12 +19,22 @@ final class RouteTicket: Sendable {
     var refusal: RouterError?
     var waiter: CheckedContinuation<Void, Never>?
     var callback: (@Sendable (Result<UInt64, RouterError>) -> Void)?
+
+    var outcome: Result<UInt64, RouterError> {
+      if let refusal = self.refusal { return .failure(refusal) }
+      return .success(self.seq)
+    }
   }
 
   private let contents = Mutex(Contents())
 
-  func expect() { self.contents.withLock { $0.pending += 1 } }
-  func unexpect() { self.contents.withLock { $0.pending -= 1 } }
+  /// `count` more features will each report one reduction.
+  func expect(_ count: Int = 1) { self.contents.withLock { $0.pending += count } }
+  /// `count` features that were expected will not report after all.
+  func unexpect(_ count: Int = 1) {
+    guard count > 0 else { return }
+    self.contents.withLock { $0.pending -= count }
+  }
   func refuse(_ error: RouterError) { self.contents.withLock { $0.refusal = $0.refusal ?? error } }
   func routed() { self.finishOne(seq: 0) }
 
@@ -40,28 +50,27 @@ final class RouteTicket: Sendable {
   }
 
   private func finishOne(seq: UInt64) {
-    typealias Waiting = (CheckedContinuation<Void, Never>?, (@Sendable (Result<UInt64, RouterError>) -> Void)?)
-    let (waiter, callback) = self.contents.withLock { contents -> Waiting in
+    typealias Waiting = (
+      CheckedContinuation<Void, Never>?, (@Sendable (Result<UInt64, RouterError>) -> Void)?, Result<UInt64, RouterError>?
+    )
+    let (waiter, callback, outcome) = self.contents.withLock { contents -> Waiting in
       contents.seq = max(contents.seq, seq)
       contents.pending -= 1
-      guard contents.pending == 0 else { return (nil, nil) }
+      guard contents.pending == 0 else { return (nil, nil, nil) }
       contents.isDone = true
       defer {
         contents.waiter = nil
         contents.callback = nil
       }
-      return (contents.waiter, contents.callback)
+      return (contents.waiter, contents.callback, contents.outcome)
     }
     waiter?.resume()
-    callback?(self.outcome)
+    if let callback, let outcome { callback(outcome) }
   }
 
   /// What the request came to: its sequence number, or why it was refused.
   private var outcome: Result<UInt64, RouterError> {
-    self.contents.withLock { contents in
-      if let refusal = contents.refusal { return .failure(refusal) }
-      return .success(contents.seq)
-    }
+    self.contents.withLock { $0.outcome }
   }
 
   /// Calls `body` with the outcome once every action is reduced: right away when they are, or

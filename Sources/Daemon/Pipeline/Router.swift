@@ -46,32 +46,48 @@ final class Router<Action: Sendable>: Sendable {
   /// - Parameter causes: Why each action is sent, one per action, for the journal; `nil`
   ///   without one.
   func route(_ actions: [Action], causes: [ChangeCause]? = nil) -> RouteTicket {
+    self.route(count: actions.count, { actions[$0] }, causes: { causes?[$0] })
+  }
+
+  /// Routes one action now, as ``route(_:causes:)`` routes a request of one: what a `Send` is.
+  func route(_ action: Action, cause: ChangeCause? = nil) -> RouteTicket {
+    self.route(count: 1, { _ in action }, causes: { _ in cause })
+  }
+
+  /// Routes the `count` actions `action(index)` gives, in order, each with its cause.
+  private func route(
+    count: Int, _ action: (Int) -> Action, causes cause: (Int) -> ChangeCause?
+  ) -> RouteTicket {
     let hosts = self.hosts.withLock { $0 }
     let ticket = RouteTicket()
-    for (index, action) in actions.enumerated() {
+    // Plain index loops: in this generic code an `enumerated()` costs metadata look-ups per call.
+    var index = 0
+    while index < count {
       for host in hosts {
-        if let name = host.internalAction(action) {
+        if let name = host.internalAction(action(index)) {
           ticket.refuse(.internalAction(index: index, feature: host.name, action: name))
           ticket.routed()
           return ticket
         }
       }
+      index += 1
     }
     self.routing.withLock { _ in
-      for (index, action) in actions.enumerated() {
+      index = 0
+      while index < count {
+        // Expected of every host before any is offered it (one may be done at once), and the
+        // hosts that did not take it given back after.
+        ticket.expect(hosts.count)
         var taken = 0
-        for host in hosts {
-          ticket.expect()
-          if host.offer(action, ticket: ticket, cause: causes?[index]) {
-            taken += 1
-          } else {
-            ticket.unexpect()
-          }
+        for host in hosts where host.offer(action(index), ticket: ticket, cause: cause(index)) {
+          taken += 1
         }
+        ticket.unexpect(hosts.count - taken)
         if taken == 0 {
           ticket.refuse(.actionNotRouted(index: index))
           break
         }
+        index += 1
       }
     }
     ticket.routed()
@@ -88,12 +104,13 @@ final class Router<Action: Sendable>: Sendable {
     let hosts = self.hosts.withLock { $0 }
     let ticket = reduced.map { _ in RouteTicket() }
     let taken = self.routing.withLock { _ in
-      hosts.reduce(0) { count, host in
-        ticket?.expect()
-        if host.offer(action, ticket: ticket, cause: cause) { return count + 1 }
-        ticket?.unexpect()
-        return count
+      ticket?.expect(hosts.count)
+      var taken = 0
+      for host in hosts where host.offer(action, ticket: ticket, cause: cause) {
+        taken += 1
       }
+      ticket?.unexpect(hosts.count - taken)
+      return taken
     }
     if let ticket, let reduced {
       ticket.routed()

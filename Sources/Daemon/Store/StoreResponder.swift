@@ -118,30 +118,28 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   /// Decodes the actions of a `Send` or `SendBatch` straight from the call's bytes and routes
   /// them now; the reply waits for them.
   private func route(_ call: IncomingCall, _ method: StoreInterface.Method, caller: Caller?) -> PreparedCall {
-    let actions: [Action]
-    let layouts: [JSONLayout.Value]
+    let ticket: RouteTicket
+    let count: Int
     do throws(VarlinkError) {
       if method == .send {
-        guard let action = call.parameterLayout("action") else { throw .invalidParameter("action") }
-        layouts = [action]
+        // One action: no arrays, which in this generic code cost a metadata look-up each.
+        guard let layout = call.parameterLayout("action") else { throw .invalidParameter("action") }
+        let action = try self.decoder.decode(layout, of: call)
+        try self.checkJournalIsWritable()
+        ticket = self.router.route(action, cause: self.cause(of: layout, in: call, caller: caller))
+        count = 1
       } else {
         guard let batch = call.parameterLayout("actions"), call.isArray(batch) else { throw .invalidParameter("actions") }
-        layouts = call.elements(of: batch)
+        let layouts = call.elements(of: batch)
+        let actions = try layouts.map { action throws(VarlinkError) in try self.decoder.decode(action, of: call) }
+        try self.checkJournalIsWritable()
+        let causes = self.changeLog.isJournaled ? layouts.compactMap { self.cause(of: $0, in: call, caller: caller) } : nil
+        ticket = self.router.route(actions, causes: causes)
+        count = actions.count
       }
-      actions = try layouts.map { action throws(VarlinkError) in try self.decoder.decode(action, of: call) }
     } catch {
       return .failing(error)
     }
-    // While the journal cannot be written, nothing new is accepted: reads go on.
-    if let reason = self.changeLog.journalUnavailable {
-      return .failing(VarlinkError(SwitchyardError.journalUnavailable(reason: reason)))
-    }
-    // The journal keeps each action as the client sent it, and who sent it.
-    let causes = self.changeLog.isJournaled ? layouts.map { action in
-      ChangeCause.request(call.text(of: action), peer: caller.map { ChangeCause.Peer(uid: $0.uid, pid: $0.pid) })
-    } : nil
-    let ticket = self.router.route(actions, causes: causes)
-    let count = actions.count
     return PreparedCall { (answer: CallAnswer) in
       ticket.whenReduced { outcome in
         switch outcome {
@@ -161,6 +159,20 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
         }
       }
     }
+  }
+
+  /// While the journal cannot be written, nothing new is accepted: reads go on.
+  private func checkJournalIsWritable() throws(VarlinkError) {
+    if let reason = self.changeLog.journalUnavailable {
+      throw VarlinkError(SwitchyardError.journalUnavailable(reason: reason))
+    }
+  }
+
+  /// Why the action at `layout` is sent, for the journal: its bytes as the client sent them, and
+  /// who sent it. `nil` without a journal, which is the only one that asks.
+  private func cause(of layout: JSONLayout.Value, in call: IncomingCall, caller: Caller?) -> ChangeCause? {
+    guard self.changeLog.isJournaled else { return nil }
+    return .request(call.text(of: layout), peer: caller.map { ChangeCause.Peer(uid: $0.uid, pid: $0.pid) })
   }
 
   /// `org.varlink.service`, and any interface the daemon does not have.
