@@ -182,10 +182,10 @@ extension Feature {
       afterRestart: afterRestart.flatMap { action in route.embed.map { $0(action) } },
       internalAction: internalAction,
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
-      decodeLocalState: { _ = try JSONValueDecoder().decode(LocalState.self, from: $0) },
+      decodeLocalState: { _ = try JSONValueDecoder.journal.decode(LocalState.self, from: $0) },
       reduceAgain: { state, action in
         guard let local = route.extract(from: action) else { return nil }
-        var localState = try JSONValueDecoder().decode(LocalState.self, from: state)
+        var localState = try JSONValueDecoder.journal.decode(LocalState.self, from: state)
         let reducer = reducer()
         // The effect is a value: dropped, it never runs.
         if let prepareDependencies {
