@@ -29,6 +29,8 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   public let actionCases: [String]
   /// How many cases the action type has, when that can be known (`CasePathIterable`).
   let actualActionCaseCount: Int?
+  /// Where the feature's state and action hold dates, for `Describe`.
+  let dates: FeatureDates
   /// Where the feature runs unless the configuration says otherwise.
   public let isolation: FeatureIsolation
   /// When the supervisor restarts the feature's worker process.
@@ -175,6 +177,7 @@ extension Feature {
       actionType: String(reflecting: LocalAction.self),
       actionCases: describeActionCases(of: LocalAction.self).names,
       actualActionCaseCount: describeActionCases(of: LocalAction.self).actualCount,
+      dates: FeatureDates(state: LocalState.self, action: LocalAction.self),
       isolation: isolation,
       restart: restart,
       worker: worker,

@@ -24,6 +24,7 @@ extension StoreResponder {
             "actions": .array(feature.visibility.publicCases(feature.actionCases).map(JSONValue.string)),
             "internalActions": .array(feature.visibility.internalActions.map(JSONValue.string)),
             "isolation": .string(self.workers[feature.name] == nil ? "actor" : "process"),
+            "dates": feature.dates.json,
           ]
           if let worker = self.workers[feature.name] { description["worker"] = worker().json }
           return .object(description)

@@ -112,6 +112,9 @@ import Testing
     let responder = try await self.responder()
     let described = await self.answer(responder, "io.switchyard.Store.Describe")
     #expect(described.replies.first?["parameters"]?["features"]?[0]?["name"] == "primes")
+    // The activity feed's timestamps, found from its types: dates are RFC 3339 text.
+    #expect(described.replies.first?["parameters"]?["features"]?[1]?["dates"] == ["state": ["/*/timestamp"], "action": []])
+    #expect(described.replies.first?["parameters"]?["features"]?[0]?["dates"] == ["state": [], "action": []])
     #expect(described.replies.first?["parameters"]?["access"]?["admin"] == true)
     let status = await self.answer(responder, "io.switchyard.Store.Status")
     #expect(status.replies.first?["parameters"]?["features"] == 2)
