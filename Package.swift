@@ -166,6 +166,7 @@ let package = Package(
         "SwitchyardClient",
         "SwitchyardRuntime",
         "PrimeTime",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
@@ -181,6 +182,7 @@ let package = Package(
         "SwitchyardDaemon",
         "SwitchyardRuntime",
         .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

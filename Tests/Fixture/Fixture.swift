@@ -1,6 +1,7 @@
 import ArgumentParser
 import CasePaths
 import Foundation
+import IdentifiedCollections
 import Logging
 import SwitchyardCommands
 import SwitchyardDaemon
@@ -17,6 +18,10 @@ import SwitchyardRuntime
 ///   and count their restarts through their lifecycle action.
 /// - `reminders`: durable timers: `{"reminders": {"remind": {"id": "tea", "after": 1.5}}}` notes
 ///   "tea" in `fired` once 1.5 seconds have passed, unless `{"reminders": {"cancel": {"id": "tea"}}}`.
+/// - `flags`: feature flags in an `IdentifiedArray`, each with the date it last changed, which
+///   the action brings: `{"flags": {"add": {"id": "beta", "isOn": false, "changed": "2024-05-01T12:00:00Z"}}}`,
+///   `{"flags": {"insertFirst": {…}}}`, `{"flags": {"set": {"id": "beta", "isOn": true, "at": "…"}}}`,
+///   `{"flags": {"remove": "beta"}}`: for the client's typed paths, `\.flags[id: "beta"]`.
 @main
 struct SwitchyardFixture: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -49,6 +54,7 @@ struct FixtureState: Codable, Equatable, Sendable {
   var beta = Crashable.State()
   var gamma = Crashable.State()
   var reminders = Reminders.State()
+  var flags: Flags.State = []
 }
 
 @CasePathable
@@ -59,6 +65,7 @@ enum FixtureAction: Codable, Equatable, Sendable {
   case beta(Crashable.Action)
   case gamma(Crashable.Action)
   case reminders(Reminders.Action)
+  case flags(Flags.Action)
 }
 
 let fixture = Application(
@@ -70,6 +77,7 @@ let fixture = Application(
     .process("beta", state: \.beta, action: .case(\FixtureAction.Cases.beta), afterRestart: .restarted) { Crashable() },
     .process("gamma", state: \.gamma, action: .case(\FixtureAction.Cases.gamma), afterRestart: .restarted) { Crashable() },
     .actor("reminders", state: \.reminders, action: .case(\FixtureAction.Cases.reminders)) { Reminders() },
+    .actor("flags", state: \.flags, action: .case(\FixtureAction.Cases.flags)) { Flags() },
   ]
 )
 
@@ -180,5 +188,39 @@ struct Reminders: Reducer {
       state.fired.append(id)
       return .none
     }
+  }
+}
+
+/// Feature flags addressed by id, each with when it last changed.
+struct Flags: Reducer {
+  struct Flag: Codable, Equatable, Identifiable, Sendable {
+    var id: String
+    var isOn: Bool
+    var changed: Date
+  }
+
+  typealias State = IdentifiedArrayOf<Flag>
+
+  @CasePathable
+  enum Action: Codable, Equatable, Sendable {
+    case add(Flag)
+    case insertFirst(Flag)
+    case set(id: String, isOn: Bool, at: Date)
+    case remove(String)
+  }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case let .add(flag):
+      state.append(flag)
+    case let .insertFirst(flag):
+      state.insert(flag, at: 0)
+    case let .set(id, isOn, at):
+      state[id: id]?.isOn = isOn
+      state[id: id]?.changed = at
+    case let .remove(id):
+      state.remove(id: id)
+    }
+    return .none
   }
 }
