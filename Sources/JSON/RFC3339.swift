@@ -23,7 +23,8 @@ import Foundation
 /// Reading is total: any bytes give a date or `nil`, and nothing a client sends can trap.
 ///
 /// Foundation's `ISO8601DateFormatter` does the same with fractional seconds on, but only to
-/// milliseconds, and took 20 to 40 times as long here (see `docs/engineering-notes.md`).
+/// milliseconds, and took 5 to 20 times as long to write a date here and several hundred times
+/// as long to read one (see `docs/engineering-notes.md`).
 public enum RFC3339 {
   /// The longest fraction of a second ``date(from:)`` reads: enough for every `Date` the writer
   /// writes (the smallest `Double` needs 324), few enough that no input costs much.
