@@ -46,8 +46,12 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
-  @Test func getByIdAndDatesAsTheDaemonKeepsThem() async throws {
-    let daemon = try await DaemonProcess(executable: "switchyard-fixture")
+  /// In an actor, and in a worker process: the dates cross the worker link as text too.
+  @Test(arguments: ["actor", "process"])
+  func getByIdAndDatesAsTheDaemonKeepsThem(isolation: String) async throws {
+    let daemon = try await DaemonProcess(
+      environment: ["SWITCHYARD_FEATURES_FLAGS_ISOLATION": isolation], executable: "switchyard-fixture"
+    )
     let client = FixtureFlags.Client(socketPath: daemon.socketPath)
     try await client.send(batch: [
       .flags(.add(Flag(id: "alpha", isOn: false, changed: Self.noon))),
@@ -61,7 +65,13 @@ import Testing
     #expect(try await client.get("/flags/1/changed").state == "2024-05-01T12:00:00.1234567Z")
     #expect(try await client.get(\.flags).state.map(\.changed) == [Self.noon, Self.noon])
 
+    // Changed in place: the patch carries the new date, from the client to the reducer and back.
+    let later = Self.noon.addingTimeInterval(86_400.000_000_1)
+    try await client.send(.flags(.set(id: "alpha", isOn: true, at: later)))
+    #expect(try await client.get(\.flags[id: "alpha"]).state == Flag(id: "alpha", isOn: true, changed: later))
+
     let flags = try #require(try await client.describe().first { $0.name == "flags" })
+    #expect(flags.isolation == isolation)
     #expect(flags.dates == .init(state: ["/*/changed"], action: ["/add/changed", "/insertFirst/changed", "/set/at"]))
     #expect(await daemon.terminate() == 0)
   }
