@@ -77,7 +77,7 @@ public enum RFC3339 {
 
   /// The date RFC 3339 text in UTF-8 stands for; `nil` for anything else.
   public static func date(fromUTF8 bytes: UnsafeRawBufferPointer) -> Date? {
-    var reader = _Reader(bytes: bytes)
+    var reader = _RFC3339Reader(bytes: bytes)
     guard
       let year = reader.digits(4), reader.skip(UInt8(ascii: "-")),
       let month = reader.digits(2), reader.skip(UInt8(ascii: "-")),
@@ -121,174 +121,14 @@ public enum RFC3339 {
   }
 }
 
-// MARK: - Decimal digits
-
 /// Seconds from 1970-01-01 to 2001-01-01, where a `Date` counts from.
-private let _secondsFrom1970To2001: Int64 = 978_307_200
-
-/// 10^0 … 10^15, each exactly a Double.
-private let _powersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
+let _secondsFrom1970To2001: Int64 = 978_307_200
 
 @inline(__always)
-private func _isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-
-/// `seconds + 0.fraction`, exactly as a decimal, rounded once to the nearest `Double`: the
-/// inverse of ``RFC3339/string(from:)``, so that what it writes reads back as the same value.
-private func _interval(seconds: Int64, fraction: UnsafeRawBufferPointer.SubSequence) -> Double {
-  var digits = fraction[...]
-  while let last = digits.last, last == UInt8(ascii: "0") { digits = digits.dropLast() }
-  if digits.isEmpty { return Double(seconds) }
-  // Clinger's fast path: with the decimal's digits an integer below 2^53 and a power of ten
-  // that a Double holds exactly, one division rounds once, as correctly as reading the text.
-  if digits.count <= 15 {
-    var scaled = seconds
-    var overflow = false
-    for digit in digits where !overflow {
-      let (times10, overflow1) = scaled.multipliedReportingOverflow(by: 10)
-      let (sum, overflow2) = times10.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
-      scaled = sum
-      overflow = overflow1 || overflow2
-    }
-    if !overflow, scaled.magnitude < 1 << 53 {
-      return Double(scaled) / _powersOfTen[digits.count]
-    }
-  }
-  // -5 + 0.25 is -(4 + 0.75): the magnitude's digits, one second less, and the complement.
-  let complemented = seconds < 0
-  let whole = String(complemented ? -(seconds + 1) : seconds)
-  let count = (complemented ? 1 : 0) + whole.utf8.count + 1 + digits.count
-  let text = String(unsafeUninitializedCapacity: count) { output in
-    var index = 0
-    if complemented {
-      output[index] = UInt8(ascii: "-")
-      index += 1
-    }
-    for byte in whole.utf8 {
-      output[index] = byte
-      index += 1
-    }
-    output[index] = UInt8(ascii: ".")
-    index += 1
-    let zero = UInt8(ascii: "0")
-    for offset in digits.indices {
-      let digit = digits[offset] - zero
-      output[index] = zero + (!complemented ? digit : offset == digits.endIndex - 1 ? 10 - digit : 9 - digit)
-      index += 1
-    }
-    return count
-  }
-  // A plain decimal, which always reads as some Double.
-  return Double(text) ?? Double(seconds)
-}
-
-/// A finite `Double` as the shortest decimal that reads back as it, read from the text
-/// `Double.description` writes (`-12.5`, `12.0`, `1e-05`, `1.5e-07`): its sign, its integer part,
-/// and the digits of its fraction, which it writes where asked.
-private struct _ShortestDecimal {
-  /// The text read, which the fraction's digits are in.
-  let text: UnsafeRawBufferPointer
-  let isNegative: Bool
-  let integer: Int64
-  /// How many digits the fraction has, trailing zeros left out.
-  let fractionCount: Int
-  /// The leading zeros the fraction starts with before its first digit of the text (`1e-05` is
-  /// `0.00001`: four).
-  private let leadingZeros: Int
-  /// The offsets in `text` of the first of the fraction's digits there, and of its last nonzero
-  /// one; the decimal point may lie between them.
-  private let firstDigit: Int
-  private let lastDigit: Int
-
-  /// `nil` when the integer part does not fit in an `Int64` (no RFC 3339 year has such a date).
-  init?(_ text: UnsafeRawBufferPointer) {
-    self.text = text
-    var index = 0
-    isNegative = text.first == UInt8(ascii: "-")
-    if isNegative { index += 1 }
-    let digitsStart = index
-    var pointOffset: Int?
-    var digitCount = 0
-    while index < text.count {
-      let byte = text[index]
-      if _isDigit(byte) {
-        digitCount += 1
-      } else if byte == UInt8(ascii: "."), pointOffset == nil {
-        pointOffset = index
-      } else {
-        break
-      }
-      index += 1
-    }
-    let digitsEnd = index
-    var exponent = 0
-    if index < text.count, text[index] == UInt8(ascii: "e") || text[index] == UInt8(ascii: "E") {
-      index += 1
-      var sign = 1
-      if index < text.count, text[index] == UInt8(ascii: "-") {
-        sign = -1
-        index += 1
-      } else if index < text.count, text[index] == UInt8(ascii: "+") {
-        index += 1
-      }
-      while index < text.count, _isDigit(text[index]), exponent < 10_000 {
-        exponent = exponent * 10 + Int(text[index] - UInt8(ascii: "0"))
-        index += 1
-      }
-      exponent *= sign
-    }
-    /// The offset in `text` of the `n`th digit.
-    func offset(ofDigit n: Int) -> Int {
-      let offset = digitsStart + n
-      if let pointOffset, offset >= pointOffset { return offset + 1 }
-      return offset
-    }
-    // How many of the digits come before the decimal point.
-    let point = (pointOffset.map { $0 - digitsStart } ?? digitCount) + exponent
-    var integer: Int64 = 0
-    for n in 0..<max(point, 0) {
-      let digit = n < digitCount ? Int64(text[offset(ofDigit: n)] - UInt8(ascii: "0")) : 0
-      let (times10, overflow1) = integer.multipliedReportingOverflow(by: 10)
-      let (sum, overflow2) = times10.addingReportingOverflow(digit)
-      if overflow1 || overflow2 { return nil }
-      integer = sum
-    }
-    self.integer = integer
-    var last = digitCount - 1
-    while last >= max(point, 0), text[offset(ofDigit: last)] == UInt8(ascii: "0") { last -= 1 }
-    if last < max(point, 0) {
-      fractionCount = 0
-      leadingZeros = 0
-      firstDigit = digitsEnd
-      lastDigit = digitsEnd
-    } else {
-      leadingZeros = max(-point, 0)
-      fractionCount = leadingZeros + last - max(point, 0) + 1
-      firstDigit = offset(ofDigit: max(point, 0))
-      lastDigit = offset(ofDigit: last)
-    }
-  }
-
-  /// Writes the fraction's digits at `index` of `output` — or, `complemented`, those of one minus
-  /// it (`9` for `1`, `75` for `25`), which end in a nonzero digit too.
-  func writeFraction(complemented: Bool, to output: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
-    var index = index
-    let zero = UInt8(ascii: "0")
-    for _ in 0..<leadingZeros {
-      output[index] = complemented ? UInt8(ascii: "9") : zero
-      index += 1
-    }
-    for offset in firstDigit...lastDigit where text[offset] != UInt8(ascii: ".") {
-      let digit = text[offset] - zero
-      output[index] = zero + (!complemented ? digit : offset == lastDigit ? 10 - digit : 9 - digit)
-      index += 1
-    }
-  }
-}
-
-// MARK: - Calendar
+func _isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
 /// Reads fixed-width fields of RFC 3339 text.
-private struct _Reader {
+struct _RFC3339Reader {
   let bytes: UnsafeRawBufferPointer
   var offset = 0
 
@@ -310,80 +150,5 @@ private struct _Reader {
     guard offset < bytes.count, bytes[offset] == byte else { return false }
     offset += 1
     return true
-  }
-}
-
-private func _isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-private func _daysIn(month: Int, year: Int) -> Int {
-  switch month {
-  case 2: _isLeap(year) ? 29 : 28
-  case 4, 6, 9, 11: 30
-  default: 31
-  }
-}
-
-/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's
-/// `days_from_civil`, http://howardhinnant.github.io/date_algorithms.html).
-private func _daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-  let year = month <= 2 ? year - 1 : year
-  let era = (year >= 0 ? year : year - 399) / 400
-  let yearOfEra = year - era * 400
-  let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-  let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-  return era * 146_097 + dayOfEra - 719_468
-}
-
-/// A second since 1970 as a date and a time of day, in the years RFC 3339 can write.
-private struct _CivilTime {
-  var year: Int, month: Int, day: Int
-  var hour: Int, minute: Int, second: Int
-
-  /// `nil` outside the years 0000–9999.
-  init?(unixSeconds: Int64) {
-    // 0000-01-01 and 10000-01-01, in seconds since 1970.
-    guard unixSeconds >= -62_167_219_200, unixSeconds < 253_402_300_800 else { return nil }
-    var days = Int(unixSeconds / 86_400)
-    var secondOfDay = Int(unixSeconds % 86_400)
-    if secondOfDay < 0 {
-      secondOfDay += 86_400
-      days -= 1
-    }
-    // Hinnant's `civil_from_days`.
-    let shifted = days + 719_468
-    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-    let dayOfEra = shifted - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthIndex = (5 * dayOfYear + 2) / 153
-    day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-    month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-    year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    hour = secondOfDay / 3600
-    minute = secondOfDay / 60 % 60
-    second = secondOfDay % 60
-  }
-
-  /// `YYYY-MM-DDTHH:MM:SS`, in the first 19 bytes of `output`.
-  func write(to output: UnsafeMutableBufferPointer<UInt8>) {
-    let zero = UInt8(ascii: "0")
-    output[0] = zero + UInt8(year / 1000)
-    output[1] = zero + UInt8(year / 100 % 10)
-    output[2] = zero + UInt8(year / 10 % 10)
-    output[3] = zero + UInt8(year % 10)
-    output[4] = UInt8(ascii: "-")
-    output[7] = UInt8(ascii: "-")
-    output[10] = UInt8(ascii: "T")
-    output[13] = UInt8(ascii: ":")
-    output[16] = UInt8(ascii: ":")
-    func put(_ value: Int, at offset: Int) {
-      output[offset] = zero + UInt8(value / 10)
-      output[offset + 1] = zero + UInt8(value % 10)
-    }
-    put(month, at: 5)
-    put(day, at: 8)
-    put(hour, at: 11)
-    put(minute, at: 14)
-    put(second, at: 17)
   }
 }
