@@ -178,6 +178,7 @@ let package = Package(
         "SwitchyardClient",
         "SwitchyardRuntime",
         "PrimeTime",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
@@ -189,7 +190,10 @@ let package = Package(
     // A daemon declared only through SwitchyardApplication, hosting features that misbehave.
     .executableTarget(
       name: "switchyard-fixture",
-      dependencies: ["SwitchyardCommands"],
+      dependencies: [
+        "SwitchyardCommands",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+      ],
       path: "Tests/Fixture"
     ),
     .testTarget(

@@ -15,6 +15,26 @@ public struct FeatureDescription: Sendable, Equatable, Codable {
   public var isolation: String
   /// The feature's worker, when it runs in one.
   public var worker: WorkerStatus?
+  /// Where the feature's state and action hold dates (absent from daemons older than it).
+  public var dates: Dates?
+
+  /// Where a feature's dates are, which travel as RFC 3339 text: JSON Pointers below its
+  /// ``FeatureDescription/state`` and below its action, `*` standing for any element of an array
+  /// and any member of a dictionary.
+  ///
+  /// ```swift
+  /// // PrimeTime's activity feed
+  /// Dates(state: ["/*/timestamp"], action: [])
+  /// ```
+  public struct Dates: Sendable, Equatable, Codable {
+    public var state: [String]
+    public var action: [String]
+
+    public init(state: [String], action: [String]) {
+      self.state = state
+      self.action = action
+    }
+  }
 }
 
 /// A feature's worker process, as `Status` and `Describe` report it.

@@ -95,7 +95,7 @@ public struct Replica<Value: Decodable>: Sendable {
 
   /// The state, decoded from ``json``.
   public var state: Value {
-    get throws { try JSONValueDecoder().decode(Value.self, from: self.json) }
+    get throws { try JSONValueDecoder.daemonOutput.decode(Value.self, from: self.json) }
   }
 }
 

@@ -50,25 +50,50 @@ final class SubscriptionRegistry: Sendable {
 /// }
 /// ```
 ///
+/// With a ``StatePath`` that looks an element up by id, the value is taken from the subscribed
+/// part after each change (``StatePath/selection``), and yielded only when it changed.
+///
 /// Iterate it once: it is backed by one subscription.
 public struct Subscription<Value: Decodable & Sendable>: AsyncSequence, Sendable {
   public typealias Element = (seq: UInt64, state: Value)
 
   let events: AsyncThrowingStream<SubscriptionEvent, any Error>
+  let selection: StateSelection
+
+  init(events: AsyncThrowingStream<SubscriptionEvent, any Error>, selection: StateSelection = StateSelection(steps: [])) {
+    self.events = events
+    self.selection = selection
+  }
 
   public func makeAsyncIterator() -> Iterator {
-    Iterator(events: self.events.makeAsyncIterator())
+    Iterator(events: self.events.makeAsyncIterator(), selection: self.selection)
   }
 
   public struct Iterator: AsyncIteratorProtocol {
     var events: AsyncThrowingStream<SubscriptionEvent, any Error>.AsyncIterator
-    /// The replica the iterator keeps.
-    public private(set) var replica = Replica<Value>()
+    var selection: StateSelection
+    /// The replica the iterator keeps, of the subscribed pointer's JSON.
+    public private(set) var replica = Replica<JSONValue>()
+    /// What the selection gave last, when there is one.
+    private var selected: JSONValue?
+
+    init(events: AsyncThrowingStream<SubscriptionEvent, any Error>.AsyncIterator, selection: StateSelection) {
+      self.events = events
+      self.selection = selection
+    }
 
     public mutating func next() async throws -> Element? {
-      guard let event = try await self.events.next() else { return nil }
-      try self.replica.apply(event)
-      return (self.replica.seq, try self.replica.state)
+      while let event = try await self.events.next() {
+        try self.replica.apply(event)
+        guard !self.selection.isEmpty else {
+          return (self.replica.seq, try JSONValueDecoder.daemonOutput.decode(Value.self, from: self.replica.json))
+        }
+        let selected = self.selection.select(in: self.replica.json)
+        if selected == self.selected { continue }
+        self.selected = selected
+        return (self.replica.seq, try JSONValueDecoder.daemonOutput.decode(Value.self, from: selected))
+      }
+      return nil
     }
   }
 }

@@ -141,7 +141,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   /// ```
   public func get() async throws -> (seq: UInt64, state: State) {
     let (seq, value) = try await self.get(.root)
-    return (seq, try JSONValueDecoder().decode(State.self, from: value))
+    return (seq, try JSONValueDecoder.daemonOutput.decode(State.self, from: value))
   }
 
   /// The part of the state at a JSON Pointer, as JSON, and the sequence number it is at.
@@ -168,7 +168,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   /// ```
   public func get<Value: Decodable>(_ pointer: JSONPointer, as type: Value.Type) async throws -> (seq: UInt64, state: Value) {
     let (seq, value) = try await self.get(pointer)
-    return (seq, try JSONValueDecoder().decode(Value.self, from: value))
+    return (seq, try JSONValueDecoder.daemonOutput.decode(Value.self, from: value))
   }
 
   /// The features the daemon hosts.

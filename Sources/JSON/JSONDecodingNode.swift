@@ -25,11 +25,13 @@ final class _JSONDecodingContext {
   let layout: JSONLayout
   let maximumDepth: Int
   let refusesUnknownKeys: Bool
+  /// Whether a `Date` may be a number of seconds since 2001 too (``JSONValueDecoder/acceptsSecondsSince2001``).
+  let acceptsSecondsSince2001: Bool
 
   init(
     userInfo: [CodingUserInfoKey: Any], maximumIndexSetCount: Int,
     input: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0), layout: JSONLayout = .empty,
-    maximumDepth: Int = 0, refusesUnknownKeys: Bool = false
+    maximumDepth: Int = 0, refusesUnknownKeys: Bool = false, acceptsSecondsSince2001: Bool = false
   ) {
     self.userInfo = userInfo
     self.maximumIndexSetCount = maximumIndexSetCount
@@ -37,6 +39,7 @@ final class _JSONDecodingContext {
     self.layout = layout
     self.maximumDepth = maximumDepth
     self.refusesUnknownKeys = refusesUnknownKeys
+    self.acceptsSecondsSince2001 = acceptsSecondsSince2001
   }
 }
 

@@ -81,9 +81,23 @@ extension _JSONDecoderNode {
     )
   }
 
-  /// A `Date` as Foundation encodes it by default: seconds since 2001-01-01, any finite number.
+  /// A `Date` from RFC 3339 text (``RFC3339``), as ``JSONValueEncoder`` writes it; and, when the
+  /// decoder accepts them, from a number of seconds since 2001-01-01, as `Date` encodes itself.
   func unboxDate(_ value: JSONValue, _ component: _JSONPathComponent) throws -> Date {
-    Date(timeIntervalSinceReferenceDate: try unboxDouble(value, component))
+    switch value {
+    case .string(var text):
+      guard let date = text.withUTF8({ RFC3339.date(fromUTF8: UnsafeRawBufferPointer($0)) }) else {
+        throw dataCorrupted(
+          component,
+          "Expected a date as RFC 3339 text, such as \"2024-05-01T12:00:00Z\" or \"2024-05-01T14:00:00.25+02:00\"."
+        )
+      }
+      return date
+    case .int where context.acceptsSecondsSince2001, .double where context.acceptsSecondsSince2001:
+      return Date(timeIntervalSinceReferenceDate: try unboxDouble(value, component))
+    default:
+      throw typeMismatch(Date.self, value, component, expected: "RFC 3339 text, such as \"2024-05-01T12:00:00Z\"")
+    }
   }
 
   /// `Data` as Foundation encodes it by default: an array of bytes.

@@ -23,6 +23,9 @@ import Foundation
 /// 2^53, where a `Double` holds it exactly (so `9007199254740993.0` and `1e-400` are errors, not
 /// other numbers); floating-point types decode from any number.
 ///
+/// A `Date` decodes from RFC 3339 text (``RFC3339``), as ``JSONValueEncoder`` writes it, and from
+/// a number only with ``acceptsSecondsSince2001``.
+///
 /// Client input must never reach code that traps, so Foundation types decode through this
 /// decoder's own checked code (`Date`, `Data`, `URL`, `UUID`, `Decimal`, `IndexSet`, whose size is
 /// bounded by ``maximumIndexSetCount``); any other Foundation type is refused with
@@ -47,6 +50,19 @@ public struct JSONValueDecoder: Sendable {
   /// `DecodingError.dataCorrupted`, whose coding path points at it.
   public var maximumIndexSetCount: Int
 
+  /// Whether a `Date` may also be a number: seconds since 2001-01-01, as `Date` encodes itself
+  /// and as Switchyard wrote dates before they travelled as RFC 3339 text. Off unless turned on,
+  /// for what comes from clients: a number there is more likely meant as seconds since 1970, and
+  /// would be read as another date. The daemon turns it on to read its journal, whose older
+  /// changes and snapshots hold numbers.
+  ///
+  /// ```swift
+  /// var journal = JSONValueDecoder()
+  /// journal.acceptsSecondsSince2001 = true
+  /// try journal.decode(Date.self, from: 0)  // 2001-01-01T00:00:00Z
+  /// ```
+  public var acceptsSecondsSince2001: Bool
+
   /// Creates a decoder.
   ///
   /// ```swift
@@ -55,6 +71,7 @@ public struct JSONValueDecoder: Sendable {
   public init(userInfo: [CodingUserInfoKey: any Sendable] = [:], maximumIndexSetCount: Int = 1 << 16) {
     self.userInfo = userInfo
     self.maximumIndexSetCount = maximumIndexSetCount
+    self.acceptsSecondsSince2001 = false
   }
 
   /// Decodes a value of the given type from `value`.
@@ -69,7 +86,8 @@ public struct JSONValueDecoder: Sendable {
   public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
     let context = _JSONDecodingContext(
       userInfo: userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any },
-      maximumIndexSetCount: maximumIndexSetCount
+      maximumIndexSetCount: maximumIndexSetCount,
+      acceptsSecondsSince2001: acceptsSecondsSince2001
     )
     return try _JSONDecoderNode(context: context, value: .tree(value), parent: nil, component: .current).decode(T.self)
   }

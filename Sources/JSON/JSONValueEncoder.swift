@@ -7,8 +7,8 @@ import OrderedCollections
 /// tree: structs and `[String: V]`/`[Int: V]` dictionaries become objects, arrays and other
 /// sequences (including `IdentifiedArray`) become arrays, an `IndexSet` is the array of its
 /// indexes (`[0,2]`, readable on the wire), `nil` optionals are omitted, `URL`s
-/// become their `absoluteString`, `Decimal`s become numbers, and everything else (`Date`, `Data`,
-/// …) uses its own `Codable` conformance.
+/// become their `absoluteString`, `Decimal`s become numbers, and everything else (`Data`, …)
+/// uses its own `Codable` conformance.
 ///
 /// ```swift
 /// enum Action: Codable { case incrTapped(by: Int), reset }
@@ -18,10 +18,13 @@ import OrderedCollections
 /// value.serialized()  // {"count":2,"last":{"incrTapped":{"by":1}}}
 /// ```
 ///
-/// One thing differs from Foundation, so that actions read naturally on the wire: an enum case
-/// with a single unlabeled associated value is written as that value, not wrapped in `"_0"` —
-/// `.counter(.incrTapped)` is `{"counter":{"incrTapped":{}}}` and `.loaded([2, 3])` is
-/// `{"loaded":[2,3]}`. ``JSONValueDecoder`` reads both forms.
+/// Two things differ from Foundation, so that actions and state read naturally on the wire, in
+/// any language: an enum case with a single unlabeled associated value is written as that value,
+/// not wrapped in `"_0"` — `.counter(.incrTapped)` is `{"counter":{"incrTapped":{}}}` and
+/// `.loaded([2, 3])` is `{"loaded":[2,3]}` (``JSONValueDecoder`` reads both forms); and a `Date`
+/// is RFC 3339 text in UTC, `"2024-05-01T12:00:00.25Z"` (``RFC3339``), not a number of seconds
+/// since 2001. A date RFC 3339 cannot write (outside the years 0000–9999) throws
+/// `EncodingError.invalidValue`.
 ///
 /// Non-finite floating-point values cannot be represented in JSON; encoding one throws
 /// `EncodingError.invalidValue` whose coding path points at the offending value.
@@ -316,8 +319,24 @@ final class _JSONTreeEncoder: Encoder {
       return .array(indexes.map { .int(Int64($0)) })
     } else if T.self == Decimal.self {
       return try boxDecimal(unsafeBitCast(value, to: Decimal.self), component)
+    } else if T.self == Date.self {
+      return try boxDate(unsafeBitCast(value, to: Date.self), component)
     }
     return nil
+  }
+
+  /// A date as RFC 3339 text (``RFC3339``), not as `Date`'s own seconds since 2001.
+  func boxDate(_ value: Date, _ component: _JSONPathComponent) throws -> JSONValue {
+    guard let text = RFC3339.string(from: value) else {
+      throw EncodingError.invalidValue(
+        value,
+        EncodingError.Context(
+          codingPath: codingPath(appending: component),
+          debugDescription: "\(value.timeIntervalSinceReferenceDate) seconds since 2001 is not a date RFC 3339 can write (years 0000 to 9999)."
+        )
+      )
+    }
+    return .string(text)
   }
 
   @inline(__always)

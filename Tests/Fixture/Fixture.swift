@@ -1,4 +1,5 @@
 import Foundation
+import IdentifiedCollections
 import SwitchyardCommands
 
 /// `switchyard-fixture`: a daemon like `switchyardd`, hosting features that misbehave on purpose,
@@ -14,6 +15,10 @@ import SwitchyardCommands
 ///   and count their restarts through their lifecycle action.
 /// - `reminders`: durable timers: `{"reminders": {"remind": {"id": "tea", "after": 1.5}}}` notes
 ///   "tea" in `fired` once 1.5 seconds have passed, unless `{"reminders": {"cancel": {"id": "tea"}}}`.
+/// - `flags`: feature flags in an `IdentifiedArray`, each with the date it last changed, which
+///   the action brings: `{"flags": {"add": {"id": "beta", "isOn": false, "changed": "2024-05-01T12:00:00Z"}}}`,
+///   `{"flags": {"insertFirst": {…}}}`, `{"flags": {"set": {"id": "beta", "isOn": true, "at": "…"}}}`,
+///   `{"flags": {"remove": "beta"}}`: for the client's typed paths, `\.flags[id: "beta"]`.
 @main
 struct SwitchyardFixture: SwitchyardApplication {
   static let application = Application(
@@ -25,6 +30,7 @@ struct SwitchyardFixture: SwitchyardApplication {
       .process("beta", state: \.beta, action: .case(\FixtureAction.Cases.beta), afterRestart: .restarted) { Crashable() },
       .process("gamma", state: \.gamma, action: .case(\FixtureAction.Cases.gamma), afterRestart: .restarted) { Crashable() },
       .actor("reminders", state: \.reminders, action: .case(\FixtureAction.Cases.reminders)) { Reminders() },
+      .actor("flags", state: \.flags, action: .case(\FixtureAction.Cases.flags)) { Flags() },
     ]
   )
 }
@@ -36,6 +42,7 @@ struct FixtureState: Codable, Equatable, Sendable {
   var beta = Crashable.State()
   var gamma = Crashable.State()
   var reminders = Reminders.State()
+  var flags: Flags.State = []
 }
 
 @DescribedAction
@@ -46,6 +53,7 @@ enum FixtureAction: Codable, Equatable, Sendable {
   case beta(Crashable.Action)
   case gamma(Crashable.Action)
   case reminders(Reminders.Action)
+  case flags(Flags.Action)
 }
 
 /// A feature that fails on request, for the supervisor's tests.
@@ -155,5 +163,39 @@ struct Reminders: Reducer {
       state.fired.append(id)
       return .none
     }
+  }
+}
+
+/// Feature flags addressed by id, each with when it last changed.
+struct Flags: Reducer {
+  struct Flag: Codable, Equatable, Identifiable, Sendable {
+    var id: String
+    var isOn: Bool
+    var changed: Date
+  }
+
+  typealias State = IdentifiedArrayOf<Flag>
+
+  @CasePathable
+  enum Action: Codable, Equatable, Sendable {
+    case add(Flag)
+    case insertFirst(Flag)
+    case set(id: String, isOn: Bool, at: Date)
+    case remove(String)
+  }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case let .add(flag):
+      state.append(flag)
+    case let .insertFirst(flag):
+      state.insert(flag, at: 0)
+    case let .set(id, isOn, at):
+      state[id: id]?.isOn = isOn
+      state[id: id]?.changed = at
+    case let .remove(id):
+      state.remove(id: id)
+    }
+    return .none
   }
 }

@@ -236,7 +236,7 @@ struct JSONBytesDecoderTests {
     for text in [#""https://example.com/a?b""#, #""""#, "1"] {
       expectSameDecoding(URL.self, text)
     }
-    for text in ["0", "1e300", #""2001-01-01""#] {
+    for text in ["0", "1e300", #""2001-01-01""#, #""2001-01-01T00:00:00.5Z""#, #""2001-02-29T00:00:00Z""#, "null"] {
       expectSameDecoding(Date.self, text)
     }
   }

@@ -225,10 +225,10 @@ struct JSONValueEncoderTests {
     #expect(decoded == [1: "a", 3: "c"])
   }
 
-  @Test("Date and Data use their own Codable; URL is a string; Decimal is a number; UUID a string")
+  @Test("Date is RFC 3339 text; Data uses its own Codable; URL is a string; Decimal is a number; UUID a string")
   func foundationTypes() throws {
     let date = Date(timeIntervalSinceReferenceDate: 12.5)
-    #expect(try encoder.encode(date) == 12.5)
+    #expect(try encoder.encode(date) == "2001-01-01T00:00:12.5Z")
     #expect(try encoder.encode(Data([1, 2, 255])) == [1, 2, 255])
     let url = URL(string: "https://example.com/a?b=c")!
     #expect(try encoder.encode(url) == "https://example.com/a?b=c")
@@ -240,7 +240,7 @@ struct JSONValueEncoderTests {
     #expect(try encoder.encode(uuid) == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
 
     let decoder = JSONValueDecoder()
-    #expect(try decoder.decode(Date.self, from: 12.5) == date)
+    #expect(try decoder.decode(Date.self, from: "2001-01-01T00:00:12.5Z") == date)
     #expect(try decoder.decode(Data.self, from: [1, 2, 255]) == Data([1, 2, 255]))
     #expect(try decoder.decode(URL.self, from: "https://example.com/a?b=c") == url)
     #expect(try decoder.decode(Decimal.self, from: .double(12.25)) == Decimal(string: "12.25"))

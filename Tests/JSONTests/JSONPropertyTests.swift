@@ -140,6 +140,11 @@ struct JSONPropertyTests {
     await propertyCheck(count: 200, input: JSONGen.model) { model in
       let foundation = JSONEncoder()
       foundation.dataEncodingStrategy = .deferredToData
+      // Ours writes dates as RFC 3339 text; Foundation's `.iso8601` drops the fraction.
+      foundation.dateEncodingStrategy = .custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(RFC3339.string(from: date))
+      }
       let text = try foundation.encode(model)
       // Foundation keeps Swift's "_0" wrapper around single unlabeled payloads; ours unwraps it.
       let expected = jsonUnwrappingUnlabeledPayloads(try JSONValue(parsing: text))

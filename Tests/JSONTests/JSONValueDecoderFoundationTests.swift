@@ -68,10 +68,11 @@ struct JSONValueDecoderFoundationTests {
     #expect(throws: DecodingError.self) { try decode(IndexSet.self, #""0-3""#) }
   }
 
-  @Test("Date and Data decode the way Foundation encodes them, checked")
+  @Test("Date decodes as the encoder writes it, Data the way Foundation encodes it, checked")
   func dateAndData() throws {
     let date = Date(timeIntervalSinceReferenceDate: 12.5)
     #expect(try JSONValueDecoder().decode(Date.self, from: JSONValueEncoder().encode(date)) == date)
+    #expect(throws: DecodingError.self) { try decode(Date.self, "12.5") }
     let data = Data([0, 1, 255])
     #expect(try JSONValueDecoder().decode(Data.self, from: JSONValueEncoder().encode(data)) == data)
     #expect(corruption { _ = try decode(Data.self, "[0,256]") }?.path == "[1]")

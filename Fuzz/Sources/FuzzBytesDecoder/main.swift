@@ -1,3 +1,4 @@
+import Foundation
 import FuzzDriver
 import PrimeTime
 import SwitchyardJSON
@@ -14,6 +15,7 @@ import SwitchyardVarlink
 func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard let data, size > 1 else { return 0 }
   let bytes = UnsafeRawBufferPointer(UnsafeBufferPointer(start: data + 1, count: size - 1))
+  checkDateParser(bytes)
   let tree: JSONValue
   let layout: JSONLayout
   switch (Result { try JSONValue(parsing: bytes) }, Result { () throws(JSONParseError) in try JSONLayout(scanning: bytes) }) {
@@ -37,15 +39,32 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
   let value = tree.value(at: JSONPointer(tokens: ["parameters", "action"])) ?? tree
   let target = layout.member("parameters", of: layout.root, in: bytes).flatMap { layout.member("action", of: $0, in: bytes) } ?? layout.root
-  switch data[0] % 6 {
+  switch data[0] % 7 {
   case 0: compare(App.Action.self, value, bytes, layout, target)
   case 1: compare(Primes.Action.self, value, bytes, layout, target)
   case 2: compare(Counter.Action.self, value, bytes, layout, target)
   case 3: compare(PrimeModal.Action.self, value, bytes, layout, target)
   case 4: compare(FavoritePrimes.Action.self, value, bytes, layout, target)
-  default: compare(SignUp.Action.self, value, bytes, layout, target)
+  case 5: compare(SignUp.Action.self, value, bytes, layout, target)
+  default: compare(DatedAction.self, value, bytes, layout, target)
   }
   return 0
+}
+
+/// An action with dates where a client puts them, so that client bytes reach the date parser
+/// through both decoders.
+private enum DatedAction: Codable, Equatable {
+  case remind(at: Date, every: [Date]?)
+  case snooze(Date)
+  case window(from: Date, to: Date)
+}
+
+/// The date parser on the raw bytes, which must give a date or nil: a date it gives writes out
+/// as text that reads back as the same date.
+private func checkDateParser(_ bytes: UnsafeRawBufferPointer) {
+  guard let date = RFC3339.date(fromUTF8: bytes) else { return }
+  guard let text = RFC3339.string(from: date) else { preconditionFailure("\(date) read but cannot be written") }
+  precondition(RFC3339.date(from: text) == date, "\(text) does not read back as \(date)")
 }
 
 private func compare<Action: Codable & Equatable>(

@@ -108,7 +108,7 @@ struct JournalReplay<Action: Decodable & Sendable>: Sendable {
     }
     let decoded: Action
     do {
-      decoded = try JSONValueDecoder().decode(Action.self, from: action)
+      decoded = try JSONValueDecoder.journal.decode(Action.self, from: action)
     } catch {
       return difference(nil, "the action no longer decodes: \(error)")
     }

@@ -30,6 +30,8 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   public let actionCases: [ActionCase]
   /// What `Describe` says of those cases (``ActionVisibility/describe(_:)``), made once.
   let describedCases: JSONValue
+  /// Where the feature's state and action hold dates, for `Describe`.
+  let dates: FeatureDates
   /// Where the feature runs unless the configuration says otherwise.
   public let isolation: FeatureIsolation
   /// When the supervisor restarts the feature's worker process.
@@ -172,6 +174,7 @@ extension Feature {
       actionType: String(reflecting: LocalAction.self),
       actionCases: describedActionCases(of: LocalAction.self),
       describedCases: visibility.describe(describedActionCases(of: LocalAction.self)),
+      dates: FeatureDates(state: LocalState.self, action: LocalAction.self),
       isolation: isolation,
       restart: restart,
       worker: worker,
@@ -179,10 +182,10 @@ extension Feature {
       afterRestart: afterRestart.flatMap { action in route.embed.map { $0(action) } },
       internalAction: internalAction,
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
-      decodeLocalState: { _ = try JSONValueDecoder().decode(LocalState.self, from: $0) },
+      decodeLocalState: { _ = try JSONValueDecoder.journal.decode(LocalState.self, from: $0) },
       reduceAgain: { state, action in
         guard let local = route.extract(from: action) else { return nil }
-        var localState = try JSONValueDecoder().decode(LocalState.self, from: state)
+        var localState = try JSONValueDecoder.journal.decode(LocalState.self, from: state)
         let reducer = reducer()
         // The effect is a value: dropped, it never runs.
         if let prepareDependencies {

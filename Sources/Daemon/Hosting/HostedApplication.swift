@@ -64,7 +64,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     let router = Router<Action>(logger: logger)
     let timers = DurableTimers(pending: opened?.timers ?? [], journal: writer, logger: logger) { [weak router] timer, reduced in
       do {
-        let action = try JSONValueDecoder().decode(Action.self, from: JSONValue(parsing: timer.action))
+        let action = try JSONValueDecoder.journal.decode(Action.self, from: JSONValue(parsing: timer.action))
         router?.routeEffectAction(action, cause: writer == nil ? nil : .timer(timer.action), reduced: reduced)
       } catch {
         reduced()
@@ -137,7 +137,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       }
     }
     do {
-      return try JSONValueDecoder().decode(State.self, from: recovered.state)
+      return try JSONValueDecoder.journal.decode(State.self, from: recovered.state)
     } catch {
       throw RecoveryError(
         """

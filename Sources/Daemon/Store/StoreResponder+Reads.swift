@@ -25,6 +25,7 @@ extension StoreResponder {
             "internalActions": .array(feature.visibility.internalActions.map(JSONValue.string)),
             "cases": feature.describedCases,
             "isolation": .string(self.workers[feature.name] == nil ? "actor" : "process"),
+            "dates": feature.dates.json,
           ]
           if let worker = self.workers[feature.name] { description["worker"] = worker().json }
           return .object(description)

@@ -1,4 +1,4 @@
-@_spi(Reflection) import Swift
+import SwitchyardJSON
 import SwitchyardSynchronization
 
 /// Where the state at a key path lives in its parent's JSON: the member named like the stored
@@ -10,10 +10,9 @@ import SwitchyardSynchronization
 /// _StateMember.at(\App.counter.count)  // nil: two components, not one field
 /// ```
 ///
-/// Swift has no public reflection from a key path to a property name, so the name comes from the
-/// standard library's `_forEachFieldWithKeyPath`, which lists a struct's stored properties with
-/// their key paths. A computed property has no field, hence no member. Synthesized `Codable` uses
-/// the property's name as the key, but custom `CodingKeys` or a custom `encode(to:)` need not: the
+/// The name comes from ``StoredProperty`` (the standard library's `_forEachFieldWithKeyPath`). A
+/// computed property has no field, hence no member. Synthesized `Codable` uses the property's
+/// name as the key, but custom `CodingKeys` or a custom `encode(to:)` need not: the
 /// first time a child behind this key path changes, ``isFaithful(parent:child:count:)`` compares
 /// the child's encoding with the parent's member, and a mismatch marks the member unfaithful for
 /// good, which makes change tracking re-encode the parent instead.
@@ -41,7 +40,7 @@ final class _StateMember: Sendable {
     let key = Key(keyPath: keyPath)
     let member = Self.registry.withLock { registry in
       if let member = registry[key] { return member }
-      let member = _StateMember(name: Self.fieldName(of: keyPath))
+      let member = _StateMember(name: StoredProperty.name(of: keyPath))
       registry[key] = member
       return member
     }
@@ -53,17 +52,6 @@ final class _StateMember: Sendable {
   private struct Key: Hashable, @unchecked Sendable {
     // Unchecked: a key path is immutable.
     let keyPath: AnyKeyPath
-  }
-
-  private static func fieldName<Root, Value>(of keyPath: KeyPath<Root, Value>) -> String? {
-    var name: String?
-    // Lists nothing (and returns false) for a type that is not a struct.
-    _ = _forEachFieldWithKeyPath(of: Root.self) { field, fieldKeyPath in
-      guard fieldKeyPath == keyPath else { return true }
-      name = String(cString: field)
-      return false
-    }
-    return name
   }
 
   /// Whether the verification already failed: the member is then never used.
@@ -118,11 +106,7 @@ final class _StateMember: Sendable {
     if let count {
       guard case let .array(elements) = encodedChild, elements.count == count else { return false }
     }
-    var fields: Set<String> = []
-    _ = _forEachFieldWithKeyPath(of: Parent.self) { field, _ in
-      fields.insert(String(cString: field))
-      return true
-    }
+    let fields = Set(StoredProperty.names(of: Parent.self))
     return members.keys.allSatisfy(fields.contains)
   }
 }

@@ -39,14 +39,15 @@ public enum StoreInterface {
 
   public static let description = """
     # Switchyard: send actions to the features of an application, read its state and follow
-    # every change to it. Actions and state are the JSON of the application's Codable types.
+    # every change to it. Actions and state are the JSON of the application's Codable types;
+    # a date is RFC 3339 text in UTC ("2024-05-01T12:00:00.25Z"), and read with any offset.
     interface io.switchyard.Store
 
     # A feature the daemon hosts: its name, the JSON Pointer of the part of the state it owns,
     # whether its route only listens (read-only), its own action type, the names of the cases
     # clients may send, the actions only its effects send (refused from clients), every case of
-    # its action with its payload (empty when the action type does not describe its cases), and
-    # where it runs.
+    # its action with its payload (empty when the action type does not describe its cases),
+    # where it runs, and where its state and action hold dates.
     type Feature (
       name: string,
       state: string,
@@ -56,7 +57,16 @@ public enum StoreInterface {
       internalActions: []string,
       cases: []ActionCase,
       isolation: string,
-      worker: ?Worker
+      worker: ?Worker,
+      dates: Dates
+    )
+
+    # Where a feature's dates are: JSON Pointers below its state and below its action, "*"
+    # standing for any element of an array and any member of an object that is a dictionary
+    # ("/*/timestamp": the timestamp of every element). Found from the Swift types.
+    type Dates (
+      state: []string,
+      action: []string
     )
 
     # A case of an action, as declared: its name (its key in the action's JSON), whether only

@@ -7,7 +7,9 @@ import SwitchyardRuntime
 final class Recorder<Value: Decodable & Sendable>: Sendable {
   struct Snapshot: Sendable {
     var seqs: [UInt64] = []
-    var latest: Value?
+    /// Every value yielded, in order.
+    var values: [Value] = []
+    var latest: Value? { self.values.last }
     var json: JSONValue = .null
     var snapshots = 0
     var error: (any Error)?
@@ -36,7 +38,7 @@ final class Recorder<Value: Decodable & Sendable>: Sendable {
           let replica = iterator.replica
           snapshot.mutex.withLock {
             $0.seqs.append(seq)
-            $0.latest = value
+            $0.values.append(value)
             $0.json = replica.json
             $0.snapshots = replica.snapshots
           }

@@ -115,6 +115,9 @@ import Testing
     #expect(described.replies.first?["parameters"]?["features"]?[0]?["name"] == "primes")
     #expect(described.replies.first?["parameters"]?["features"]?[0]?["cases"]?[0]?["payload"]?[0]?["type"] == "Counter.Action")
     #expect(described.replies.first?["parameters"]?["features"]?[1]?["cases"]?[0]?["name"] == "added")
+    // The activity feed's timestamps, found from its types: dates are RFC 3339 text.
+    #expect(described.replies.first?["parameters"]?["features"]?[1]?["dates"] == ["state": ["/*/timestamp"], "action": []])
+    #expect(described.replies.first?["parameters"]?["features"]?[0]?["dates"] == ["state": [], "action": []])
     #expect(described.replies.first?["parameters"]?["access"]?["admin"] == true)
     let status = await self.answer(responder, "io.switchyard.Store.Status")
     #expect(status.replies.first?["parameters"]?["features"] == 2)
