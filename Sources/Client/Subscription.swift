@@ -55,15 +55,17 @@ public struct Subscription<Value: Decodable & Sendable>: AsyncSequence, Sendable
   public typealias Element = (seq: UInt64, state: Value)
 
   let events: AsyncThrowingStream<SubscriptionEvent, any Error>
+  /// The path subscribed to.
+  let path: JSONPointer
 
   public func makeAsyncIterator() -> Iterator {
-    Iterator(events: self.events.makeAsyncIterator())
+    Iterator(events: self.events.makeAsyncIterator(), replica: Replica(path: self.path))
   }
 
   public struct Iterator: AsyncIteratorProtocol {
     var events: AsyncThrowingStream<SubscriptionEvent, any Error>.AsyncIterator
     /// The replica the iterator keeps.
-    public private(set) var replica = Replica<Value>()
+    public private(set) var replica: Replica<Value>
 
     public mutating func next() async throws -> Element? {
       guard let event = try await self.events.next() else { return nil }
