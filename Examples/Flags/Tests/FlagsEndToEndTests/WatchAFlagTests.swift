@@ -114,6 +114,25 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  @Test func whatMakesNoSenseChangesNothingAndTheServiceGoesOn() async throws {
+    let daemon = try await DaemonProcess(executable: "flagsd")
+    try await daemon.expectSuccess("send", "flags.create", #"{"id": "beta", "description": ""}"#)
+    let before = try await daemon.expectSuccess("get").json()
+    for action in [
+      #"{"flags": {"flag": {"element": {"id": "ghost", "action": {"setEnabled": false}}}}}"#,
+      #"{"flags": {"flag": {"element": {"id": "beta", "action": {"release": {"production": {"setPercent": 50}}}}}}}"#,
+      #"{"flags": {"flag": {"element": {"id": "beta", "action": {"editing": {"setOwner": "ada"}}}}}}"#,
+      #"{"flags": {"create": {"id": "beta", "description": "taken"}}}"#,
+      #"{"settings": {"set": {"key": "a/b", "value": 1}}}"#,
+    ] {
+      try await daemon.expectSuccess("send", action)
+    }
+    #expect(try await daemon.expectSuccess("get").json() == before)
+    let status = try await daemon.expectSuccess("call", "io.switchyard.Store.Status").json()
+    #expect(status.value(at: "/workers/0/restarts") == 0)
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func theCatalogRunsInAWorkerProcessAndTheAuditFeedOnAReadOnlyRoute() async throws {
     let daemon = try await DaemonProcess(executable: "flagsd")
     let description = try await daemon.expectSuccess("call", "io.switchyard.Store.Describe").json()
