@@ -38,7 +38,7 @@ struct FlagsWatch: AsyncParsableCommand {
   var socket: String?
 
   func validate() throws {
-    guard isValidName(self.flag, maximumLength: 64) else { throw ValidationError("\(self.flag) is not a flag id") }
+    guard Flag.isValidID(self.flag) else { throw ValidationError("\(self.flag) is not a flag id") }
   }
 
   func run() async throws {
