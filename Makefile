@@ -2,6 +2,7 @@
 #
 #   make run     build and start switchyardd in the foreground, serving PrimeTime
 #   make test    build everything and run every test (the fuzz targets briefly too)
+#   make examples-test  build each application in Examples/ from its own package and test it
 #   make bench   run the runtime benchmarks and print their ratios to the references
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
@@ -45,8 +46,20 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 
-test: build python-test systemd-test fuzz-brief
+test: build python-test systemd-test fuzz-brief examples-test
 	BUILD_DIR=$(BUILD_DIR) scripts/swift-test-with-deadline $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+# Examples/: applications on Switchyard, each a package of its own that depends on this one by
+# path, built in its own folder (Examples/NAME/.build) and tested there — its unit tests and its
+# end-to-end tests, which drive its daemon with this package's switchyard CLI.
+EXAMPLES := Flags
+.PHONY: examples-test
+examples-test: deps
+	$(SWIFT) build $(SWIFT_FLAGS) --product switchyard
+	@for example in $(EXAMPLES); do \
+	  $(MAKE) -C Examples/$$example test SWIFT=$(SWIFT) \
+	    SWITCHYARD_CLI="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyard" || exit 1; \
+	done
 
 # Tests/Python: a third-party client's view of switchyardd (PyPI varlink, jsonpatch, asyncvarlink),
 # in a virtual environment inside the build folder; pip runs only when requirements.txt changed.
@@ -126,7 +139,7 @@ bench-e2e: deps
 	Benchmarks/EndToEnd/run.sh
 
 clean:
-	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(RELEASE_DIR) $(TSAN_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(RELEASE_DIR) $(TSAN_DIR) $(FUZZ_DIR) $(EXAMPLES:%=Examples/%/.build)
 
 # Tests/Systemd: the units checked offline (systemd-analyze verify and security), then run under a
 # real systemd 252 as PID 1 in systemd-nspawn against the debug build: socket activation, notify,

@@ -17,6 +17,9 @@ let package = Package(
     .executable(name: "switchyardd", targets: ["switchyardd"]),
     .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
     .executable(name: "switchyard", targets: ["switchyard"]),
+    // For the tests of applications built on Switchyard (Examples/): children started without
+    // leaking descriptors, a daemon on a socket of its own.
+    .library(name: "SwitchyardTestSupport", targets: ["SwitchyardTestSupport"]),
   ],
   dependencies: [
     .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),

@@ -71,11 +71,20 @@ public struct Replica<Value: Decodable>: Sendable {
   /// How many snapshots the replica has taken; more than one means it fell behind or resumed
   /// beyond the daemon's history.
   public private(set) var snapshots = 0
+  /// Whether the replica follows the whole state, every change of which it must then see.
+  private let followsWholeState: Bool
 
-  /// An empty replica, waiting for its first snapshot.
-  public init() {}
+  /// An empty replica of the state at `path`, waiting for its first snapshot.
+  ///
+  /// Every change is numbered, but a subscriber to a path below the root is only sent the
+  /// changes that touch it: its replica takes any later number, where a replica of the whole
+  /// state takes only the next one.
+  public init(path: JSONPointer = .root) {
+    self.followsWholeState = path.isRoot
+  }
 
-  /// Applies a snapshot (replacing the state) or a patch (which must be the next change).
+  /// Applies a snapshot (replacing the state) or a patch (which must be the next change to the
+  /// replica's path).
   ///
   /// - Throws: ``ReplicaError`` when a patch comes before any snapshot or skips a change, and
   ///   `JSONPatchError` when it does not apply.
@@ -87,7 +96,9 @@ public struct Replica<Value: Decodable>: Sendable {
       self.seq = seq
     case let .patch(seq, patch):
       guard self.snapshots > 0 else { throw ReplicaError.patchBeforeSnapshot(seq: seq) }
-      guard seq == self.seq + 1 else { throw ReplicaError.gap(expected: self.seq + 1, received: seq) }
+      guard self.followsWholeState ? seq == self.seq + 1 : seq > self.seq else {
+        throw ReplicaError.gap(expected: self.seq + 1, received: seq)
+      }
       try patch.apply(to: &self.json)
       self.seq = seq
     }

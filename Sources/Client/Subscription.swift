@@ -59,27 +59,35 @@ public struct Subscription<Value: Decodable & Sendable>: AsyncSequence, Sendable
 
   let events: AsyncThrowingStream<SubscriptionEvent, any Error>
   let selection: StateSelection
+  /// The path subscribed to: below the root, the changes it is sent skip the numbers of
+  /// changes elsewhere in the state.
+  let path: JSONPointer
 
-  init(events: AsyncThrowingStream<SubscriptionEvent, any Error>, selection: StateSelection = StateSelection(steps: [])) {
+  init(
+    events: AsyncThrowingStream<SubscriptionEvent, any Error>, path: JSONPointer = .root,
+    selection: StateSelection = StateSelection(steps: [])
+  ) {
     self.events = events
+    self.path = path
     self.selection = selection
   }
 
   public func makeAsyncIterator() -> Iterator {
-    Iterator(events: self.events.makeAsyncIterator(), selection: self.selection)
+    Iterator(events: self.events.makeAsyncIterator(), selection: self.selection, path: self.path)
   }
 
   public struct Iterator: AsyncIteratorProtocol {
     var events: AsyncThrowingStream<SubscriptionEvent, any Error>.AsyncIterator
     var selection: StateSelection
     /// The replica the iterator keeps, of the subscribed pointer's JSON.
-    public private(set) var replica = Replica<JSONValue>()
+    public private(set) var replica: Replica<JSONValue>
     /// What the selection gave last, when there is one.
     private var selected: JSONValue?
 
-    init(events: AsyncThrowingStream<SubscriptionEvent, any Error>.AsyncIterator, selection: StateSelection) {
+    init(events: AsyncThrowingStream<SubscriptionEvent, any Error>.AsyncIterator, selection: StateSelection, path: JSONPointer) {
       self.events = events
       self.selection = selection
+      self.replica = Replica<JSONValue>(path: path)
     }
 
     public mutating func next() async throws -> Element? {

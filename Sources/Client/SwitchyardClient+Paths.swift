@@ -26,7 +26,7 @@ extension SwitchyardClient {
   public func subscribe<Value: Decodable & Sendable>(_ path: StatePath<Value>) -> Subscription<Value> {
     do {
       let path = try path.checked()
-      return Subscription(events: self.changes(at: path.pointer), selection: path.selection)
+      return Subscription(events: self.changes(at: path.pointer), path: path.pointer, selection: path.selection)
     } catch {
       return Subscription(events: AsyncThrowingStream { $0.finish(throwing: error) })
     }

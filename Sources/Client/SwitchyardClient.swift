@@ -228,7 +228,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   /// It keeps a ``Replica`` that applies the daemon's patches and decodes the state after each;
   /// see ``changes(at:)`` for how it reconnects.
   public func subscribe() -> Subscription<State> {
-    Subscription(events: self.changes(at: .root))
+    Subscription(events: self.changes(at: .root), path: .root)
   }
 
   /// The part of the state at `pointer`, decoded as `Value`, after every change to it.
@@ -239,7 +239,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   /// }
   /// ```
   public func subscribe<Value: Decodable & Sendable>(path pointer: JSONPointer, as type: Value.Type = Value.self) -> Subscription<Value> {
-    Subscription(events: self.changes(at: pointer))
+    Subscription(events: self.changes(at: pointer), path: pointer)
   }
 
   /// Closes the connections of live subscriptions, as a dropped connection would; they

@@ -151,6 +151,25 @@ import Testing
     }
   }
 
+  @Test func aSubscriptionToAPathIsOnlySentTheChangesThatTouchIt() async throws {
+    let daemon = try await DaemonProcess()
+    let client = Client(socketPath: daemon.socketPath)
+    let recorder = Recorder(client.subscribe(path: "/primes/count", as: Int.self))
+    try await eventually("the first snapshot") { !recorder.recorded.seqs.isEmpty }
+    #expect(try await client.send(.counter(.incrTapped)) == 1)
+    // Changes to other features are numbered too, and never reach this subscriber: its replica
+    // takes the next change to its path whatever its number.
+    #expect(try await client.send(.signUp(.emailChanged("ada@example.com"))) == 2)
+    #expect(try await client.send(.counter(.incrTapped)) == 3)
+    try await eventually("the subscriber saw 3") { recorder.seq == 3 }
+    let recorded = recorder.recorded
+    #expect(recorded.seqs == [0, 1, 3])
+    #expect(recorded.latest == 2)
+    #expect(recorded.error == nil)
+    recorder.cancel()
+    #expect(await daemon.terminate() == 0)
+  }
+
   /// A client of `daemon` whose subscription to `/primes` is recorded, once its first snapshot
   /// has come.
   private func followPrimes(_ daemon: DaemonProcess, reconnectDelay: Duration) async throws -> (Client, Recorder<Primes.State>) {
