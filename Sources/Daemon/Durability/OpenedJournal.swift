@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import SwitchyardRuntime
 
@@ -19,9 +20,13 @@ struct OpenedJournal: Sendable {
   let history: [StateChange]
   /// The durable timers scheduled and not yet fired or cancelled.
   let timers: [JournaledTimer]
+  /// This run, as the journal recorded it: the writer records it again, clean, at the stop.
+  let run: RunRecord
+  /// What the last stop cost, what is on the disk, what clients proved lost.
+  let report: DurabilityReport
 
   var status: DurabilityStatus {
-    DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id)
+    DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id, report: self.report)
   }
 
   /// Opens the journal in `configuration.stateDirectory` (creating both when there are none,
@@ -70,6 +75,7 @@ struct OpenedJournal: Sendable {
       }
       recovered = Recovery.Recovered(state: recovered.state, seq: recovered.seq, replayed: 0, migrated: recovered.migrated)
     }
+    let (run, report) = try Self.beginRun(journal, recovered: recovered, configuration: configuration, logger: logger)
     logger.info(
       "journal recovered",
       metadata: [
@@ -94,7 +100,60 @@ struct OpenedJournal: Sendable {
     }
     return OpenedJournal(
       directory: directory, journal: journal, mode: configuration.durabilityMode,
-      interval: configuration.durabilityInterval, recovered: recovered, history: history, timers: timers
+      interval: configuration.durabilityInterval, recovered: recovered, history: history, timers: timers,
+      run: run, report: report
     )
+  }
+
+  /// Tells what the last run's stop cost (``LastStop``), and says it; begins a new history when
+  /// changes it acknowledged may be lost; records this run, and forces the record onto the disk
+  /// before anything is served, so that the next start judges this run's stop by it.
+  private static func beginRun(
+    _ journal: SQLiteJournal, recovered: Recovery.Recovered, configuration: DaemonConfiguration, logger: Logger
+  ) throws -> (RunRecord, DurabilityReport) {
+    let now = Date().timeIntervalSince1970
+    let run = RunRecord(
+      boot: BootID.current, mode: configuration.durabilityMode, interval: configuration.durabilityInterval, pid: getpid(), started: now
+    )
+    let lastStop: LastStop?
+    let retired: [RetiredHistory]
+    var previousHistory: String?
+    do {
+      let recoveredTime = try journal.lastChanges(1).last.flatMap { $0.seq == recovered.seq ? $0.time : nil }
+      lastStop = try journal.lastRun().map { last in
+        LastStop(run: last.run, synced: last.synced, recoveredSeq: recovered.seq, recoveredTime: recoveredTime, bootNow: run.boot)
+      }
+      if lastStop?.mayHaveLost == true { previousHistory = journal.id }
+      try journal.beginRun(
+        run, synced: SyncPoint(seq: recovered.seq, time: now),
+        retiring: previousHistory.map { _ in lastStop?.summary ?? "" }
+      )
+      try journal.sync()
+      retired = try journal.retiredHistories()
+    } catch {
+      throw RecoveryError("cannot record the start in the journal: \(error)")
+    }
+    if let lastStop {
+      var metadata: Logger.Metadata = [
+        "mode": "\(lastStop.run.mode.rawValue)", "synced": "\(lastStop.synced.seq)", "seq": "\(lastStop.recoveredSeq)",
+        "kept": "\(lastStop.keptAfterSync)",
+      ]
+      if let sameBoot = lastStop.sameBoot { metadata["sameBoot"] = "\(sameBoot)" }
+      if let previousHistory {
+        metadata["previousHistory"] = "\(previousHistory)"
+        metadata["history"] = "\(journal.id)"
+        logger.error(
+          "\(lastStop.summary); a new history begins, so clients resume with a fresh snapshot", metadata: metadata
+        )
+      } else if lastStop.run.clean {
+        logger.info("\(lastStop.summary)", metadata: metadata)
+      } else {
+        logger.notice("\(lastStop.summary)", metadata: metadata)
+      }
+    }
+    let report = DurabilityReport(
+      lastStop: lastStop, previousHistory: previousHistory, startSeq: recovered.seq, retired: retired, logger: logger
+    )
+    return (run, report)
   }
 }
