@@ -65,8 +65,11 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
     public var synced: UInt64?
     /// How the daemon's last run stopped, and what it cost.
     public var lastStop: LastStop?
-    /// At least this many acknowledged changes are gone from the journal: clients resumed from
-    /// further than it went.
+    /// The history that ended when this run started, because acknowledged changes may be
+    /// missing from the journal: its numbers get a fresh snapshot.
+    public var previousHistory: String?
+    /// At least this many acknowledged changes are gone from the journal: found at start, or
+    /// shown by clients that resumed from further than it went.
     public var lost: UInt64?
   }
 
@@ -88,7 +91,5 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
     public var mayHaveLost: Bool
     /// The most the batched mode can lose then, in seconds (its interval).
     public var window: Double?
-    /// The history that ended, when changes may be lost.
-    public var previousHistory: String?
   }
 }

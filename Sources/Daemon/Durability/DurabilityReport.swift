@@ -3,7 +3,8 @@ import SwitchyardRuntime
 import SwitchyardSynchronization
 
 /// What the daemon can say of what it acknowledged, for `Status`: what the last stop cost
-/// (``LastStop``), the last change forced onto the disk, and the changes clients proved lost.
+/// (``LastStop``), the history that ended at this start, the last change forced onto the disk,
+/// and the changes found lost — at start (``ReachedMark``) or by clients.
 ///
 /// A client proves a loss when it resumes from a number the journal does not have: a `since`
 /// further than the journal went under the current history, or further than a retired history
@@ -35,12 +36,17 @@ final class DurabilityReport: Sendable {
   private let contents: Mutex<Contents>
   private let logger: Logger
 
-  init(lastStop: LastStop?, previousHistory: String?, startSeq: UInt64, retired: [RetiredHistory], logger: Logger) {
+  /// - Parameter lostAtStart: How many acknowledged changes the start found gone (a journal
+  ///   behind where it had reached, ``ReachedMark``).
+  init(
+    lastStop: LastStop?, previousHistory: String?, startSeq: UInt64, lostAtStart: UInt64 = 0, retired: [RetiredHistory],
+    logger: Logger
+  ) {
     self.lastStop = lastStop
     self.previousHistory = previousHistory
     self.startSeq = startSeq
     self.retired = Dictionary(retired.map { ($0.id, $0.lastSeq) }, uniquingKeysWith: { first, _ in first })
-    self.contents = Mutex(Contents(synced: startSeq))
+    self.contents = Mutex(Contents(synced: startSeq, lostAtLeast: lostAtStart))
     self.logger = logger
   }
 
@@ -92,7 +98,8 @@ final class DurabilityReport: Sendable {
   func add(to object: inout JSONObject) {
     let (synced, lost) = self.contents.withLock { ($0.synced, $0.lostAtLeast) }
     if let synced { object["synced"] = .int(Int64(clamping: synced)) }
-    if let lastStop = self.lastStop { object["lastStop"] = lastStop.json(previousHistory: self.previousHistory) }
+    if let lastStop = self.lastStop { object["lastStop"] = lastStop.json }
+    if let previousHistory = self.previousHistory { object["previousHistory"] = .string(previousHistory) }
     if lost > 0 { object["lost"] = .int(Int64(clamping: lost)) }
   }
 }

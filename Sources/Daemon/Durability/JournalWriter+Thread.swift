@@ -8,6 +8,7 @@ extension JournalWriter {
   /// disk; none of it runs on an event loop.
   func run() {
     var lastSync = ContinuousClock.now
+    var lastMark = ContinuousClock.now
     var failures = 0
     var gaveUp = false
     while true {
@@ -51,6 +52,11 @@ extension JournalWriter {
         if written {
           self.pending.withLock { $0.writerWritesNext = false }
           self.committed(upTo: batch.last?.seq, timers: timersTaken)
+          // Each strict commit is on the disk: the mark follows, once an interval.
+          if self.mode == .strict, let last = batch.last, ContinuousClock.now - lastMark >= self.interval {
+            lastMark = .now
+            self.markReached(last.seq)
+          }
         }
       }
       if !snapshots.isEmpty {
@@ -124,6 +130,7 @@ extension JournalWriter {
     try self.journal.sync()
     self.pending.withLock { $0.unsyncedGroups -= groups }
     self.report?.synced(seq)
+    self.markReached(seq)
     self.takeConnection()
     defer { self.giveConnectionBack() }
     do {
@@ -153,8 +160,18 @@ extension JournalWriter {
       try? self.journal.checkpoint()
       try self.journal.sync()
       self.report?.synced(seq)
+      self.markReached(seq)
     } catch {
       self.logger.error("cannot force the journal onto the disk at the stop", metadata: ["error": "\(error)"])
+    }
+  }
+
+  /// Records beside the journal that it has `seq` on the disk (``ReachedMark``).
+  private func markReached(_ seq: UInt64) {
+    do {
+      try self.reached?.record(history: self.journal.id, seq: seq)
+    } catch {
+      self.logger.warning("cannot record how far the journal reached", metadata: ["error": "\(error)"])
     }
   }
 

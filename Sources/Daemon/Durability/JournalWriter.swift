@@ -97,6 +97,8 @@ final class JournalWriter: Sendable {
   let runRecord: RunRecord?
   /// What `Status` says of the disk: the last change forced onto it.
   let report: DurabilityReport?
+  /// Told how far the journal has reached on the disk, at most once an interval.
+  let reached: ReachedMark?
   let lastSnapshotSeq: Atomic<UInt64>
   /// When the last snapshot was taken, in nanoseconds after `started`.
   let lastSnapshotTime = Atomic<Int64>(0)
@@ -117,6 +119,7 @@ final class JournalWriter: Sendable {
   ///   - loop: The event loop the changes are made on: the batched mode commits there.
   ///   - run: This run's record in the journal, to mark clean at the stop.
   ///   - report: Told of every fsync.
+  ///   - reached: Told how far the journal reached on the disk, once an interval.
   ///   - released: Called with the last sequence number kept, each time it moves (not with
   ///     ``DurabilityMode/off``): on the writer's thread, or on the loop that committed it.
   init(
@@ -129,6 +132,7 @@ final class JournalWriter: Sendable {
     loop: (any EventLoop)? = nil,
     run: RunRecord? = nil,
     report: DurabilityReport? = nil,
+    reached: ReachedMark? = nil,
     logger: Logger,
     released: @escaping @Sendable (UInt64) -> Void
   ) {
@@ -139,6 +143,7 @@ final class JournalWriter: Sendable {
     self.loop = mode == .batched ? loop : nil
     self.runRecord = run
     self.report = report
+    self.reached = reached
     self.lastSnapshotSeq = Atomic(lastSnapshotSeq)
     self.pending = Mutex(Pending(durableSeq: lastSeq, committedSeq: lastSeq))
     self.released = released

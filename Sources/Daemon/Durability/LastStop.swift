@@ -57,7 +57,7 @@ struct LastStop: Sendable, Equatable {
   }
 
   /// What `Status` says of it.
-  func json(previousHistory: String?) -> JSONValue {
+  var json: JSONValue {
     var object: JSONObject = [
       "clean": .bool(self.run.clean),
       "mode": .string(self.run.mode.rawValue),
@@ -68,7 +68,6 @@ struct LastStop: Sendable, Equatable {
     ]
     if let sameBoot = self.sameBoot { object["sameBoot"] = .bool(sameBoot) }
     if self.mayHaveLost, self.run.mode == .batched { object["window"] = .double(self.windowSeconds) }
-    if let previousHistory { object["previousHistory"] = .string(previousHistory) }
     return .object(object)
   }
 

@@ -108,8 +108,7 @@ public enum StoreInterface {
     # mode, whether the machine had restarted since (when boot ids could be compared), the
     # last change it recorded as forced onto the disk, the last change the journal held at
     # this start, how many of those came after that fsync, whether changes it acknowledged
-    # may be lost, the most the batched mode can lose then (seconds: its interval), and the
-    # history that ended because they may be (clients of it get a fresh snapshot).
+    # may be lost, and the most the batched mode can lose then (seconds: its interval).
     type LastStop (
       clean: bool,
       mode: string,
@@ -118,16 +117,17 @@ public enum StoreInterface {
       recovered: int,
       keptAfterSync: int,
       mayHaveLost: bool,
-      window: ?float,
-      previousHistory: ?string
+      window: ?float
     )
 
     # Where the daemon keeps what it acknowledged: the durability mode in force ("strict",
     # "batched", "off", or "none" without a state directory), the state directory, the
     # journal's id, why the journal cannot be written while it cannot (changes are refused
     # with JournalUnavailable meanwhile), the last change forced onto the disk, what the last
-    # stop cost, and at least how many acknowledged changes the journal lost, as clients that
-    # resumed from further than it went showed.
+    # stop cost, the history that ended at this start when acknowledged changes may be missing
+    # (clients of it get a fresh snapshot), and at least how many acknowledged changes the
+    # journal is known to have lost: found at start (an older copy of the journal), or shown by
+    # clients that resumed from further than it went.
     type Durability (
       mode: string,
       directory: ?string,
@@ -135,6 +135,7 @@ public enum StoreInterface {
       unavailable: ?string,
       synced: ?int,
       lastStop: ?LastStop,
+      previousHistory: ?string,
       lost: ?int
     )
 
