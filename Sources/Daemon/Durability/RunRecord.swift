@@ -8,7 +8,7 @@ import SwitchyardRuntime
 /// let run = RunRecord(boot: BootID.current, mode: .batched, interval: .seconds(1), pid: getpid(), started: now)
 /// try journal.beginRun(run, synced: SyncPoint(seq: recovered.seq, time: now), retiring: nil)
 /// // … and at a clean stop:
-/// try journal.endRun()   // clean: true
+/// try journal.endRun(run, synced: SyncPoint(seq: last, time: now))   // recorded clean
 /// ```
 ///
 /// The kernel's boot id tells a crash of the daemon (the same boot: what it wrote is in the
