@@ -3,18 +3,20 @@ extension JournalWriter {
   private enum LoopCommit {
     /// Nothing is queued: the writer thread took it meanwhile.
     case nothing
-    /// The writer thread has the connection, or must write next, or the journal is failing
-    /// or closing: it takes the group.
+    /// The writer thread is awake or has the connection, several replies wait (the loop has
+    /// other work), the writer thread must write next, or the journal is failing or closing:
+    /// the writer thread takes the group.
     case handOver
     /// The loop has the connection and commits these.
     case commit(changes: [JournaledChange], timers: [TimerOperation], timersTaken: Int)
   }
 
-  /// Commits, on the event loop, every change queued there since the last such commit (one
-  /// transaction for all of them: the sends of one read, a reducer's changes), in the batched
-  /// mode — when nobody else has the journal's connection. Otherwise, and if the commit fails,
-  /// the group goes to the writer thread: the loop never waits for the connection, nor for the
-  /// disk.
+  /// Commits, on the event loop, every change queued there since the last such commit, in the
+  /// batched mode — when at most one reply waits for it and the writer thread sleeps: a lone
+  /// request (ping-pong), which would otherwise wait for two wake-ups. When several replies
+  /// wait, the loop has other requests to serve: the writer thread commits on the other core
+  /// meanwhile, as it does when it is awake anyway. Then, and if the commit fails, the group
+  /// goes to the writer thread: the loop never waits for the connection, nor for the disk.
   ///
   /// What a commit costs the loop: SQLite writes the group's pages into the WAL, which is a
   /// `write` into the kernel's page cache — no fsync (`synchronous=NORMAL`), no checkpoint
@@ -26,9 +28,9 @@ extension JournalWriter {
     let decision = self.pending.withLock { pending -> LoopCommit in
       pending.loopCommitScheduled = false
       if pending.changes.isEmpty, pending.timers.isEmpty { return .nothing }
-      guard pending.holder == .nobody, !pending.writerWritesNext, pending.unavailable == nil, !pending.isClosed else {
-        return .handOver
-      }
+      guard pending.holder == .nobody, pending.writerSleeps, pending.waiters.count <= 1, !pending.writerWritesNext,
+        pending.unavailable == nil, !pending.isClosed
+      else { return .handOver }
       pending.holder = .loop
       defer {
         pending.changes.removeAll(keepingCapacity: true)

@@ -113,9 +113,15 @@ extension JournalWriter {
     }
   }
 
-  /// Sleeps until something is queued, or until the batched mode's next fsync is due.
+  /// Sleeps until something is queued, or until the batched mode's next fsync is due; the loop
+  /// commits by itself only meanwhile.
   private func waitForWork(lastSync: ContinuousClock.Instant) {
-    guard self.mode == .batched, self.pending.withLock({ $0.unsyncedGroups > 0 }) else {
+    let unsynced = self.pending.withLock { pending in
+      pending.writerSleeps = true
+      return pending.unsyncedGroups > 0
+    }
+    defer { self.pending.withLock { $0.writerSleeps = false } }
+    guard self.mode == .batched, unsynced else {
       return self.wakeUp.wait()
     }
     let remaining = lastSync + self.interval - ContinuousClock.now

@@ -39,12 +39,14 @@ struct SnapshotPolicy: Sendable, Equatable {
 /// Who commits:
 /// - **strict** and **off**: a thread of the writer's own, always (`JournalWriter+Thread`).
 /// - **batched**: the event loop the change was made on, at the end of what it is doing, when
-///   nobody else has the journal's connection (`JournalWriter+Loop`). A commit without an
-///   fsync is a `write` into the kernel's page cache, as Redis's `appendfsync everysec` writes
-///   its AOF on its event loop; it saves a reply the two cross-thread wake-ups to the writer
-///   thread and back. The writer thread keeps everything that can wait on the disk — the
-///   periodic fsync, the checkpoints, snapshots, pruning — and takes every group the loop
-///   cannot commit at once: the loop never waits for the connection, it hands the group over.
+///   the change is the only one waited for and the writer thread sleeps (`JournalWriter+Loop`).
+///   A commit without an fsync is a `write` into the kernel's page cache, as Redis's
+///   `appendfsync everysec` writes its AOF on its event loop; it saves a lone reply the two
+///   cross-thread wake-ups to the writer thread and back. Several replies waiting at once mean
+///   the loop has other work: their group goes to the writer thread, which commits it on the
+///   other core while the loop goes on. The writer thread also keeps everything that can wait
+///   on the disk — the periodic fsync, the checkpoints, snapshots, pruning. The loop never waits
+///   for the connection: it hands the group over.
 final class JournalWriter: Sendable {
   /// Who has the journal's (one) writing connection.
   enum Holder {
@@ -85,6 +87,8 @@ final class JournalWriter: Sendable {
     var writerWritesNext = false
     /// Groups committed since the last fsync: what the batched mode has to force out.
     var unsyncedGroups = 0
+    /// The writer thread sleeps: nothing queued for it, no fsync due.
+    var writerSleeps = false
   }
 
   let journal: any Journal
@@ -267,6 +271,12 @@ final class JournalWriter: Sendable {
   /// Why the journal cannot be written now, if it cannot.
   var unavailable: String? {
     self.pending.withLock { $0.unavailable }
+  }
+
+  /// Whether the writer thread sleeps, waiting for work or for the next fsync: the only time
+  /// the batched mode commits on the loop.
+  var isWriterThreadAsleep: Bool {
+    self.pending.withLock { $0.writerSleeps }
   }
 
   /// Writes what is queued, and `final` (the state the daemon stops with) as a snapshot, so that

@@ -167,17 +167,27 @@ final class SQLiteJournal: Journal {
   fileprivate static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time"
 
   func append(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
-    try self.database.write { db in
-      for operation in timers { try Self.apply(operation, in: db) }
-      let insert = try db.cachedStatement(
-        sql: "INSERT INTO change (\(Self.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-      )
-      for change in changes {
-        let cause = change.cause
-        try insert.execute(arguments: [
-          Int64(change.seq), change.feature, cause?.origin.rawValue, cause?.action.map { Data($0) },
-          cause?.peer.map { Int64($0.uid) }, cause?.peer.map { Int64($0.pid) }, Data(change.patch), change.time,
-        ])
+    // The batched mode runs this on the event loop for every group: its BEGIN and COMMIT are
+    // statements prepared once, where `write` would compile both again each time.
+    try self.database.writeWithoutTransaction { db in
+      try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+      do {
+        for operation in timers { try Self.apply(operation, in: db) }
+        let insert = try db.cachedStatement(
+          sql: "INSERT INTO change (\(Self.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        for change in changes {
+          let cause = change.cause
+          try insert.execute(arguments: [
+            Int64(change.seq), change.feature, cause?.origin.rawValue, cause?.action.map { Data($0) },
+            cause?.peer.map { Int64($0.uid) }, cause?.peer.map { Int64($0.pid) }, Data(change.patch), change.time,
+          ])
+        }
+        try db.cachedStatement(sql: "COMMIT").execute()
+      } catch {
+        // All of the group or none: SQLite may have rolled back already (a full disk).
+        try? db.rollback()
+        throw error
       }
     }
   }

@@ -93,6 +93,13 @@ import Testing
     #expect(await first.terminate() == 0)
   }
 
+  @Test func aStateDirectoryThatCannotBeUsedStopsTheStartWithTheReason() async throws {
+    let state = TemporaryStateDirectory()
+    #expect(FileManager.default.createFile(atPath: state.path, contents: Data("a file".utf8)))
+    let error = await #expect(throws: DaemonFailedToStart.self) { _ = try await self.daemon(state) }
+    #expect(error?.log.contains("the state directory \(state.path) is not a directory") == true, "\(error?.log ?? "")")
+  }
+
   @Test func theStateDirectoryIsCreatedForTheDaemonAlone() async throws {
     let state = TemporaryStateDirectory()
     let nested = state.path + "/var/lib/switchyard"

@@ -44,12 +44,44 @@ import Testing
       logger: Self.logger, released: { seq in released.withLock { $0 = max($0, seq) } }
     )
     for seq in 1...3 as ClosedRange<UInt64> {
+      // A lone change, the writer thread asleep: the loop commits it.
+      try await eventually { writer.isWriterThreadAsleep }
       let reply = await self.replyThread(writer, seq: seq, on: loop)
       #expect(reply.onLoop && reply.unavailable == nil, "change \(seq) was committed on the loop")
     }
     #expect(released.withLock { $0 } == 3, "subscribers are released by the loop's commit too")
     #expect(writer.committedSeq == 3)
     #expect(try journal.lastChanges(3).map(\.seq) == [1, 2, 3], "in the journal, before any fsync (the interval is a minute)")
+    await writer.close(final: nil)
+    _ = directory
+  }
+
+  /// Several replies waiting at once: the loop has other work, and the writer thread commits
+  /// their group on the other core.
+  @Test func theBatchedModeHandsAGroupSeveralRepliesWaitForToTheWritersThread() async throws {
+    let (journal, directory) = try self.journal(.batched)
+    let loop = MultiThreadedEventLoopGroup.singleton.next()
+    let writer = JournalWriter(
+      journal: journal, mode: .batched, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, loop: loop,
+      logger: Self.logger, released: { _ in }
+    )
+    try await eventually { writer.isWriterThreadAsleep }
+    let onLoop: [Bool] = await withCheckedContinuation { continuation in
+      loop.execute {
+        let replies = Mutex<[Bool]>([])
+        for seq in 1...2 as ClosedRange<UInt64> {
+          writer.submit(self.setCount(seq))
+          writer.whenDurable(seq) { _ in
+            let all = replies.withLock { replies in
+              replies.append(loop.inEventLoop)
+              return replies
+            }
+            if all.count == 2 { continuation.resume(returning: all) }
+          }
+        }
+      }
+    }
+    #expect(onLoop == [false, false])
     await writer.close(final: nil)
     _ = directory
   }
@@ -68,14 +100,14 @@ import Testing
   }
 
   /// Changes made on the loop and elsewhere, durable timers, snapshots, and an fsync with a
-  /// checkpoint every millisecond, all at once: the loop and the writer thread take the
+  /// checkpoint every 20 ms, all at once: the loop and the writer thread take the
   /// connection from each other all the time, and the journal still holds every change once, in
   /// order, and every reply came.
   @Test func commitsOnTheLoopAndOnTheWritersThreadInterleaveLosingAndReorderingNothing() async throws {
     let (journal, directory) = try self.journal(.batched)
     let loop = MultiThreadedEventLoopGroup.singleton.next()
     let writer = JournalWriter(
-      journal: journal, mode: .batched, interval: .milliseconds(1), snapshots: SnapshotPolicy(every: 97, keep: 2, retention: 1_000_000),
+      journal: journal, mode: .batched, interval: .milliseconds(20), snapshots: SnapshotPolicy(every: 97, keep: 2, retention: 1_000_000),
       lastSeq: 0, lastSnapshotSeq: 0, loop: loop, logger: Self.logger, released: { _ in }
     )
     // One sequence, as the change log numbers it: under a lock, from the loop and from threads.
@@ -92,18 +124,24 @@ import Testing
         }
       }
     }
-    let perSource = 1_500
+    // Bursts from threads, and lone changes on the loop with pauses between, in which the
+    // writer thread falls asleep: both commit, in turns.
+    let perSource = 1_000
     let threads = (0..<2).map { index in
       Thread {
         for round in 0..<perSource {
           submitNext()
-          if round.isMultiple(of: 50) { writer.submit(.cancel(feature: "f", id: "thread-\(index)-\(round)")) }
+          if round.isMultiple(of: 50) {
+            writer.submit(.cancel(feature: "f", id: "thread-\(index)-\(round)"))
+            Thread.sleep(forTimeInterval: 0.002)
+          }
         }
       }
     }
     for thread in threads { thread.start() }
-    for _ in 0..<perSource {
+    for round in 0..<perSource {
       try await loop.submit { submitNext() }.get()
+      if round.isMultiple(of: 4) { try await Task.sleep(for: .microseconds(300)) }
     }
     let total = 3 * perSource
     try await eventually(within: .seconds(30)) { replies.withLock { $0.count } == total }
@@ -112,7 +150,8 @@ import Testing
     #expect(recovered.seq == UInt64(total), "every change, and no gap: recovery stops at one")
     #expect(recovered.state == ["count": .int(Int64(total))])
     #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: .max).map(\.seq) == Array(1...UInt64(total)))
-    #expect(replies.withLock { $0.onLoop } > 0, "some groups were committed on the loop")
+    let (count, onLoop) = replies.withLock { ($0.count, $0.onLoop) }
+    #expect(onLoop > 0 && onLoop < count, "both committed: \(onLoop) of \(count) replies on the loop")
     _ = directory
   }
 }
