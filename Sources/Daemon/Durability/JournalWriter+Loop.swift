@@ -3,20 +3,21 @@ extension JournalWriter {
   private enum LoopCommit {
     /// Nothing is queued: the writer thread took it meanwhile.
     case nothing
-    /// The writer thread is awake or has the connection, several replies wait (the loop has
-    /// other work), the writer thread must write next, or the journal is failing or closing:
-    /// the writer thread takes the group.
+    /// The writer thread is awake or has the connection, the group holds several changes (the
+    /// loop has other work), the writer thread must write next, or the journal is failing or
+    /// closing: the writer thread takes the group.
     case handOver
     /// The loop has the connection and commits these.
     case commit(changes: [JournaledChange], timers: [TimerOperation], timersTaken: Int)
   }
 
-  /// Commits, on the event loop, every change queued there since the last such commit, in the
-  /// batched mode — when at most one reply waits for it and the writer thread sleeps: a lone
-  /// request (ping-pong), which would otherwise wait for two wake-ups. When several replies
-  /// wait, the loop has other requests to serve: the writer thread commits on the other core
-  /// meanwhile, as it does when it is awake anyway. Then, and if the commit fails, the group
-  /// goes to the writer thread: the loop never waits for the connection, nor for the disk.
+  /// Commits, on the event loop, the change queued there since the last such commit, in the
+  /// batched mode — when it is the only one and the writer thread sleeps: a lone request
+  /// (ping-pong), which would otherwise wait for two wake-ups. Several changes at once mean the
+  /// loop has other requests to serve (pipelined sends, several clients): the writer thread
+  /// commits them on the other core meanwhile, and stays awake a little after (`linger`), so
+  /// that it goes on taking the groups while the load lasts. Then, and if the commit fails, the
+  /// group goes to the writer thread: the loop never waits for the connection, nor for the disk.
   ///
   /// What a commit costs the loop: SQLite writes the group's pages into the WAL, which is a
   /// `write` into the kernel's page cache — no fsync (`synchronous=NORMAL`), no checkpoint
@@ -28,7 +29,7 @@ extension JournalWriter {
     let decision = self.pending.withLock { pending -> LoopCommit in
       pending.loopCommitScheduled = false
       if pending.changes.isEmpty, pending.timers.isEmpty { return .nothing }
-      guard pending.holder == .nobody, pending.writerSleeps, pending.waiters.count <= 1, !pending.writerWritesNext,
+      guard pending.holder == .nobody, pending.writerSleeps, pending.changes.count <= 1, !pending.writerWritesNext,
         pending.unavailable == nil, !pending.isClosed
       else { return .handOver }
       pending.holder = .loop

@@ -39,14 +39,14 @@ struct SnapshotPolicy: Sendable, Equatable {
 /// Who commits:
 /// - **strict** and **off**: a thread of the writer's own, always (`JournalWriter+Thread`).
 /// - **batched**: the event loop the change was made on, at the end of what it is doing, when
-///   the change is the only one waited for and the writer thread sleeps (`JournalWriter+Loop`).
-///   A commit without an fsync is a `write` into the kernel's page cache, as Redis's
+///   the change is the only one queued and the writer thread sleeps (`JournalWriter+Loop`). A
+///   commit without an fsync is a `write` into the kernel's page cache, as Redis's
 ///   `appendfsync everysec` writes its AOF on its event loop; it saves a lone reply the two
-///   cross-thread wake-ups to the writer thread and back. Several replies waiting at once mean
-///   the loop has other work: their group goes to the writer thread, which commits it on the
-///   other core while the loop goes on. The writer thread also keeps everything that can wait
-///   on the disk — the periodic fsync, the checkpoints, snapshots, pruning. The loop never waits
-///   for the connection: it hands the group over.
+///   cross-thread wake-ups to the writer thread and back. Several changes at once mean the loop
+///   has other work: their group goes to the writer thread, which commits it on the other core
+///   while the loop goes on, and takes the next groups too while it is awake. The writer thread
+///   also keeps everything that can wait on the disk — the periodic fsync, the checkpoints,
+///   snapshots, pruning. The loop never waits for the connection: it hands the group over.
 final class JournalWriter: Sendable {
   /// Who has the journal's (one) writing connection.
   enum Holder {

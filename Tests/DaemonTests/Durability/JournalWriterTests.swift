@@ -25,12 +25,13 @@ import Testing
     JournaledChange(seq: seq, patch: Array(#"[{"op":"replace","path":"/count","value":\#(seq)}]"#.utf8), time: Date().timeIntervalSince1970)
   }
 
-  /// Submits the change numbered `seq` on `loop` and says on which thread its reply would go.
+  /// Submits the change numbered `seq` on `loop` and says on which thread its reply would go
+  /// (asked for first, so that it never finds the change committed already).
   private func replyThread(_ writer: JournalWriter, seq: UInt64, on loop: any EventLoop) async -> (onLoop: Bool, unavailable: String?) {
     await withCheckedContinuation { continuation in
       loop.execute {
-        writer.submit(self.setCount(seq))
         writer.whenDurable(seq) { unavailable in continuation.resume(returning: (loop.inEventLoop, unavailable)) }
+        writer.submit(self.setCount(seq))
       }
     }
   }
@@ -56,9 +57,9 @@ import Testing
     _ = directory
   }
 
-  /// Several replies waiting at once: the loop has other work, and the writer thread commits
-  /// their group on the other core.
-  @Test func theBatchedModeHandsAGroupSeveralRepliesWaitForToTheWritersThread() async throws {
+  /// Several changes at once: the loop has other work, and the writer thread commits their
+  /// group on the other core.
+  @Test func theBatchedModeHandsAGroupOfSeveralChangesToTheWritersThread() async throws {
     let (journal, directory) = try self.journal(.batched)
     let loop = MultiThreadedEventLoopGroup.singleton.next()
     let writer = JournalWriter(
@@ -70,7 +71,6 @@ import Testing
       loop.execute {
         let replies = Mutex<[Bool]>([])
         for seq in 1...2 as ClosedRange<UInt64> {
-          writer.submit(self.setCount(seq))
           writer.whenDurable(seq) { _ in
             let all = replies.withLock { replies in
               replies.append(loop.inEventLoop)
@@ -78,6 +78,7 @@ import Testing
             }
             if all.count == 2 { continuation.resume(returning: all) }
           }
+          writer.submit(self.setCount(seq))
         }
       }
     }
@@ -124,8 +125,8 @@ import Testing
         }
       }
     }
-    // Bursts from threads, and lone changes on the loop with pauses between, in which the
-    // writer thread falls asleep: both commit, in turns.
+    // Bursts from threads, and lone changes on the loop with pauses between, long enough now
+    // and then for the writer thread to fall asleep: both commit, in turns.
     let perSource = 1_000
     let threads = (0..<2).map { index in
       Thread {
@@ -142,6 +143,7 @@ import Testing
     for round in 0..<perSource {
       try await loop.submit { submitNext() }.get()
       if round.isMultiple(of: 4) { try await Task.sleep(for: .microseconds(300)) }
+      if round.isMultiple(of: 50) { try await Task.sleep(for: .milliseconds(10)) }
     }
     let total = 3 * perSource
     try await eventually(within: .seconds(30)) { replies.withLock { $0.count } == total }
