@@ -11,10 +11,10 @@ extension JournalWriter {
     var lastMark = ContinuousClock.now
     var failures = 0
     var gaveUp = false
-    var wroteGroup = false
+    var underLoad = false
     while true {
-      self.waitForWork(lastSync: lastSync, lingering: wroteGroup)
-      wroteGroup = false
+      self.waitForWork(lastSync: lastSync, lingering: underLoad)
+      underLoad = false
       self.takeConnection()
       let (batch, timers, timersTaken, snapshots, isClosed) = self.pending.withLock { pending in
         defer {
@@ -52,7 +52,8 @@ extension JournalWriter {
         }
         // A group given up at the stop was never journaled: nothing may count it as kept.
         if written {
-          wroteGroup = true
+          // Several changes in one group: requests come in faster than one at a time.
+          underLoad = batch.count > 1
           self.pending.withLock { $0.writerWritesNext = false }
           self.committed(upTo: batch.last?.seq, timers: timersTaken)
           // Each strict commit is on the disk: the mark follows, once an interval.
@@ -119,10 +120,11 @@ extension JournalWriter {
   /// Sleeps until something is queued, or until the batched mode's next fsync is due; the loop
   /// commits by itself only meanwhile.
   ///
-  /// - Parameter lingering: It just committed a group: in the batched mode it first waits a
-  ///   little while awake, so that under load — requests coming in while it commits — the loop
-  ///   goes on handing it groups rather than committing them itself, in series with its other
-  ///   work.
+  /// - Parameter lingering: It just committed a group of several changes: in the batched mode
+  ///   it first waits a little while awake, so that under load — requests coming in faster than
+  ///   one at a time — the loop goes on handing it groups rather than committing them itself, in
+  ///   series with its other work. A lone change it was handed (the loop found the connection
+  ///   taken) is no sign of load: after it, the loop commits lone changes itself again.
   private func waitForWork(lastSync: ContinuousClock.Instant, lingering: Bool) {
     if lingering, self.mode == .batched, self.wakeUp.wait(timeout: .now() + Self.linger) == .success { return }
     let unsynced = self.pending.withLock { pending in
