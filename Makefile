@@ -116,7 +116,7 @@ soak: deps $(PYTHON_STAMP)
 	  PYTHONDONTWRITEBYTECODE=1 $(VENV)/bin/python3 -m pytest -q -s Tests/Python/test_live_fuzz.py
 	$(MAKE) soak-durability
 
-# kill -9 under pipelined load, SOAK_KILL_ROUNDS rounds (make test runs 8): every answered Send
+# kill -9 under pipelined load, SOAK_KILL_ROUNDS rounds (make test runs 20): every answered Send
 # is in the recovered state, and numbers only go up.
 SOAK_KILL_ROUNDS ?= 100
 .PHONY: soak-durability

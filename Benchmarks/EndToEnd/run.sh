@@ -203,22 +203,27 @@ run_durability() {
   for mode in memory off batched strict; do wait_for "$dir/$mode.sock"; done
   # Unpinned figures on this VM swing by 2× between runs of one binary: three rounds, the modes
   # interleaved, and the round with each mode's median rate.
-  local -A dpp dpl
-  local round rounds=${DURABILITY_ROUNDS:-3}
+  local -A dpp dpl dcpu
+  local round rounds=${DURABILITY_ROUNDS:-3} before
   for round in $(seq 1 "$rounds"); do
     for mode in memory off batched strict; do
+      # The daemon's CPU (every thread: the loop, the journal's writer) per ping-pong Send.
+      before=$(cpu_ticks "${daemon_pid[$mode]}")
       dpp[$mode,$round]=$("$out/loadgen" pingpong switchyard "$dir/$mode.sock" "$N")
+      dcpu[$mode,$round]=$(awk -v t="$(($(cpu_ticks "${daemon_pid[$mode]}") - before))" -v hz="$hz" -v n="$N" \
+        'BEGIN { printf "cpu_us=%.1f", t * 1e6 / hz / n }')
       dpl[$mode,$round]=$("$out/loadgen" pipeline switchyard "$dir/$mode.sock" "$((N * 5))" 16)
     done
   done
-  median_of() { # ARRAY MODE: the run with the median rate
+  median_of() { # ARRAY MODE [FIELD]: the run with the median FIELD (rate)
     local -n runs=$1
     local r
-    for r in $(seq 1 "$rounds"); do echo "$(field rate "${runs[$2,$r]}") $r"; done | sort -n | awk -v m=$(((rounds + 1) / 2)) 'NR == m { print $2 }'
+    for r in $(seq 1 "$rounds"); do echo "$(field "${3:-rate}" "${runs[$2,$r]}") $r"; done | sort -n | awk -v m=$(((rounds + 1) / 2)) 'NR == m { print $2 }'
   }
   for mode in memory off batched strict; do
     dpp[$mode]=${dpp[$mode,$(median_of dpp "$mode")]}
     dpl[$mode]=${dpl[$mode,$(median_of dpl "$mode")]}
+    dcpu[$mode]=${dcpu[$mode,$(median_of dcpu "$mode" cpu_us)]}
   done
   echo "## Durability (actor-hosted counter, unpinned, median of $rounds interleaved rounds)"
   echo
@@ -233,6 +238,7 @@ run_durability() {
   drow "Send ping-pong, round trips/s" rate dpp "batched ≥ 0.8×, strict ≥ 0.3×"
   drow "Send ping-pong p50, µs" p50_us dpp ""
   drow "Send ping-pong p99, µs" p99_us dpp ""
+  drow "Send ping-pong, daemon CPU per Send, µs (median round)" cpu_us dcpu ""
   drow "Send pipelined (16 in flight), msgs/s" rate dpl "batched ≥ 0.8×, strict ≥ 0.3×"
   local seq bytes
   seq=$(python3 scripts/varlink-call.py "$dir/strict.sock" io.switchyard.Store.Get '{"path": "/primes/count"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["parameters"]["seq"])')

@@ -84,5 +84,35 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
     public var journal: String?
     /// Why the journal cannot be written, while it cannot: changes are refused meanwhile.
     public var unavailable: String?
+    /// The last change forced onto the disk.
+    public var synced: UInt64?
+    /// How the daemon's last run stopped, and what it cost.
+    public var lastStop: LastStop?
+    /// The history that ended when this run started, because acknowledged changes may be
+    /// missing from the journal: its numbers get a fresh snapshot.
+    public var previousHistory: String?
+    /// At least this many acknowledged changes are gone from the journal: found at start, or
+    /// shown by clients that resumed from further than it went.
+    public var lost: UInt64?
+  }
+
+  /// How the daemon's last run stopped, as its start found it.
+  public struct LastStop: Sendable, Equatable, Codable {
+    /// Whether it stopped cleanly, everything written and forced onto the disk.
+    public var clean: Bool
+    /// The durability mode it ran in.
+    public var mode: String
+    /// Whether the machine had not restarted since; `nil` when that is not known.
+    public var sameBoot: Bool?
+    /// The last change it recorded as forced onto the disk.
+    public var synced: UInt64
+    /// The last change the journal held at the start.
+    public var recovered: UInt64
+    /// How many changes after that fsync the journal still held.
+    public var keptAfterSync: UInt64
+    /// Whether changes it acknowledged may be lost: the history began anew.
+    public var mayHaveLost: Bool
+    /// The most the batched mode can lose then, in seconds (its interval).
+    public var window: Double?
   }
 }

@@ -20,11 +20,13 @@ public enum DurabilityMode: String, Sendable, CaseIterable, Equatable {
 }
 
 /// What `Status` and the status line say of durability.
-struct DurabilityStatus: Sendable, Equatable {
+struct DurabilityStatus: Sendable {
   /// `strict`, `batched`, `off`, or `none` without a state directory.
   let mode: String
   let directory: String?
   let journal: String?
+  /// What the last stop cost, what is on the disk, what clients proved lost.
+  var report: DurabilityReport?
 
   static let none = DurabilityStatus(mode: "none", directory: nil, journal: nil)
 
@@ -34,6 +36,7 @@ struct DurabilityStatus: Sendable, Equatable {
     if let directory { object["directory"] = .string(directory) }
     if let journal { object["journal"] = .string(journal) }
     if let unavailable { object["unavailable"] = .string(unavailable) }
+    self.report?.add(to: &object)
     return .object(object)
   }
 }

@@ -4,8 +4,10 @@ import SwitchyardRuntime
 /// composed state to recover from. ``SQLiteJournal`` is the one engine today; the protocol is
 /// what another (PostgreSQL) would implement.
 ///
-/// A journal has an ``id`` for its whole life: sequence numbers only go up under one id, so a
-/// client's `since` means something only with the id it came with.
+/// A journal has an ``id``: sequence numbers only go up under one id, so a client's `since`
+/// means something only with the id it came with. The id changes only when a start finds that
+/// changes the last run acknowledged may be lost (``LastStop``): numbers it gave out would
+/// otherwise be given again to other changes under the same id.
 protocol Journal: Sendable {
   /// This journal's identity, chosen when it was created.
   var id: String { get }
@@ -18,8 +20,33 @@ protocol Journal: Sendable {
   /// The durable timers scheduled and neither fired nor cancelled, in the order they fall due.
   func pendingTimers() throws -> [JournaledTimer]
 
-  /// Forces what was appended onto the disk (the batched mode calls it once an interval).
+  /// Forces what was appended onto the disk (the batched mode calls it once an interval). It
+  /// takes no lock a commit waits for: commits go on while it runs.
   func sync() throws
+
+  /// Moves what was appended since the last checkpoint into the database proper, as far as
+  /// readers allow: called by the writer thread only, after a ``sync()``.
+  func checkpoint() throws
+
+  /// The record the last run left of itself, and the last change it recorded as on the disk;
+  /// `nil` for a new journal, or one written before runs were recorded.
+  func lastRun() throws -> (run: RunRecord, synced: SyncPoint)?
+
+  /// Records `run` as the run that has the journal now, not stopped cleanly (yet), with
+  /// `synced` (the journal's last change, on the disk once ``sync()`` has run). With a
+  /// `reason`, the history so far is retired (``retiredHistories()``, ending at `synced.seq`)
+  /// and a new one begins: ``id`` changes.
+  func beginRun(_ run: RunRecord, synced: SyncPoint, retiring reason: String?) throws
+
+  /// Records that everything up to `point.seq` is on the disk.
+  func recordSynced(_ point: SyncPoint) throws
+
+  /// Records that `run` stopped cleanly with everything up to `synced.seq` written: the last
+  /// write of a run.
+  func endRun(_ run: RunRecord, synced: SyncPoint) throws
+
+  /// The histories retired by ``beginRun(_:synced:retiring:)``, oldest first.
+  func retiredHistories() throws -> [RetiredHistory]
 
   /// The latest snapshot older than `seq` (the latest of all without it), and every change
   /// after it, in order: what recovery starts from.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import NIOCore
 import SwitchyardRuntime
 import SwitchyardSynchronization
 
@@ -21,9 +22,9 @@ struct SnapshotPolicy: Sendable, Equatable {
   var retentionAge: Duration?
 }
 
-/// Writes the changes the ``ChangeLog`` hands it into the journal, from a thread of its own, so
-/// no event loop ever waits for the disk: whatever has come in since the last write goes into
-/// one transaction (group commit), and one fsync serves all of it.
+/// Writes the changes the ``ChangeLog`` hands it into the journal, so that no event loop ever
+/// waits for the disk: whatever has come in since the last write goes into one transaction
+/// (group commit), and one fsync serves all of it.
 ///
 /// ```swift
 /// writer.submit(change)                        // under the change log's lock, in seq order
@@ -34,8 +35,29 @@ struct SnapshotPolicy: Sendable, Equatable {
 /// it is committed (strict: and on the disk): replies wait for it (``whenDurable(_:_:)``) and so
 /// do subscribers (``Subscriptions`` hold changes back until `released` is called). With
 /// ``DurabilityMode/off`` both go on at once.
+///
+/// Who commits:
+/// - **strict** and **off**: a thread of the writer's own, always (`JournalWriter+Thread`).
+/// - **batched**: the event loop the change was made on, at the end of what it is doing, when
+///   the change is the only one queued and the writer thread sleeps (`JournalWriter+Loop`). A
+///   commit without an fsync is a `write` into the kernel's page cache, as Redis's
+///   `appendfsync everysec` writes its AOF on its event loop; it saves a lone reply the two
+///   cross-thread wake-ups to the writer thread and back. Several changes at once mean the loop
+///   has other work: their group goes to the writer thread, which commits it on the other core
+///   while the loop goes on, and takes the next groups too while it is awake. The writer thread
+///   also keeps everything that can wait on the disk — the periodic fsync, the checkpoints,
+///   snapshots, pruning. The loop never waits for the connection: it hands the group over.
 final class JournalWriter: Sendable {
-  private struct Queue: ~Copyable {
+  /// Who has the journal's (one) writing connection.
+  enum Holder {
+    case nobody
+    /// The event loop, committing a group of the batched mode.
+    case loop
+    /// The writer thread.
+    case writer
+  }
+
+  struct Pending: ~Copyable {
     var changes: [JournaledChange] = []
     var timers: [TimerOperation] = []
     var snapshots: [JournalSnapshot] = []
@@ -55,28 +77,55 @@ final class JournalWriter: Sendable {
     var unavailable: String?
     var closing: CheckedContinuation<Void, Never>?
     var isClosed = false
+    var holder = Holder.nobody
+    /// The writer thread waits for the loop to hand the connection back.
+    var writerWaits = false
+    /// A commit on the event loop is scheduled and has not run yet.
+    var loopCommitScheduled = false
+    /// The next write must be the writer thread's: the checkpoint before it may have emptied
+    /// the WAL, and the write that starts it again forces its header onto the disk.
+    var writerWritesNext = false
+    /// Groups committed since the last fsync: what the batched mode has to force out.
+    var unsyncedGroups = 0
+    /// The writer thread sleeps: nothing queued for it, no fsync due.
+    var writerSleeps = false
   }
 
   let journal: any Journal
   let mode: DurabilityMode
-  private let interval: Duration
-  private let snapshots: SnapshotPolicy
-  private let lastSnapshotSeq: Atomic<UInt64>
+  let interval: Duration
+  let snapshots: SnapshotPolicy
+  /// Where the batched mode commits the changes made on it; `nil`: always the writer thread.
+  let loop: (any EventLoop)?
+  /// This run, as the journal recorded it at start: written again, clean, at the stop.
+  let runRecord: RunRecord?
+  /// What `Status` says of the disk: the last change forced onto it.
+  let report: DurabilityReport?
+  /// Told how far the journal has reached on the disk, at most once an interval.
+  let reached: ReachedMark?
+  let lastSnapshotSeq: Atomic<UInt64>
   /// When the last snapshot was taken, in nanoseconds after `started`.
-  private let lastSnapshotTime = Atomic<Int64>(0)
-  private let started = ContinuousClock.now
+  let lastSnapshotTime = Atomic<Int64>(0)
+  let started = ContinuousClock.now
   /// Where snapshots are serialized: neither on an event loop nor in the way of a group commit.
-  private let serializer = DispatchQueue(label: "switchyard-snapshot")
-  private let queue: Mutex<Queue>
-  private let wakeUp = DispatchSemaphore(value: 0)
-  private let released: @Sendable (UInt64) -> Void
-  private let logger: Logger
+  let serializer = DispatchQueue(label: "switchyard-snapshot")
+  let pending: Mutex<Pending>
+  /// Wakes the writer thread: work came in, or an fsync is due.
+  let wakeUp = DispatchSemaphore(value: 0)
+  /// Wakes the writer thread waiting for the loop to hand the connection back.
+  let handedBack = DispatchSemaphore(value: 0)
+  let released: @Sendable (UInt64) -> Void
+  let logger: Logger
 
   /// - Parameters:
   ///   - lastSeq: The last sequence number already in the journal.
   ///   - lastSnapshotSeq: The sequence number of its latest snapshot.
-  ///   - released: Called on the writer's thread with the last sequence number kept, each time
-  ///     it moves (not with ``DurabilityMode/off``).
+  ///   - loop: The event loop the changes are made on: the batched mode commits there.
+  ///   - run: This run's record in the journal, to mark clean at the stop.
+  ///   - report: Told of every fsync.
+  ///   - reached: Told how far the journal reached on the disk, once an interval.
+  ///   - released: Called with the last sequence number kept, each time it moves (not with
+  ///     ``DurabilityMode/off``): on the writer's thread, or on the loop that committed it.
   init(
     journal: any Journal,
     mode: DurabilityMode,
@@ -84,6 +133,10 @@ final class JournalWriter: Sendable {
     snapshots: SnapshotPolicy = SnapshotPolicy(),
     lastSeq: UInt64,
     lastSnapshotSeq: UInt64,
+    loop: (any EventLoop)? = nil,
+    run: RunRecord? = nil,
+    report: DurabilityReport? = nil,
+    reached: ReachedMark? = nil,
     logger: Logger,
     released: @escaping @Sendable (UInt64) -> Void
   ) {
@@ -91,8 +144,12 @@ final class JournalWriter: Sendable {
     self.mode = mode
     self.interval = interval
     self.snapshots = snapshots
+    self.loop = mode == .batched ? loop : nil
+    self.runRecord = run
+    self.report = report
+    self.reached = reached
     self.lastSnapshotSeq = Atomic(lastSnapshotSeq)
-    self.queue = Mutex(Queue(durableSeq: lastSeq, committedSeq: lastSeq))
+    self.pending = Mutex(Pending(durableSeq: lastSeq, committedSeq: lastSeq))
     self.released = released
     self.logger = logger
     let thread = Thread { [self] in self.run() }
@@ -102,22 +159,42 @@ final class JournalWriter: Sendable {
 
   /// Queues `change` for the journal; called in sequence order.
   func submit(_ change: JournaledChange) {
-    let wasIdle = self.queue.withLock { queue in
-      queue.changes.append(change)
-      return queue.changes.count == 1
+    let onLoop = self.loop?.inEventLoop == true
+    let (wasIdle, schedule) = self.pending.withLock { pending in
+      pending.changes.append(change)
+      return (pending.changes.count == 1, self.schedulesLoopCommit(onLoop, &pending))
     }
-    if wasIdle { self.wakeUp.signal() }
+    self.wake(wasIdle: wasIdle, schedule: schedule)
   }
 
   /// Queues a durable timer's scheduling, cancellation or firing for the journal; a reply that
   /// waits for a change made after it waits for it too.
   func submit(_ operation: TimerOperation) {
-    let wasIdle = self.queue.withLock { queue in
-      queue.timers.append(operation)
-      queue.submittedTimers += 1
-      return queue.changes.isEmpty && queue.timers.count == 1
+    let onLoop = self.loop?.inEventLoop == true
+    let (wasIdle, schedule) = self.pending.withLock { pending in
+      pending.timers.append(operation)
+      pending.submittedTimers += 1
+      return (pending.changes.isEmpty && pending.timers.count == 1, self.schedulesLoopCommit(onLoop, &pending))
     }
-    if wasIdle { self.wakeUp.signal() }
+    self.wake(wasIdle: wasIdle, schedule: schedule)
+  }
+
+  /// What was just queued is committed on the loop (scheduled once for all that is queued
+  /// there meanwhile), or by the writer thread, woken when it had nothing to do.
+  private func wake(wasIdle: Bool, schedule: Bool) {
+    if schedule {
+      self.loop?.execute { self.commitOnLoop() }
+    } else if wasIdle {
+      self.wakeUp.signal()
+    }
+  }
+
+  /// Whether the batched mode should commit what was just queued on the loop it was made on.
+  private func schedulesLoopCommit(_ onLoop: Bool, _ pending: inout Pending) -> Bool {
+    guard onLoop else { return false }
+    if pending.loopCommitScheduled { return false }
+    pending.loopCommitScheduled = true
+    return true
   }
 
   /// Whether the state after the change numbered `seq` should be kept as a snapshot.
@@ -131,7 +208,7 @@ final class JournalWriter: Sendable {
     Self.nanoseconds(ContinuousClock.now - self.started)
   }
 
-  private static func nanoseconds(_ duration: Duration) -> Int64 {
+  static func nanoseconds(_ duration: Duration) -> Int64 {
     duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
   }
 
@@ -143,33 +220,33 @@ final class JournalWriter: Sendable {
     self.lastSnapshotTime.store(self.elapsed, ordering: .relaxed)
     self.serializer.async {
       let snapshot = JournalSnapshot(seq: seq, state: state.serializedBytes())
-      self.queue.withLock { $0.snapshots.append(snapshot) }
+      self.pending.withLock { $0.snapshots.append(snapshot) }
       self.wakeUp.signal()
     }
   }
 
-  /// Calls `body` once the change numbered `seq` counts as kept: on the writer's thread once it
-  /// is committed (and with ``DurabilityMode/strict`` on the disk), or at once with
+  /// Calls `body` once the change numbered `seq` counts as kept: once it is committed (and with
+  /// ``DurabilityMode/strict`` on the disk), on the thread that committed it, or at once with
   /// ``DurabilityMode/off``. While the journal cannot be written it is called at once with the
   /// reason: the change stays queued, and is journaled once writes succeed again.
   func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable (_ unavailable: String?) -> Void) {
     guard self.mode.waitsForTheJournal else { return body(nil) }
-    let now: String?? = self.queue.withLock { queue in
-      if queue.durableSeq >= seq, queue.durableTimers >= queue.submittedTimers { return .some(nil) }
-      if let unavailable = queue.unavailable { return .some(unavailable) }
-      queue.waiters.append((seq, queue.submittedTimers, body))
+    let now: String?? = self.pending.withLock { pending in
+      if pending.durableSeq >= seq, pending.durableTimers >= pending.submittedTimers { return .some(nil) }
+      if let unavailable = pending.unavailable { return .some(unavailable) }
+      pending.waiters.append((seq, pending.submittedTimers, body))
       return nil
     }
     if let now { body(now) }
   }
 
   /// Calls `body` once the journal holds a change after `seq` — at once when it does — on the
-  /// writer's thread; with `isClosed` once the journal closes instead.
+  /// thread that committed it; with `isClosed` once the journal closes instead.
   func whenCommitted(after seq: UInt64, _ body: @escaping @Sendable (_ isClosed: Bool) -> Void) {
-    let now: Bool? = self.queue.withLock { queue in
-      if queue.committedSeq > seq { return false }
-      if queue.isClosed || queue.isFollowingOver { return true }
-      queue.followers.append((seq, body))
+    let now: Bool? = self.pending.withLock { pending in
+      if pending.committedSeq > seq { return false }
+      if pending.isClosed || pending.isFollowingOver { return true }
+      pending.followers.append((seq, body))
       return nil
     }
     if let now { body(now) }
@@ -178,183 +255,99 @@ final class JournalWriter: Sendable {
   /// Ends every follower of the journal (called with `isClosed`), and those to come: the daemon
   /// is stopping, and waits for no call that would follow it forever.
   func endFollowing() {
-    let followers = self.queue.withLock { queue in
-      queue.isFollowingOver = true
-      defer { queue.followers.removeAll() }
-      return queue.followers
+    let followers = self.pending.withLock { pending in
+      pending.isFollowingOver = true
+      defer { pending.followers.removeAll() }
+      return pending.followers
     }
     for follower in followers { follower.body(true) }
   }
 
   /// The last sequence number the journal holds (committed, if not yet on the disk).
   var committedSeq: UInt64 {
-    self.queue.withLock { $0.committedSeq }
+    self.pending.withLock { $0.committedSeq }
   }
 
-  /// Why the journal cannot be written now, if it cannot: new changes are refused meanwhile.
+  /// Why the journal cannot be written now, if it cannot.
   var unavailable: String? {
-    self.queue.withLock { $0.unavailable }
+    self.pending.withLock { $0.unavailable }
+  }
+
+  /// Whether the writer thread sleeps, waiting for work or for the next fsync: the only time
+  /// the batched mode commits on the loop.
+  var isWriterThreadAsleep: Bool {
+    self.pending.withLock { $0.writerSleeps }
   }
 
   /// Writes what is queued, and `final` (the state the daemon stops with) as a snapshot, so that
-  /// the next start recovers without replaying; forces it onto the disk and stops the thread.
+  /// the next start recovers without replaying; records the stop as clean, forces it all onto
+  /// the disk and stops the thread.
   func close(final: (seq: UInt64, state: JSONValue)?) async {
     let last = final.flatMap { final in
       final.seq > self.lastSnapshotSeq.load(ordering: .relaxed)
         ? JournalSnapshot(seq: final.seq, state: final.state.serializedBytes()) : nil
     }
     await withCheckedContinuation { continuation in
-      self.queue.withLock { queue in
-        if let last { queue.snapshots.append(last) }
-        queue.isClosed = true
-        queue.closing = continuation
+      self.pending.withLock { pending in
+        if let last { pending.snapshots.append(last) }
+        pending.isClosed = true
+        pending.closing = continuation
       }
       self.wakeUp.signal()
     }
   }
 
-  private func run() {
-    var lastSync = ContinuousClock.now
-    var unsynced = false
-    var failures = 0
-    while true {
-      // The batched mode wakes up at least once an interval to force out what it wrote.
-      if self.mode == .batched, unsynced {
-        _ = self.wakeUp.wait(timeout: .now() + .milliseconds(Int(self.interval.components.seconds * 1000 + self.interval.components.attoseconds / 1_000_000_000_000_000)))
-      } else {
-        self.wakeUp.wait()
-      }
-      let (batch, timers, timersTaken, snapshots, isClosed) = self.queue.withLock { queue in
-        defer {
-          queue.changes.removeAll(keepingCapacity: true)
-          queue.timers.removeAll()
-          queue.snapshots.removeAll()
-        }
-        return (queue.changes, queue.timers, queue.submittedTimers, queue.snapshots, queue.isClosed)
-      }
-      if !batch.isEmpty || !timers.isEmpty {
-        var written = false
-        while !written {
-          do {
-            try self.journal.append(batch, timers: timers)
-            if failures > 0 { self.available(after: failures) }
-            failures = 0
-            written = true
-          } catch {
-            if failures == 0 { self.unavailable(because: error) }
-            failures += 1
-            if self.queue.withLock({ $0.isClosed }) {
-              self.logger.critical(
-                "stopping with changes the journal could not take: they are lost",
-                metadata: [
-                  "changes": "\(batch.count)", "from": "\(batch.first?.seq ?? 0)", "timers": "\(timers.count)",
-                  "error": "\(error)",
-                ]
-              )
-              break
-            }
-            // Tried again, more slowly the longer it fails, until the disk takes it.
-            Thread.sleep(forTimeInterval: min(0.05 * Double(failures), 1))
-          }
-        }
-        // A group given up at the stop was never journaled: nothing may count it as kept.
-        if written {
-          unsynced = true
-          if let last = batch.last { self.committed(upTo: last.seq) }
-          self.advance(to: batch.last?.seq, timers: timersTaken)
-        }
-      }
-      if !snapshots.isEmpty {
-        // After the changes taken with them, which include every change before each snapshot.
-        do {
-          for snapshot in snapshots { try self.journal.write(snapshot) }
-          try self.journal.prune(
-            keepingSnapshots: self.snapshots.keep, keepingChanges: self.snapshots.retention,
-            changedBefore: self.snapshots.retentionAge.map { Date().timeIntervalSince1970 - Double(Self.nanoseconds($0)) / 1e9 }
-          )
-          unsynced = true
-        } catch {
-          // The journal still holds every change since the last snapshot: nothing is lost, the
-          // next start only replays more.
-          self.logger.error("cannot write a snapshot", metadata: ["error": "\(error)", "seq": "\(snapshots.last!.seq)"])
-        }
-      }
-      if unsynced, self.mode != .off, isClosed || (self.mode == .batched && ContinuousClock.now - lastSync >= self.interval) {
-        do {
-          try self.journal.sync()
-          if failures > 0 { self.available(after: failures) }
-          failures = 0
-          unsynced = false
-          lastSync = .now
-        } catch {
-          // The batched mode: changes were committed but may not be on the disk; nothing new is
-          // accepted until an fsync succeeds (tried again each interval).
-          if failures == 0 { self.unavailable(because: error) }
-          failures += 1
-          lastSync = .now
-        }
-      }
-      if isClosed {
-        let closing = self.queue.withLock { queue in
-          // Whatever came in after the last batch was taken gets written first.
-          queue.changes.isEmpty && queue.snapshots.isEmpty ? queue.closing.take() : nil
-        }
-        if let closing {
-          let followers = self.queue.withLock { queue in
-            defer { queue.followers.removeAll() }
-            return queue.followers
-          }
-          for follower in followers { follower.body(true) }
-          closing.resume()
-          return
-        }
-        self.wakeUp.signal()
-      }
-    }
-  }
-
   /// The journal failed: every reply waiting for it is told why, and new changes are refused
   /// (``unavailable``) until it works again.
-  private func unavailable(because error: any Error) {
+  func unavailable(because error: any Error) {
     let reason = "the journal cannot be written: \(error)"
     self.logger.error("cannot write the journal; refusing new changes until it can", metadata: ["error": "\(error)"])
-    let waiting = self.queue.withLock { queue in
-      queue.unavailable = reason
-      defer { queue.waiters.removeAll() }
-      return queue.waiters
+    let waiting = self.pending.withLock { pending in
+      pending.unavailable = reason
+      defer { pending.waiters.removeAll() }
+      return pending.waiters
     }
     for waiter in waiting { waiter.body(reason) }
   }
 
-  private func available(after failures: Int) {
-    self.queue.withLock { $0.unavailable = nil }
+  func available(after failures: Int) {
+    self.pending.withLock { $0.unavailable = nil }
     self.logger.notice("the journal is written again; accepting changes", metadata: ["failures": "\(failures)"])
   }
 
-  /// Everything up to `seq` is committed: whoever follows the journal reads on.
-  private func committed(upTo seq: UInt64) {
-    let ready = self.queue.withLock { queue in
-      queue.committedSeq = seq
-      let ready = queue.followers.filter { $0.seq < seq }
-      queue.followers.removeAll { $0.seq < seq }
-      return ready
+  /// A group up to `seq` (with the timer operations submitted up to `timers`) is committed, by
+  /// whichever thread: whoever follows the journal reads on, and the replies and subscribers
+  /// waiting for it go.
+  func committed(upTo seq: UInt64?, timers: Int) {
+    typealias Follower = (seq: UInt64, body: @Sendable (_ isClosed: Bool) -> Void)
+    typealias Waiter = (seq: UInt64, timers: Int, body: @Sendable (String?) -> Void)
+    let (followers, waiters, durableSeq, firstUnsynced) = self.pending.withLock {
+      pending -> ([Follower], [Waiter], UInt64?, Bool) in
+      pending.unsyncedGroups += 1
+      let firstUnsynced = pending.unsyncedGroups == 1
+      var followers: [Follower] = []
+      if let seq, seq > pending.committedSeq {
+        pending.committedSeq = seq
+        followers = pending.followers.filter { $0.seq < seq }
+        pending.followers.removeAll { $0.seq < seq }
+      }
+      guard self.mode.waitsForTheJournal else { return (followers, [], nil, firstUnsynced) }
+      if let seq { pending.durableSeq = max(pending.durableSeq, seq) }
+      pending.durableTimers = max(pending.durableTimers, timers)
+      let (durableSeq, durableTimers) = (pending.durableSeq, pending.durableTimers)
+      let ready = pending.waiters.filter { $0.seq <= durableSeq && $0.timers <= durableTimers }
+      pending.waiters.removeAll { $0.seq <= durableSeq && $0.timers <= durableTimers }
+      return (followers, ready, seq == nil ? nil : durableSeq, firstUnsynced)
     }
-    for follower in ready { follower.body(false) }
-  }
-
-  /// Everything up to `seq` is kept: the replies waiting for it go, and so do the subscribers'
-  /// changes.
-  private func advance(to seq: UInt64?, timers: Int) {
-    guard self.mode.waitsForTheJournal else { return }
-    let (ready, durableSeq) = self.queue.withLock { queue in
-      if let seq { queue.durableSeq = seq }
-      queue.durableTimers = timers
-      let durableSeq = queue.durableSeq
-      let ready = queue.waiters.filter { $0.seq <= durableSeq && $0.timers <= timers }
-      queue.waiters.removeAll { $0.seq <= durableSeq && $0.timers <= timers }
-      return (ready, durableSeq)
+    // The batched mode's fsync is due an interval after the last one: the writer thread waits
+    // for it once there is something to force out.
+    if firstUnsynced, self.mode == .batched { self.wakeUp.signal() }
+    for follower in followers { follower.body(false) }
+    if let durableSeq {
+      // Each strict commit is its own fsync.
+      if self.mode == .strict { self.report?.synced(durableSeq) }
+      self.released(durableSeq)
     }
-    if seq != nil { self.released(durableSeq) }
-    for waiter in ready { waiter.body(nil) }
+    for waiter in waiters { waiter.body(nil) }
   }
 }

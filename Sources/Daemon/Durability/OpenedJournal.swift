@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import SwitchyardRuntime
 
@@ -19,9 +20,15 @@ struct OpenedJournal: Sendable {
   let history: [StateChange]
   /// The durable timers scheduled and not yet fired or cancelled.
   let timers: [JournaledTimer]
+  /// This run, as the journal recorded it: the writer records it again, clean, at the stop.
+  let run: RunRecord
+  /// What the last stop cost, what is on the disk, what clients proved lost.
+  let report: DurabilityReport
+  /// How far the journal is known to have reached, kept beside it.
+  let reached: ReachedMark
 
   var status: DurabilityStatus {
-    DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id)
+    DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id, report: self.report)
   }
 
   /// Opens the journal in `configuration.stateDirectory` (creating both when there are none,
@@ -70,6 +77,13 @@ struct OpenedJournal: Sendable {
       }
       recovered = Recovery.Recovered(state: recovered.state, seq: recovered.seq, replayed: 0, migrated: recovered.migrated)
     }
+    let reached: ReachedMark
+    do {
+      reached = try ReachedMark(directory: directory.path)
+    } catch {
+      throw RecoveryError("\(error)")
+    }
+    let (run, report) = try Self.beginRun(journal, recovered: recovered, reached: reached, configuration: configuration, logger: logger)
     logger.info(
       "journal recovered",
       metadata: [
@@ -94,7 +108,74 @@ struct OpenedJournal: Sendable {
     }
     return OpenedJournal(
       directory: directory, journal: journal, mode: configuration.durabilityMode,
-      interval: configuration.durabilityInterval, recovered: recovered, history: history, timers: timers
+      interval: configuration.durabilityInterval, recovered: recovered, history: history, timers: timers,
+      run: run, report: report, reached: reached
     )
+  }
+
+  /// Tells what the last run's stop cost (``LastStop``), and whether the journal is behind where
+  /// it had reached (an older copy put back), and says it; begins a new history when changes
+  /// that were acknowledged may be missing; records this run, and forces the record onto the
+  /// disk before anything is served, so that the next start judges this run's stop by it.
+  private static func beginRun(
+    _ journal: SQLiteJournal, recovered: Recovery.Recovered, reached: ReachedMark, configuration: DaemonConfiguration,
+    logger: Logger
+  ) throws -> (RunRecord, DurabilityReport) {
+    let now = Date().timeIntervalSince1970
+    let run = RunRecord(
+      boot: BootID.current, mode: configuration.durabilityMode, interval: configuration.durabilityInterval, pid: getpid(), started: now
+    )
+    let lastStop: LastStop?
+    let retired: [RetiredHistory]
+    var reasons: [String] = []
+    var lostAtStart: UInt64 = 0
+    let previousHistory = journal.id
+    do {
+      let recoveredTime = try journal.lastChanges(1).last.flatMap { $0.seq == recovered.seq ? $0.time : nil }
+      lastStop = try journal.lastRun().map { last in
+        LastStop(run: last.run, synced: last.synced, recoveredSeq: recovered.seq, recoveredTime: recoveredTime, bootNow: run.boot)
+      }
+      if let lastStop, lastStop.mayHaveLost { reasons.append(lastStop.summary) }
+      if let mark = reached.read(), mark.history == journal.id, mark.seq > recovered.seq {
+        lostAtStart = mark.seq - recovered.seq
+        reasons.append(
+          "the journal ends at seq \(recovered.seq), but it had reached seq \(mark.seq) on the disk: it is an older copy, "
+            + "and at least \(lostAtStart) acknowledged changes are gone"
+        )
+      }
+      try journal.beginRun(
+        run, synced: SyncPoint(seq: recovered.seq, time: now), retiring: reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+      )
+      try journal.sync()
+      try reached.record(history: journal.id, seq: recovered.seq)
+      retired = try journal.retiredHistories()
+    } catch {
+      throw RecoveryError("cannot record the start in the journal: \(error)")
+    }
+    var metadata: Logger.Metadata = ["seq": "\(recovered.seq)"]
+    if let lastStop {
+      metadata["mode"] = "\(lastStop.run.mode.rawValue)"
+      metadata["synced"] = "\(lastStop.synced.seq)"
+      metadata["kept"] = "\(lastStop.keptAfterSync)"
+      if let sameBoot = lastStop.sameBoot { metadata["sameBoot"] = "\(sameBoot)" }
+    }
+    if !reasons.isEmpty {
+      metadata["previousHistory"] = "\(previousHistory)"
+      metadata["history"] = "\(journal.id)"
+      logger.error(
+        "\(reasons.joined(separator: "; ")); a new history begins, so clients resume with a fresh snapshot", metadata: metadata
+      )
+    } else if let lastStop {
+      if lastStop.run.clean {
+        logger.info("\(lastStop.summary)", metadata: metadata)
+      } else {
+        logger.notice("\(lastStop.summary)", metadata: metadata)
+      }
+    }
+    let report = DurabilityReport(
+      lastStop: lastStop, previousHistory: reasons.isEmpty ? nil : previousHistory, startSeq: recovered.seq,
+      lostAtStart: lostAtStart, retired: retired, logger: logger
+    )
+    return (run, report)
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SwitchyardRuntime
+import SwitchyardSynchronization
 
 /// The journal in one SQLite database (`journal.sqlite` in the state directory), in WAL mode,
 /// through GRDB: a `change` row per published change, a `snapshot` row per kept state.
@@ -19,9 +20,17 @@ import SwitchyardRuntime
 /// ``DurabilityMode/off``. In WAL mode a commit is in the kernel's hands once `append` returns,
 /// so a crash of the process loses nothing in any mode; only a power cut tells them apart.
 final class SQLiteJournal: Journal {
-  let id: String
+  var id: String {
+    self.currentID.withLock { $0 }
+  }
+
   let path: String
+  private let currentID: Mutex<String>
   private let database: DatabasePool
+  /// The database and its WAL, open for as long as the journal is, for ``sync()``. Never
+  /// opened and closed again meanwhile: closing any descriptor of a file drops every POSIX lock
+  /// the process holds on it, SQLite's own locks on the database included.
+  private let files: JournalFiles
 
   /// Opens the journal at `path`, creating it (with `initialState` as its snapshot at 0, at the
   /// state `versions`, and a new id) when there is none.
@@ -37,19 +46,31 @@ final class SQLiteJournal: Journal {
       }
     configuration.prepareDatabase { db in
       try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+      // The batched mode commits on the event loop: no commit there may run a checkpoint,
+      // which forces the WAL and the database onto the disk. The writer thread checkpoints
+      // after each fsync instead (``checkpoint()``).
+      if mode == .batched { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
     }
     // A pool puts the database in WAL mode itself.
     self.database = try DatabasePool(path: path, configuration: configuration)
     try Self.migrator.migrate(self.database)
-    self.id = try self.database.write { db in
-      if let id = try String.fetchOne(db, sql: "SELECT value FROM journal WHERE key = 'id'") { return id }
-      let state = try initialState()
-      let id = UUID().uuidString.lowercased()
-      try db.execute(sql: "INSERT INTO journal (key, value) VALUES ('id', ?)", arguments: [id])
-      try db.execute(sql: "INSERT INTO snapshot (seq, state) VALUES (0, ?)", arguments: [Data(state)])
-      try db.execute(sql: "INSERT INTO version_mark (seq, versions) VALUES (0, ?)", arguments: [Self.text(versions)])
-      return id
-    }
+    self.currentID = Mutex(
+      try self.database.write { db in
+        if let id = try String.fetchOne(db, sql: "SELECT value FROM journal WHERE key = 'id'") { return id }
+        let state = try initialState()
+        let id = UUID().uuidString.lowercased()
+        try db.execute(sql: "INSERT INTO journal (key, value) VALUES ('id', ?)", arguments: [id])
+        try db.execute(sql: "INSERT INTO snapshot (seq, state) VALUES (0, ?)", arguments: [Data(state)])
+        try db.execute(sql: "INSERT INTO version_mark (seq, versions) VALUES (0, ?)", arguments: [Self.text(versions)])
+        return id
+      }
+    )
+    self.files = try JournalFiles(database: path)
+  }
+
+  deinit {
+    // SQLite's connections first, then the files' own descriptors (``JournalFiles``).
+    try? self.database.close()
   }
 
   /// The schema, one migration a version; a journal written by an older daemon is brought up
@@ -99,6 +120,16 @@ final class SQLiteJournal: Journal {
         table.column("versions", .text).notNull()
       }
     }
+    // The histories retired when a start found that acknowledged changes may be lost. (Each
+    // run's record, `run`, and the last fsync, `synced`, are rows of `journal`.)
+    migrator.registerMigration("histories") { db in
+      try db.create(table: "history") { table in
+        table.column("id", .text).primaryKey()
+        table.column("lastSeq", .integer).notNull()
+        table.column("reason", .text).notNull()
+        table.column("time", .double).notNull()
+      }
+    }
     return migrator
   }
 
@@ -136,17 +167,27 @@ final class SQLiteJournal: Journal {
   fileprivate static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time"
 
   func append(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
-    try self.database.write { db in
-      for operation in timers { try Self.apply(operation, in: db) }
-      let insert = try db.cachedStatement(
-        sql: "INSERT INTO change (\(Self.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-      )
-      for change in changes {
-        let cause = change.cause
-        try insert.execute(arguments: [
-          Int64(change.seq), change.feature, cause?.origin.rawValue, cause?.action.map { Data($0) },
-          cause?.peer.map { Int64($0.uid) }, cause?.peer.map { Int64($0.pid) }, Data(change.patch), change.time,
-        ])
+    // The batched mode runs this on the event loop for every group: its BEGIN and COMMIT are
+    // statements prepared once, where `write` would compile both again each time.
+    try self.database.writeWithoutTransaction { db in
+      try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+      do {
+        for operation in timers { try Self.apply(operation, in: db) }
+        let insert = try db.cachedStatement(
+          sql: "INSERT INTO change (\(Self.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        for change in changes {
+          let cause = change.cause
+          try insert.execute(arguments: [
+            Int64(change.seq), change.feature, cause?.origin.rawValue, cause?.action.map { Data($0) },
+            cause?.peer.map { Int64($0.uid) }, cause?.peer.map { Int64($0.pid) }, Data(change.patch), change.time,
+          ])
+        }
+        try db.cachedStatement(sql: "COMMIT").execute()
+      } catch {
+        // All of the group or none: SQLite may have rolled back already (a full disk).
+        try? db.rollback()
+        throw error
       }
     }
   }
@@ -188,12 +229,61 @@ final class SQLiteJournal: Journal {
 
   func sync() throws {
     // The WAL holds every commit since the last checkpoint; forcing it out is forcing them out.
-    for file in [self.path + "-wal", self.path] {
-      let fd = open(file, O_RDONLY | O_CLOEXEC)
-      guard fd >= 0 else { continue }
-      defer { close(fd) }
-      guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    try self.files.sync()
+  }
+
+  func checkpoint() throws {
+    try self.database.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+  }
+
+  func lastRun() throws -> (run: RunRecord, synced: SyncPoint)? {
+    try self.database.read { db in
+      let rows = try Row.fetchAll(db, sql: "SELECT key, value FROM journal WHERE key IN ('run', 'synced')")
+      let values = Dictionary(rows.map { ($0["key"] as String, $0["value"] as String) }, uniquingKeysWith: { first, _ in first })
+      guard let run = values["run"].flatMap(RunRecord.init(text:)) else { return nil }
+      return (run, values["synced"].flatMap(SyncPoint.init(text:)) ?? SyncPoint(seq: 0, time: run.started))
     }
+  }
+
+  func beginRun(_ run: RunRecord, synced: SyncPoint, retiring reason: String?) throws {
+    let newID = UUID().uuidString.lowercased()
+    try self.database.write { db in
+      if let reason {
+        try db.execute(
+          sql: "INSERT OR REPLACE INTO history (id, lastSeq, reason, time) VALUES (?, ?, ?, ?)",
+          arguments: [self.id, Int64(clamping: synced.seq), reason, synced.time]
+        )
+        try db.execute(sql: "UPDATE journal SET value = ? WHERE key = 'id'", arguments: [newID])
+      }
+      try Self.set("run", to: run.text, in: db)
+      try Self.set("synced", to: synced.text, in: db)
+    }
+    if reason != nil { self.currentID.withLock { $0 = newID } }
+  }
+
+  func recordSynced(_ point: SyncPoint) throws {
+    try self.database.write { db in try Self.set("synced", to: point.text, in: db) }
+  }
+
+  func endRun(_ run: RunRecord, synced: SyncPoint) throws {
+    var run = run
+    run.clean = true
+    try self.database.write { db in
+      try Self.set("run", to: run.text, in: db)
+      try Self.set("synced", to: synced.text, in: db)
+    }
+  }
+
+  func retiredHistories() throws -> [RetiredHistory] {
+    try self.database.read { db in
+      try Row.fetchAll(db, sql: "SELECT id, lastSeq FROM history ORDER BY time").map { row in
+        RetiredHistory(id: row["id"], lastSeq: UInt64(max(0, row["lastSeq"] as Int64)))
+      }
+    }
+  }
+
+  private static func set(_ key: String, to value: String, in db: Database) throws {
+    try db.execute(sql: "INSERT OR REPLACE INTO journal (key, value) VALUES (?, ?)", arguments: [key, value])
   }
 
   func recoveryPoint(before seq: UInt64?) throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange]) {

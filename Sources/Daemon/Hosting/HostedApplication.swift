@@ -52,6 +52,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       JournalWriter(
         journal: opened.journal, mode: opened.mode, interval: opened.interval, snapshots: configuration.snapshots,
         lastSeq: opened.recovered.seq, lastSnapshotSeq: opened.recovered.snapshotSeq,
+        loop: loop, run: opened.run, report: opened.report, reached: opened.reached,
         logger: logger, released: { subscriptions.release(upTo: $0) }
       )
     }

@@ -138,6 +138,10 @@ final class ChangeLog: Sendable {
         history == self.historyID && since <= contents.seq
           && (since == contents.seq || contents.history.first.map({ $0.seq <= since + 1 }) == true) ? since : nil
       }
+      // A `since` the journal never went as far as is a loss the journal's report tells.
+      if resumes == nil, let since {
+        self.journal?.report?.resumed(from: since.seq, of: since.history, currentHistory: self.historyID, currentSeq: contents.seq)
+      }
       let subscriber = self.subscriptions.add(pointer: pointer, queueLimit: queueLimit, resumedFrom: resumes)
       if let since = resumes {
         for change in contents.history where change.seq > since {

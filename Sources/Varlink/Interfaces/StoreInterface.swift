@@ -135,15 +135,39 @@ public enum StoreInterface {
     # The features the daemon hosts, and what the caller may do.
     method Describe() -> (features: []Feature, access: Access)
 
+    # How the daemon's last run stopped, as this start found it: cleanly or not, in which
+    # mode, whether the machine had restarted since (when boot ids could be compared), the
+    # last change it recorded as forced onto the disk, the last change the journal held at
+    # this start, how many of those came after that fsync, whether changes it acknowledged
+    # may be lost, and the most the batched mode can lose then (seconds: its interval).
+    type LastStop (
+      clean: bool,
+      mode: string,
+      sameBoot: ?bool,
+      synced: int,
+      recovered: int,
+      keptAfterSync: int,
+      mayHaveLost: bool,
+      window: ?float
+    )
+
     # Where the daemon keeps what it acknowledged: the durability mode in force ("strict",
     # "batched", "off", or "none" without a state directory), the state directory, the
-    # journal's id, and why the journal cannot be written while it cannot (changes are refused
-    # with JournalUnavailable meanwhile).
+    # journal's id, why the journal cannot be written while it cannot (changes are refused
+    # with JournalUnavailable meanwhile), the last change forced onto the disk, what the last
+    # stop cost, the history that ended at this start when acknowledged changes may be missing
+    # (clients of it get a fresh snapshot), and at least how many acknowledged changes the
+    # journal is known to have lost: found at start (an older copy of the journal), or shown by
+    # clients that resumed from further than it went.
     type Durability (
       mode: string,
       directory: ?string,
       journal: ?string,
-      unavailable: ?string
+      unavailable: ?string,
+      synced: ?int,
+      lastStop: ?LastStop,
+      previousHistory: ?string,
+      lost: ?int
     )
 
     # One change as the journal keeps it: its sequence number, the feature that made it, when

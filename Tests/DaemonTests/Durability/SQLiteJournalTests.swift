@@ -40,7 +40,7 @@ import Testing
     try first.sync()
 
     let reopened = try SQLiteJournal(path: path, mode: mode, initialState: { Array("{}".utf8) })
-    #expect(reopened.id == first.id, "a journal keeps its id for its whole life")
+    #expect(reopened.id == first.id, "a journal keeps its id when reopened")
     let point = try reopened.recoveryPoint()
     #expect(point.snapshot == JournalSnapshot(seq: 0, state: Array(#"{"count":0}"#.utf8)), "the first initial state, not the second")
     #expect(point.changes.map(\.seq) == [1, 2, 3])
