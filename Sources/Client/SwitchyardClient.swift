@@ -182,6 +182,21 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     try JSONValueDecoder().decode(DaemonStatus.self, from: await self.call(method: StoreInterface.Method.status.qualifiedName))
   }
 
+  /// Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4).
+  ///
+  /// ```swift
+  /// let text = try await client.metrics()
+  /// // # TYPE switchyard_calls_total counter
+  /// // switchyard_calls_total{method="io.switchyard.Store.Send",result="ok"} 3
+  /// ```
+  public func metrics() async throws -> String {
+    let reply = try await self.call(method: StoreInterface.Method.metrics.qualifiedName)
+    guard case let .string(text)? = reply["text"] else {
+      throw SwitchyardConnectionError.malformedReply("Metrics replied without \"text\": \(reply.serialized())")
+    }
+    return text
+  }
+
   // MARK: - Subscriptions
 
   /// Every change to the state at `pointer`: a snapshot, then each change as a patch.

@@ -20,6 +20,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   public let application: Application<State, Action>
   public let configuration: DaemonConfiguration
   public let logger: Logger
+  /// Every metric the daemon keeps: `switchyard metrics`, and `metrics.listen` over HTTP. Its
+  /// ``DaemonMetrics/factory`` puts an application's own swift-metrics beside them.
+  public let metrics: DaemonMetrics
   let logLevel: SharedLogLevel
   let reloadConfiguration: (@Sendable () async throws -> DaemonConfiguration)?
 
@@ -38,6 +41,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     self.application = application
     self.configuration = configuration
     self.logger = logger
+    self.metrics = DaemonMetrics(features: application.features.map(\.name))
     self.logLevel = logLevel ?? SharedLogLevel(configuration.logLevel)
     self.reloadConfiguration = reloadConfiguration
   }
@@ -71,6 +75,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
       loop: loop,
       journal: journal,
+      metrics: self.metrics,
       logger: self.logger
     )
     let workerHosts = hosted.workers
@@ -90,7 +95,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       let isolation = workerHosts.contains { $0.name == feature.name } ? "process" : "actor"
       self.logger.info("feature started", metadata: ["feature": "\(feature.name)", "isolation": "\(isolation)"])
     }
-    let counters = ServerCounters()
+    let counters = ServerCounters(calls: self.metrics.calls)
     let responder = StoreResponder(
       router: hosted.router,
       changeLog: hosted.changeLog,
@@ -104,8 +109,15 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       configuration: configuration,
       counters: counters,
       durability: journal?.status ?? .none,
+      metrics: self.metrics,
       logger: self.logger
     )
+    let hosts = hosted.hosts
+    self.metrics.sample {
+      var sample = responder.metricsSample()
+      sample.mailboxes = hosts.map { ($0.name, $0.mailboxDepth) }
+      return sample
+    }
     let manager = ServiceManager()
     let featureCount = hosted.hosts.count
     let subscriptions = hosted.subscriptions
@@ -144,6 +156,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     ]
     if !workerHosts.isEmpty {
       services.append(SupervisorService(supervisor: supervisor, manager: manager))
+    }
+    if let address = self.configuration.metricsListen {
+      services.append(MetricsHTTPServer(host: address.host, port: address.port, metrics: self.metrics, logger: self.logger))
     }
     if let interval = manager.watchdogInterval {
       services.append(

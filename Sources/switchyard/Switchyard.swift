@@ -19,13 +19,16 @@ struct Switchyard: AsyncParsableCommand {
       3 cannot connect to the daemon, 4 a replayed change differs from the journal.
       """,
     version: switchyardVersion,
-    subcommands: [Send.self, Get.self, Watch.self, Status.self, Describe.self, Log.self, Replay.self, Call.self]
+    subcommands: [
+      Send.self, Get.self, Watch.self, Status.self, Describe.self, Metrics.self, Top.self, Log.self, Replay.self,
+      Call.self,
+    ]
   )
 
   /// Runs the command, with usage errors exiting 2 rather than argument-parser's `EX_USAGE` (64).
   static func main() async {
     do {
-      var command = try Self.parseAsRoot()
+      var command = try Self.parseAsRoot(GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst())))
       if var command = command as? any AsyncParsableCommand {
         try await command.run()
       } else {
@@ -61,6 +64,29 @@ struct GlobalOptions: ParsableArguments {
     completion: .file()
   )
   var socket: String?
+
+  /// The arguments with the global options given before the subcommand moved after its name,
+  /// where its parser reads them: `switchyard --socket S status` reads as
+  /// `switchyard status --socket S`, as `systemctl` and `varlinkctl` take their options
+  /// anywhere.
+  static func hoisted(_ arguments: [String]) -> [String] {
+    var global: [String] = []
+    var index = arguments.startIndex
+    while index < arguments.endIndex {
+      let argument = arguments[index]
+      if argument == "--socket", index + 1 < arguments.endIndex {
+        global += arguments[index...(index + 1)]
+        index += 2
+      } else if argument.hasPrefix("--socket=") {
+        global.append(argument)
+        index += 1
+      } else {
+        break
+      }
+    }
+    guard !global.isEmpty, index < arguments.endIndex, !arguments[index].hasPrefix("-") else { return arguments }
+    return [arguments[index]] + global + arguments[(index + 1)...]
+  }
 
   var socketPath: String {
     self.socket ?? ProcessInfo.processInfo.environment["SWITCHYARD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
@@ -166,7 +192,7 @@ struct Watch: AsyncParsableCommand {
 
   func run() async throws {
     let pointer = try parsePointer(self.pointer)
-    let style = Style(enabled: !self.json && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    let style = Style.forTerminal(json: self.json)
     try await self.global.withClient { client in
       for try await event in client.changes(at: pointer) {
         if self.json {
@@ -184,30 +210,6 @@ struct Watch: AsyncParsableCommand {
           writeLine(lines.joined(separator: "\n"))
         }
       }
-    }
-  }
-}
-
-struct Status: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Print how the daemon is doing, as pretty JSON.")
-
-  @OptionGroup var global: GlobalOptions
-
-  func run() async throws {
-    try await self.global.withClient { client in
-      print(try await client.call(method: StoreInterface.Method.status.qualifiedName).prettyPrinted())
-    }
-  }
-}
-
-struct Describe: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Print the features the daemon hosts, as pretty JSON.")
-
-  @OptionGroup var global: GlobalOptions
-
-  func run() async throws {
-    try await self.global.withClient { client in
-      print(try await client.call(method: StoreInterface.Method.describe.qualifiedName).prettyPrinted())
     }
   }
 }
@@ -257,7 +259,12 @@ func printError(_ message: String) {
 
 /// Writes a line to stdout and flushes it, so a pipe sees each change as it happens.
 func writeLine(_ line: String) {
-  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+  writeText(line + "\n")
+}
+
+/// Writes `text` to stdout as it is, at once.
+func writeText(_ text: String) {
+  FileHandle.standardOutput.write(Data(text.utf8))
 }
 
 func parsePointer(_ text: String?) throws -> JSONPointer {
@@ -293,12 +300,20 @@ func describe(_ operation: JSONPatch.Operation, style: Style) -> String {
 struct Style {
   let enabled: Bool
 
+  /// Styled when stdout is a terminal, `NO_COLOR` is not set and `json` output was not asked for.
+  static func forTerminal(json: Bool) -> Style {
+    Style(enabled: !json && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+  }
+
   func wrap(_ text: String, _ code: String) -> String {
     self.enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
   }
 
   func bold(_ text: String) -> String { self.wrap(text, "1") }
   func dim(_ text: String) -> String { self.wrap(text, "2") }
+  func red(_ text: String) -> String { self.wrap(text, "31") }
+  func green(_ text: String) -> String { self.wrap(text, "32") }
+  func yellow(_ text: String) -> String { self.wrap(text, "33") }
 
   func colour(_ text: String, for operation: JSONPatch.Operation) -> String {
     switch operation {

@@ -58,12 +58,12 @@ import Testing
     #expect(state["primes"]?["count"] == 2)
     #expect(output.stdout.contains("\n  \"primes\": {\n"), "pretty-printed")
 
-    output = try await self.run(["describe"] + socket)
+    output = try await self.run(["describe", "--json"] + socket)
     let features = try JSONValue(parsing: output.stdout)["features"]
     #expect(features?[0]?["name"] == "primes")
     #expect(features?[1]?["readOnly"] == true)
 
-    output = try await self.run(["status"] + socket)
+    output = try await self.run(["status", "--json"] + socket)
     let status = try JSONValue(parsing: output.stdout)
     #expect(status["seq"] == 3)
     #expect(status["actions"] == 4)

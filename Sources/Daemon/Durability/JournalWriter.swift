@@ -70,6 +70,7 @@ final class JournalWriter: Sendable {
   private let queue: Mutex<Queue>
   private let wakeUp = DispatchSemaphore(value: 0)
   private let released: @Sendable (UInt64) -> Void
+  private let committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)?
   private let logger: Logger
 
   /// - Parameters:
@@ -77,6 +78,8 @@ final class JournalWriter: Sendable {
   ///   - lastSnapshotSeq: The sequence number of its latest snapshot.
   ///   - released: Called on the writer's thread with the last sequence number kept, each time
   ///     it moves (not with ``DurabilityMode/off``).
+  ///   - committed: Called on the writer's thread after each group commit with how long it took
+  ///     and how many changes it wrote: for the metrics.
   init(
     journal: any Journal,
     mode: DurabilityMode,
@@ -85,7 +88,8 @@ final class JournalWriter: Sendable {
     lastSeq: UInt64,
     lastSnapshotSeq: UInt64,
     logger: Logger,
-    released: @escaping @Sendable (UInt64) -> Void
+    released: @escaping @Sendable (UInt64) -> Void,
+    committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)? = nil
   ) {
     self.journal = journal
     self.mode = mode
@@ -94,6 +98,7 @@ final class JournalWriter: Sendable {
     self.lastSnapshotSeq = Atomic(lastSnapshotSeq)
     self.queue = Mutex(Queue(durableSeq: lastSeq, committedSeq: lastSeq))
     self.released = released
+    self.committed = committed
     self.logger = logger
     let thread = Thread { [self] in self.run() }
     thread.name = "switchyard-journal"
@@ -236,7 +241,9 @@ final class JournalWriter: Sendable {
         var written = false
         while !written {
           do {
+            let start = MonotonicClock.now
             try self.journal.append(batch, timers: timers)
+            self.committed?(MonotonicClock.now &- start, batch.count)
             if failures > 0 { self.available(after: failures) }
             failures = 0
             written = true

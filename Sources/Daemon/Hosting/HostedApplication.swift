@@ -39,6 +39,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     encodeChange: @escaping Subscriptions.Encode,
     loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
     journal opened: OpenedJournal? = nil,
+    metrics: DaemonMetrics? = nil,
     logger: Logger
   ) async throws -> Self {
     var application = application
@@ -48,11 +49,16 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     let initialJSON = try application.validate()
     let holdsBack = opened?.mode.waitsForTheJournal == true
     let subscriptions = Subscriptions(encode: encodeChange, holdBackAfter: holdsBack ? opened?.recovered.seq : nil)
+    var committed: (@Sendable (UInt64, Int) -> Void)?
+    if let journalMetrics = metrics?.journal {
+      committed = { nanoseconds, changes in journalMetrics.committed(nanoseconds: nanoseconds, changes: changes) }
+    }
     let writer = opened.map { opened in
       JournalWriter(
         journal: opened.journal, mode: opened.mode, interval: opened.interval, snapshots: configuration.snapshots,
         lastSeq: opened.recovered.seq, lastSnapshotSeq: opened.recovered.snapshotSeq,
-        logger: logger, released: { subscriptions.release(upTo: $0) }
+        logger: logger, released: { subscriptions.release(upTo: $0) },
+        committed: committed
       )
     }
     let changeLog = ChangeLog(
@@ -83,7 +89,8 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       timers: TimerSupport(timers: timers, encode: { Self.journalText(of: $0) }, logger: logger),
       launch: launch,
       probeTimeout: configuration.supervision.probeTimeout,
-      logger: logger
+      logger: logger,
+      metrics: metrics
     )
     var hosts: [any FeatureHost<Action>] = []
     for feature in application.features {

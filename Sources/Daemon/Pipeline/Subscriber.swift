@@ -64,6 +64,11 @@ final class Subscriber: Sendable {
     return self.announcesHistory.exchange(false, ordering: .relaxed)
   }
 
+  /// How many items wait to be delivered.
+  var queuedCount: Int {
+    self.contents.withLock { $0.queue.count }
+  }
+
   func push(_ item: Item) {
     let schedule = self.contents.withLock { contents -> (@Sendable () -> Void)? in
       if contents.ended != nil || contents.overflowed { return nil }

@@ -105,6 +105,19 @@ final class Subscriptions: Sendable {
     self.contents.withLock { $0.count }
   }
 
+  /// Changes waiting in the subscribers' queues: in all, and in the longest. For the metrics.
+  func queueDepths() -> (queued: Int, deepest: Int) {
+    let subscribers = self.contents.withLock { contents in contents.byPath.values.flatMap(\.values) }
+    var queued = 0
+    var deepest = 0
+    for subscriber in subscribers {
+      let depth = subscriber.queuedCount
+      queued += depth
+      deepest = max(deepest, depth)
+    }
+    return (queued, deepest)
+  }
+
   /// Hands `change` to every subscriber whose path it touches, encoded once per path; those
   /// whose path it removed end with ``SubscriptionEnd/pathRemoved``.
   ///

@@ -131,7 +131,10 @@ struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendabl
       if items.isEmpty { return }
       var changes: [ByteBuffer] = []
       for var item in items {
-        if case .overflow = item { item = self.responder.changeLog.resnapshot(self.subscriber) }
+        if case .overflow = item {
+          item = self.responder.changeLog.resnapshot(self.subscriber)
+          self.responder.metrics?.resnapshots.increment()
+        }
         switch item {
         case let .encoded(_, bytes):
           let isFirst = self.subscriber.takeHistoryAnnouncement()

@@ -15,6 +15,7 @@ public enum StoreInterface {
     case status = "Status"
     case journal = "Journal"
     case replay = "Replay"
+    case metrics = "Metrics"
   }
 
   /// Its errors.
@@ -167,6 +168,12 @@ public enum StoreInterface {
       workers: []Worker,
       durability: Durability
     )
+
+    # Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4): calls by
+    # method and result and how long they took, reductions and mailbox depth by feature,
+    # subscribers and their queues, connections, worker restarts and memory, journal commits.
+    # Needs the read permission, as Status does.
+    method Metrics() -> (text: string)
 
     # The call is not a well-formed Varlink call.
     error InvalidRequest (reason: string)
