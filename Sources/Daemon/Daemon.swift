@@ -73,6 +73,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       configuration: self.configuration,
       launch: WorkerLaunch(logLevel: self.logLevel),
       encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
+      encodeCausedChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1, feature: $2, cause: $3) },
       loop: loop,
       journal: journal,
       metrics: self.metrics,

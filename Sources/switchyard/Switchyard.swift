@@ -174,8 +174,16 @@ struct Get: AsyncParsableCommand {
 
 struct Watch: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Follow the state live: a snapshot, then each change's sequence number and patch operations.",
-    discussion: "Reconnects by itself when the connection drops. Stop it with Ctrl-C."
+    abstract: "Follow the state live: a snapshot, then each change's sequence number, what made it, and its patch operations.",
+    discussion: """
+      Each change names the feature that made it and, when the daemon keeps a journal, the \
+      action that caused it and who sent it:
+
+        seq 7 primes ← counter.incrTapped (request, uid 1000, pid 4242)
+          replace /count 7
+
+      Reconnects by itself when the connection drops. Stop it with Ctrl-C.
+      """
   )
 
   @OptionGroup var global: GlobalOptions
@@ -183,7 +191,7 @@ struct Watch: AsyncParsableCommand {
   @Argument(help: "A JSON Pointer such as /primes (default: the whole state).")
   var pointer: String?
 
-  @Flag(help: "One JSON object per line, {\"seq\":…,\"state\":…} or {\"seq\":…,\"patch\":[…]}, without colours.")
+  @Flag(help: "One JSON object per line, {\"seq\":…,\"state\":…} or {\"seq\":…,\"patch\":[…],\"cause\":{…}}, without colours.")
   var json = false
 
   func validate() throws {
@@ -194,16 +202,22 @@ struct Watch: AsyncParsableCommand {
     let pointer = try parsePointer(self.pointer)
     let style = Style.forTerminal(json: self.json)
     try await self.global.withClient { client in
-      for try await event in client.changes(at: pointer) {
+      for try await change in client.changesWithCauses(at: pointer) {
+        let event = change.event
         if self.json {
-          writeLine(event.jsonValue.serialized())
+          var line = event.jsonValue
+          if case var .object(object) = line, let cause = change.cause {
+            object["cause"] = cause
+            line = .object(object)
+          }
+          writeLine(line.serialized())
           continue
         }
         switch event {
         case let .snapshot(seq, state):
           writeLine("\(style.bold("seq \(seq)")) \(style.dim("snapshot"))\n\(state.prettyPrinted())")
         case let .patch(seq, patch):
-          var lines = [style.bold("seq \(seq)")]
+          var lines = [[style.bold("seq \(seq)"), change.cause.map { ShortForm.cause($0, style: style) }].compactMap { $0 }.joined(separator: " ")]
           for operation in patch.operations {
             lines.append("  " + describe(operation, style: style))
           }

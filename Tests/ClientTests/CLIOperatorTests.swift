@@ -106,6 +106,32 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// With a journal the daemon knows each change's action and sender, and `watch` shows them.
+  @Test func watchShowsWhatMadeEachChange() async throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-cli-\(UUID().uuidString.prefix(8))").path
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let daemon = try await DaemonProcess(arguments: ["--state-directory", state])
+    let socket = ["--socket", daemon.socketPath]
+    let readable = try ChildProcess(CLITests.executable.path, ["watch", "/primes"] + socket, environment: CLITests.environment, stdout: .collect)
+    let json = try ChildProcess(CLITests.executable.path, ["watch", "--json"] + socket, environment: CLITests.environment, stdout: .collect)
+    try await eventually("both snapshots") { readable.stdout.contains("}\n") && json.stdout.contains("\n") }
+    let sender = try await self.cli.run(["send", "favoritePrimes.deleteFavoritePrimes [0]"] + socket)
+    #expect(sender.status == 0, "\(sender.stderr)")
+    _ = try await self.cli.run(["send", "counter.incrTapped"] + socket)
+    try await eventually("the change") { readable.stdout.contains("replace /count 1") && json.stdout.split(separator: "\n").count >= 2 }
+    let line = try #require(readable.stdout.split(separator: "\n").first { $0.hasPrefix("seq 1 ") })
+    #expect(line.hasPrefix("seq 1 primes ← counter.incrTapped (request, uid \(getuid()), pid "), "\(readable.stdout)")
+    let change = try JSONValue(parsing: String(json.stdout.split(separator: "\n")[1]))
+    #expect(change["cause"]?["action"] == ["counter": ["incrTapped": [:]]])
+    #expect(change["cause"]?["origin"] == "request")
+    #expect(change["cause"]?["feature"] == "primes")
+    readable.signal(SIGTERM)
+    json.signal(SIGTERM)
+    _ = await readable.exit()
+    _ = await json.exit()
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func topOncePrintsOneFrame() async throws {
     let daemon = try await DaemonProcess()
     let socket = ["--socket", daemon.socketPath]

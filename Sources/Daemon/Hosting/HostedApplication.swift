@@ -26,7 +26,8 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
 
   /// Starts the actor-hosted features; the workers wait for their supervisor.
   ///
-  /// - Parameter encodeChange: How a change is encoded for the subscribers of a path.
+  /// - Parameter encodeChange: How a change is encoded for the subscribers of a path, and
+  ///   `encodeCausedChange` for those that asked to be told why it was made.
   /// - Parameter loop: The daemon's event loop, which serves its connections too: the stores of
   ///   actor-hosted features and the links to worker processes run on it, so that a call is
   ///   answered on the thread that read it.
@@ -37,6 +38,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     configuration: DaemonConfiguration,
     launch: WorkerLaunch,
     encodeChange: @escaping Subscriptions.Encode,
+    encodeCausedChange: Subscriptions.EncodeCaused? = nil,
     loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
     journal opened: OpenedJournal? = nil,
     metrics: DaemonMetrics? = nil,
@@ -48,7 +50,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     }
     let initialJSON = try application.validate()
     let holdsBack = opened?.mode.waitsForTheJournal == true
-    let subscriptions = Subscriptions(encode: encodeChange, holdBackAfter: holdsBack ? opened?.recovered.seq : nil)
+    let subscriptions = Subscriptions(encode: encodeChange, encodeCaused: encodeCausedChange, holdBackAfter: holdsBack ? opened?.recovered.seq : nil)
     var committed: (@Sendable (UInt64, Int) -> Void)?
     if let journalMetrics = metrics?.journal {
       committed = { nanoseconds, changes in journalMetrics.committed(nanoseconds: nanoseconds, changes: changes) }
