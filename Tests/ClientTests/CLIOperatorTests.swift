@@ -125,6 +125,12 @@ import Testing
     #expect(change["cause"]?["action"] == ["counter": ["incrTapped": [:]]])
     #expect(change["cause"]?["origin"] == "request")
     #expect(change["cause"]?["feature"] == "primes")
+
+    // The one change was journaled in one group commit (the delete changed nothing).
+    let metrics = try await self.cli.run(["metrics"] + socket).stdout
+    #expect(metrics.contains("\nswitchyard_journal_commit_changes_sum 1.0\n"), "\(metrics)")
+    #expect(metrics.contains("\nswitchyard_journal_commit_changes_count 1\n"), "\(metrics)")
+    #expect(metrics.contains("\nswitchyard_journal_commit_duration_seconds_count 1\n"), "\(metrics)")
     readable.signal(SIGTERM)
     json.signal(SIGTERM)
     _ = await readable.exit()
