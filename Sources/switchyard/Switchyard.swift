@@ -14,7 +14,11 @@ struct Switchyard: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "switchyard",
     abstract: "Send actions to switchyardd, read its state and watch it change.",
+    usage: "switchyard [--socket <path>] <subcommand> [<options>]",
     discussion: """
+      --socket (default $SWITCHYARD_SOCKET, or run/switchyard.sock) may come before or after \
+      the subcommand.
+
       Exit codes: 0 success, 1 the daemon answered with an error, 2 usage error, \
       3 cannot connect to the daemon, 4 a replayed change differs from the journal.
       """,
