@@ -94,7 +94,9 @@ import Testing
     ]
     for line in expected { #expect(text.contains(line + "\n"), "\(line) in\n\(text)") }
 
-    // The HTTP endpoint serves the same, with the Metrics call above counted.
+    // The HTTP endpoint serves the same, with the Metrics call above counted. (It binds once the
+    // daemon runs, a moment after its socket accepts.)
+    try await eventually("the endpoint listens") { (try? await httpGet(port: port, path: "/metrics")) != nil }
     let http = try await httpGet(port: port, path: "/metrics")
     #expect(http.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(http.prefix(200))")
     #expect(http.contains("\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"))

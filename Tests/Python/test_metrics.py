@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import tempfile
+import time
 import urllib.error
 import urllib.request
 
@@ -28,12 +29,26 @@ def scraped_daemon():
     try:
         d = Daemon(folder, environment={"SWITCHYARD_METRICS_LISTEN": f"127.0.0.1:{port}"})
         d.metrics_url = f"http://127.0.0.1:{port}/metrics"
+        wait_until_listening(port)
         try:
             yield d
         finally:
             assert d.terminate() == 0, d.log()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def wait_until_listening(port):
+    """The endpoint binds once the daemon runs, a moment after its Varlink socket accepts."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def samples(text):
