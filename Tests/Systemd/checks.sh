@@ -410,7 +410,7 @@ if [[ -x "$BIN/switchyard-fixture" ]]; then
   pid="$(main_pid)"
   restarts_before="$(prop "$SERVICE" NRestarts)"
   alpha_restarts() {
-    as_member "$BIN/switchyard" status | python3 -c '
+    as_member "$BIN/switchyard" status --json | python3 -c '
 import json, sys
 w = {w["feature"]: w for w in json.load(sys.stdin)["workers"]}["alpha"]
 sys.exit(0 if (w["restarts"], w["state"]) == (int(sys.argv[1]), "running") else 1)' "$1"
