@@ -31,12 +31,15 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     // The range swift-case-paths takes too, so that one swift-syntax is resolved and compiled.
     .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"605.0.0"),
@@ -125,7 +128,10 @@ let package = Package(
         "CWorkerSpawn",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "Configuration", package: "swift-configuration"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -176,6 +182,8 @@ let package = Package(
     .testTarget(
       name: "ClientTests",
       dependencies: [
+        // The CLI's views, tested on their own (its end-to-end tests run the binary).
+        "switchyard",
         "SwitchyardSynchronization",
         "SwitchyardTestSupport",
         "SwitchyardClient",
@@ -183,7 +191,9 @@ let package = Package(
         "PrimeTime",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
-      ]
+        .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+      ],
+      exclude: ["__Snapshots__"]
     ),
     .target(
       name: "SwitchyardTestSupport",

@@ -50,6 +50,21 @@ public enum SubscriptionEvent: Sendable, Equatable {
   }
 }
 
+/// A subscription's event with what made its change, from
+/// ``SwitchyardClient/changesWithCauses(at:)``.
+public struct CausedEvent: Sendable, Equatable {
+  public var event: SubscriptionEvent
+  /// What made the change, as the daemon tells it: `{"feature": …, "origin": …, "action": …,
+  /// "uid": …, "pid": …}`, each but `feature` only when the daemon keeps a journal; `nil` for a
+  /// snapshot and for changes replayed after a reconnection.
+  public var cause: JSONValue?
+
+  public init(event: SubscriptionEvent, cause: JSONValue?) {
+    self.event = event
+    self.cause = cause
+  }
+}
+
 /// A subscriber's copy of (part of) the daemon's state, kept up to date by applying a
 /// subscription's snapshots and patches, and decoded into `Value` on demand.
 ///

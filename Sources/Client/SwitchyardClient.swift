@@ -182,6 +182,21 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     try JSONValueDecoder().decode(DaemonStatus.self, from: await self.call(method: StoreInterface.Method.status.qualifiedName))
   }
 
+  /// Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4).
+  ///
+  /// ```swift
+  /// let text = try await client.metrics()
+  /// // # TYPE switchyard_calls_total counter
+  /// // switchyard_calls_total{method="io.switchyard.Store.Send",result="ok"} 3
+  /// ```
+  public func metrics() async throws -> String {
+    let reply = try await self.call(method: StoreInterface.Method.metrics.qualifiedName)
+    guard case let .string(text)? = reply["text"] else {
+      throw SwitchyardConnectionError.malformedReply("Metrics replied without \"text\": \(reply.serialized())")
+    }
+    return text
+  }
+
   // MARK: - Subscriptions
 
   /// Every change to the state at `pointer`: a snapshot, then each change as a patch.
@@ -204,13 +219,35 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   /// the subscription (``SwitchyardError/pathNotFound(path:)``, for instance); it ends when the
   /// task iterating it is cancelled, which closes the connection.
   public func changes(at pointer: JSONPointer = .root) -> AsyncThrowingStream<SubscriptionEvent, any Error> {
-    let (stream, continuation) = AsyncThrowingStream<SubscriptionEvent, any Error>.makeStream()
+    self.follow(pointer, withCauses: false) { event, _ in event }
+  }
+
+  /// Every change to the state at `pointer`, as ``changes(at:)`` gives them, each with what made
+  /// it: the feature, and — when the daemon keeps a journal — where the action came from, the
+  /// action, and who sent it.
+  ///
+  /// ```swift
+  /// for try await change in client.changesWithCauses(at: "/primes") {
+  ///   print(change.cause?["action"])  // {"counter":{"incrTapped":{}}}
+  /// }
+  /// ```
+  ///
+  /// Snapshots, and changes the daemon replays after a reconnection, come without a cause.
+  public func changesWithCauses(at pointer: JSONPointer = .root) -> AsyncThrowingStream<CausedEvent, any Error> {
+    self.follow(pointer, withCauses: true) { event, reply in CausedEvent(event: event, cause: reply["cause"]) }
+  }
+
+  private func follow<Element: Sendable>(
+    _ pointer: JSONPointer, withCauses: Bool, element: @escaping @Sendable (SubscriptionEvent, JSONValue) -> Element
+  ) -> AsyncThrowingStream<Element, any Error> {
+    let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
     let path = self.socketPath
     let configuration = self.configuration
     let registry = self.subscriptions
     let task = Task {
       await Self.follow(
-        pointer, path: path, configuration: configuration, registry: registry, into: continuation
+        pointer, withCauses: withCauses, path: path, configuration: configuration, registry: registry,
+        into: continuation, element: element
       )
     }
     continuation.onTermination = { _ in task.cancel() }
@@ -288,12 +325,14 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     return UInt64(seq)
   }
 
-  private static func follow(
+  private static func follow<Element: Sendable>(
     _ pointer: JSONPointer,
+    withCauses: Bool,
     path: String,
     configuration: Configuration,
     registry: SubscriptionRegistry,
-    into continuation: AsyncThrowingStream<SubscriptionEvent, any Error>.Continuation
+    into continuation: AsyncThrowingStream<Element, any Error>.Continuation,
+    element: @Sendable (SubscriptionEvent, JSONValue) -> Element
   ) async {
     var delivered: UInt64?
     // The history `delivered` belongs to: after the daemon restarted without its state, the
@@ -314,6 +353,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
         }
         var parameters: JSONObject = [:]
         if !pointer.isRoot { parameters["path"] = .string(pointer.description) }
+        if withCauses { parameters["causes"] = true }
         if let delivered, let history {
           parameters["since"] = .int(Int64(delivered))
           parameters["history"] = .string(history)
@@ -324,7 +364,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
           if case .snapshot = event, case let .string(replyHistory)? = reply["history"], replyHistory != history {
             // A history of its own: its numbers start wherever that run of the daemon is.
             history = replyHistory
-            continuation.yield(event)
+            continuation.yield(element(event, reply))
             delivered = event.seq
             continue
           }
@@ -334,7 +374,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
             }
             continue
           }
-          continuation.yield(event)
+          continuation.yield(element(event, reply))
           delivered = event.seq
         }
         // The daemon ended the call without an error: follow on a new connection.

@@ -45,6 +45,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
   public var durabilityMode: DurabilityMode = .strict
   /// How often the batched mode forces the journal onto the disk (`durability.interval`).
   public var durabilityInterval: Duration = .seconds(1)
+  /// Where the metrics are served over HTTP for a Prometheus server to scrape
+  /// (`metrics.listen`, such as `127.0.0.1:9464`); `nil`, the default, serves them only through
+  /// Varlink (`io.switchyard.Store.Metrics`).
+  public var metricsListen: MetricsAddress?
   /// When snapshots are written and how much journal is kept (`snapshots.every`,
   /// `snapshots.keep`, `journal.retention`).
   var snapshots = SnapshotPolicy()
@@ -134,6 +138,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     configuration.snapshots.retentionAge = try optionalSeconds(
       config.double(forKey: "journal.retentionAge", default: 0), "journal.retentionAge"
     )
+    if let listen = config.string(forKey: "metrics.listen"), !listen.isEmpty {
+      configuration.metricsListen = try MetricsAddress(parsing: listen)
+    }
     for name in featureNames {
       var settings = FeatureSettings()
       if let isolation = config.string(forKey: ConfigKey(["features", name, "isolation"])) {
@@ -187,5 +194,31 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 
   init(_ description: String) {
     self.description = description
+  }
+}
+
+/// A host and a port to serve the metrics on: `127.0.0.1:9464`, `[::1]:9464`, `0.0.0.0:9464`.
+public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
+  public var host: String
+  public var port: Int
+
+  public init(host: String, port: Int) {
+    self.host = host
+    self.port = port
+  }
+
+  /// Reads `HOST:PORT`, the host in brackets when it is an IPv6 address.
+  public init(parsing text: String) throws {
+    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+      throw ConfigurationError("metrics.listen must be HOST:PORT, such as 127.0.0.1:9464, not \(text)")
+    }
+    var host = String(text[..<colon])
+    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    guard !host.isEmpty else { throw ConfigurationError("metrics.listen must name a host, such as 127.0.0.1:9464, not \(text)") }
+    self.init(host: host, port: port)
+  }
+
+  public var description: String {
+    self.host.contains(":") ? "[\(self.host)]:\(self.port)" : "\(self.host):\(self.port)"
   }
 }

@@ -24,6 +24,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   /// What `org.varlink.service.GetInfo` calls the daemon, and the version it gives.
   public let product: String
   public let version: String
+  /// Every metric the daemon keeps: `switchyard metrics`, and `metrics.listen` over HTTP. Its
+  /// ``DaemonMetrics/factory`` puts an application's own swift-metrics beside them.
+  public let metrics: DaemonMetrics
   let logLevel: SharedLogLevel
   let reloadConfiguration: (@Sendable () async throws -> DaemonConfiguration)?
 
@@ -48,6 +51,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     self.logger = logger
     self.product = product
     self.version = version
+    self.metrics = DaemonMetrics(features: application.features.map(\.name))
     self.logLevel = logLevel ?? SharedLogLevel(configuration.logLevel)
     self.reloadConfiguration = reloadConfiguration
   }
@@ -79,8 +83,10 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       configuration: self.configuration,
       launch: WorkerLaunch(logLevel: self.logLevel),
       encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
+      encodeCausedChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1, feature: $2, cause: $3) },
       loop: loop,
       journal: journal,
+      metrics: self.metrics,
       logger: self.logger
     )
     let workerHosts = hosted.workers
@@ -100,7 +106,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       let isolation = workerHosts.contains { $0.name == feature.name } ? "process" : "actor"
       self.logger.info("feature started", metadata: ["feature": "\(feature.name)", "isolation": "\(isolation)"])
     }
-    let counters = ServerCounters()
+    let counters = ServerCounters(calls: self.metrics.calls)
     let responder = StoreResponder(
       router: hosted.router,
       changeLog: hosted.changeLog,
@@ -116,8 +122,15 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       durability: journal?.status ?? .none,
       product: self.product,
       version: self.version,
+      metrics: self.metrics,
       logger: self.logger
     )
+    let hosts = hosted.hosts
+    self.metrics.sample {
+      var sample = responder.metricsSample()
+      sample.mailboxes = hosts.map { ($0.name, $0.mailboxDepth) }
+      return sample
+    }
     let manager = ServiceManager()
     let featureCount = hosted.hosts.count
     let subscriptions = hosted.subscriptions
@@ -156,6 +169,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     ]
     if !workerHosts.isEmpty {
       services.append(SupervisorService(supervisor: supervisor, manager: manager))
+    }
+    if let address = self.configuration.metricsListen {
+      services.append(MetricsHTTPServer(host: address.host, port: address.port, metrics: self.metrics, logger: self.logger))
     }
     if let interval = manager.watchdogInterval {
       services.append(

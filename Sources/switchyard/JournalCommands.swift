@@ -32,7 +32,7 @@ struct Log: AsyncParsableCommand {
   var json = false
 
   func run() async throws {
-    let style = Style(enabled: !self.json && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    let style = Style.forTerminal(json: self.json)
     try await self.global.withClient { client in
       if self.follow {
         for try await entry in client.followJournal(since: self.since, until: self.until, feature: self.feature) {

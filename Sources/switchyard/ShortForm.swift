@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import SwitchyardJSON
 
@@ -35,5 +36,32 @@ enum ShortForm {
       value = .object([String(name): value])
     }
     return value
+  }
+
+  /// An action in the short form when it has one: `counter.incrTapped`,
+  /// `favoritePrimes.deleteFavoritePrimes [0]`; JSON otherwise.
+  static func describe(_ action: JSONValue) -> String {
+    var path: [String] = []
+    var value = action
+    while case let .object(object) = value, object.count == 1, let name = object.keys.first, let inner = object[name] {
+      path.append(name)
+      value = inner
+    }
+    guard !path.isEmpty else { return action.serialized() }
+    if case let .object(object) = value, object.isEmpty { return path.joined(separator: ".") }
+    return path.joined(separator: ".") + " " + value.serialized()
+  }
+
+  /// What made a change, as `watch` shows it: `primes ← counter.incrTapped (request, uid 1000, pid 4242)`.
+  static func cause(_ cause: JSONValue, style: Style) -> String {
+    var text = ""
+    if case let .string(feature)? = cause["feature"] { text = feature }
+    if let action = cause["action"] { text += " ← " + Self.describe(action) }
+    var from: [String] = []
+    if case let .string(origin)? = cause["origin"] { from.append(origin) }
+    if case let .int(uid)? = cause["uid"] { from.append("uid \(uid)") }
+    if case let .int(pid)? = cause["pid"] { from.append("pid \(pid)") }
+    if !from.isEmpty { text += " " + style.dim("(" + from.joined(separator: ", ") + ")") }
+    return text.trimmingCharacters(in: .whitespaces)
   }
 }

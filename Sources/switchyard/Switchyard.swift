@@ -14,18 +14,25 @@ struct Switchyard: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "switchyard",
     abstract: "Send actions to switchyardd, read its state and watch it change.",
+    usage: "switchyard [--socket <path>] <subcommand> [<options>]",
     discussion: """
+      --socket (default $SWITCHYARD_SOCKET, or run/switchyard.sock) may come before or after \
+      the subcommand.
+
       Exit codes: 0 success, 1 the daemon answered with an error, 2 usage error, \
       3 cannot connect to the daemon, 4 a replayed change differs from the journal.
       """,
     version: switchyardVersion,
-    subcommands: [Send.self, Get.self, Watch.self, Status.self, Describe.self, Log.self, Replay.self, Call.self]
+    subcommands: [
+      Send.self, Get.self, Watch.self, Status.self, Describe.self, Metrics.self, Top.self, Log.self, Replay.self,
+      Call.self,
+    ]
   )
 
   /// Runs the command, with usage errors exiting 2 rather than argument-parser's `EX_USAGE` (64).
   static func main() async {
     do {
-      var command = try Self.parseAsRoot()
+      var command = try Self.parseAsRoot(GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst())))
       if var command = command as? any AsyncParsableCommand {
         try await command.run()
       } else {
@@ -61,6 +68,29 @@ struct GlobalOptions: ParsableArguments {
     completion: .file()
   )
   var socket: String?
+
+  /// The arguments with the global options given before the subcommand moved after its name,
+  /// where its parser reads them: `switchyard --socket S status` reads as
+  /// `switchyard status --socket S`, as `systemctl` and `varlinkctl` take their options
+  /// anywhere.
+  static func hoisted(_ arguments: [String]) -> [String] {
+    var global: [String] = []
+    var index = arguments.startIndex
+    while index < arguments.endIndex {
+      let argument = arguments[index]
+      if argument == "--socket", index + 1 < arguments.endIndex {
+        global += arguments[index...(index + 1)]
+        index += 2
+      } else if argument.hasPrefix("--socket=") {
+        global.append(argument)
+        index += 1
+      } else {
+        break
+      }
+    }
+    guard !global.isEmpty, index < arguments.endIndex, !arguments[index].hasPrefix("-") else { return arguments }
+    return [arguments[index]] + global + arguments[(index + 1)...]
+  }
 
   var socketPath: String {
     self.socket ?? ProcessInfo.processInfo.environment["SWITCHYARD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
@@ -148,8 +178,16 @@ struct Get: AsyncParsableCommand {
 
 struct Watch: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Follow the state live: a snapshot, then each change's sequence number and patch operations.",
-    discussion: "Reconnects by itself when the connection drops. Stop it with Ctrl-C."
+    abstract: "Follow the state live: a snapshot, then each change's sequence number, what made it, and its patch operations.",
+    discussion: """
+      Each change names the feature that made it and, when the daemon keeps a journal, the \
+      action that caused it and who sent it:
+
+        seq 7 primes ← counter.incrTapped (request, uid 1000, pid 4242)
+          replace /count 7
+
+      Reconnects by itself when the connection drops. Stop it with Ctrl-C.
+      """
   )
 
   @OptionGroup var global: GlobalOptions
@@ -157,7 +195,7 @@ struct Watch: AsyncParsableCommand {
   @Argument(help: "A JSON Pointer such as /primes (default: the whole state).")
   var pointer: String?
 
-  @Flag(help: "One JSON object per line, {\"seq\":…,\"state\":…} or {\"seq\":…,\"patch\":[…]}, without colours.")
+  @Flag(help: "One JSON object per line, {\"seq\":…,\"state\":…} or {\"seq\":…,\"patch\":[…],\"cause\":{…}}, without colours.")
   var json = false
 
   func validate() throws {
@@ -166,48 +204,30 @@ struct Watch: AsyncParsableCommand {
 
   func run() async throws {
     let pointer = try parsePointer(self.pointer)
-    let style = Style(enabled: !self.json && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    let style = Style.forTerminal(json: self.json)
     try await self.global.withClient { client in
-      for try await event in client.changes(at: pointer) {
+      for try await change in client.changesWithCauses(at: pointer) {
+        let event = change.event
         if self.json {
-          writeLine(event.jsonValue.serialized())
+          var line = event.jsonValue
+          if case var .object(object) = line, let cause = change.cause {
+            object["cause"] = cause
+            line = .object(object)
+          }
+          writeLine(line.serialized())
           continue
         }
         switch event {
         case let .snapshot(seq, state):
           writeLine("\(style.bold("seq \(seq)")) \(style.dim("snapshot"))\n\(state.prettyPrinted())")
         case let .patch(seq, patch):
-          var lines = [style.bold("seq \(seq)")]
+          var lines = [[style.bold("seq \(seq)"), change.cause.map { ShortForm.cause($0, style: style) }].compactMap { $0 }.joined(separator: " ")]
           for operation in patch.operations {
             lines.append("  " + describe(operation, style: style))
           }
           writeLine(lines.joined(separator: "\n"))
         }
       }
-    }
-  }
-}
-
-struct Status: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Print how the daemon is doing, as pretty JSON.")
-
-  @OptionGroup var global: GlobalOptions
-
-  func run() async throws {
-    try await self.global.withClient { client in
-      print(try await client.call(method: StoreInterface.Method.status.qualifiedName).prettyPrinted())
-    }
-  }
-}
-
-struct Describe: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Print the features the daemon hosts, as pretty JSON.")
-
-  @OptionGroup var global: GlobalOptions
-
-  func run() async throws {
-    try await self.global.withClient { client in
-      print(try await client.call(method: StoreInterface.Method.describe.qualifiedName).prettyPrinted())
     }
   }
 }
@@ -257,7 +277,12 @@ func printError(_ message: String) {
 
 /// Writes a line to stdout and flushes it, so a pipe sees each change as it happens.
 func writeLine(_ line: String) {
-  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+  writeText(line + "\n")
+}
+
+/// Writes `text` to stdout as it is, at once.
+func writeText(_ text: String) {
+  FileHandle.standardOutput.write(Data(text.utf8))
 }
 
 func parsePointer(_ text: String?) throws -> JSONPointer {
@@ -293,12 +318,20 @@ func describe(_ operation: JSONPatch.Operation, style: Style) -> String {
 struct Style {
   let enabled: Bool
 
+  /// Styled when stdout is a terminal, `NO_COLOR` is not set and `json` output was not asked for.
+  static func forTerminal(json: Bool) -> Style {
+    Style(enabled: !json && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+  }
+
   func wrap(_ text: String, _ code: String) -> String {
     self.enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
   }
 
   func bold(_ text: String) -> String { self.wrap(text, "1") }
   func dim(_ text: String) -> String { self.wrap(text, "2") }
+  func red(_ text: String) -> String { self.wrap(text, "31") }
+  func green(_ text: String) -> String { self.wrap(text, "32") }
+  func yellow(_ text: String) -> String { self.wrap(text, "33") }
 
   func colour(_ text: String, for operation: JSONPatch.Operation) -> String {
     switch operation {

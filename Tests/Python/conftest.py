@@ -33,13 +33,14 @@ def pytest_configure(config):
 
 
 class Daemon:
-    def __init__(self, folder):
+    def __init__(self, folder, environment=None):
         self.folder = folder
         self.socket_path = os.path.join(folder, "switchyard.sock")
         self.address = f"unix:{self.socket_path}"
         self.log_path = os.path.join(folder, "switchyardd.log")
         self._log = open(self.log_path, "wb")
         env = {k: v for k, v in os.environ.items() if not k.startswith("SWITCHYARD_")}
+        env.update(environment or {})
         self.process = subprocess.Popen(
             [SWITCHYARDD, "--socket", self.socket_path],
             stdin=subprocess.DEVNULL,

@@ -9,7 +9,7 @@ import varlink
 from conftest import STORE
 
 INTERFACES = ["org.varlink.service", STORE]
-METHODS = {"Send", "SendBatch", "Get", "Subscribe", "Describe", "Status", "Journal", "Replay"}
+METHODS = {"Send", "SendBatch", "Get", "Subscribe", "Describe", "Status", "Journal", "Replay", "Metrics"}
 ERRORS = {
     "InvalidRequest", "InvalidAction", "ActionNotRouted", "PathNotFound", "ShuttingDown", "PermissionDenied",
     "InternalAction", "NoJournal", "SeqNotRetained",
@@ -79,8 +79,8 @@ def test_interface_description_parses(daemon, name):
         assert ERRORS <= set(members)
         assert "Feature" in members
         assert interface.get_method("Subscribe").signature == (
-            "Subscribe(path: ?string, since: ?int, history: ?string)"
-            " -> (seq: int, history: ?string, state: ?object, patch: ?[]object)"
+            "Subscribe(path: ?string, since: ?int, history: ?string, causes: ?bool)"
+            " -> (seq: int, history: ?string, state: ?object, patch: ?[]object, cause: ?ChangeCause)"
         )
     else:
         assert {"GetInfo", "GetInterfaceDescription"} <= set(interface.members)

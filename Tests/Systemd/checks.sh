@@ -162,7 +162,7 @@ step "worker processes run under the same hardening, in the service's cgroup"
 # Features hosted in worker processes (the same executable, started by the daemon) inherit the
 # sandbox: this is where a too-strict SystemCallFilter= or MemoryDenyWriteExecute= would show.
 current_worker_pids() {
-  as_member "$BIN/switchyard" status 2>/dev/null | python3 -c '
+  as_member "$BIN/switchyard" status --json 2>/dev/null | python3 -c '
 import json, sys
 for w in json.load(sys.stdin).get("workers", []):
     for key in ("pid", "standbyPid"):
@@ -200,7 +200,7 @@ count="$(as_member "$BIN/switchyard" get /primes 2>&1 | python3 -c 'import json,
 equal "get /primes: count" 3 "$count"
 
 step "the access policy: the socket's group (SocketGroup=switchyard) reads and writes public actions"
-access="$(as_member "$BIN/switchyard" describe 2>&1 | python3 -c '
+access="$(as_member "$BIN/switchyard" describe --json 2>&1 | python3 -c '
 import json, sys
 a = json.load(sys.stdin)["access"]
 print(a["read"], a["write"], a["admin"])' 2>&1 || true)"
@@ -221,19 +221,19 @@ else
   fail "watch got $(wc -l <"$watch_out") lines, not 4" "$(cat "$watch_out" /tmp/watch.err)"
 fi
 sed 's/^/      watch: /' "$watch_out"
-status_json="$(as_member "$BIN/switchyard" status 2>&1 || true)"
+status_json="$(as_member "$BIN/switchyard" status --json 2>&1 || true)"
 echo "$status_json" | sed 's/^/      status: /'
 equal "Status: subscribers" 1 "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["subscribers"])' "$status_json" 2>&1 || true)"
 kill "$watch_pid" 2>/dev/null || true
 wait "$watch_pid" 2>/dev/null || true
 # The daemon notices a subscriber that went away (the only connection left is the asking one).
 subscribers_gone() {
-  as_member "$BIN/switchyard" status | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if (s["subscribers"], s["connections"]) == (0, 1) else 1)'
+  as_member "$BIN/switchyard" status --json | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if (s["subscribers"], s["connections"]) == (0, 1) else 1)'
 }
 if eventually 10 subscribers_gone; then
   pass "Status: 0 subscribers and 1 connection once watch has ended"
 else
-  fail "the daemon still counts the ended subscriber" "$(as_member "$BIN/switchyard" status 2>&1 | tr -d '\n ')"
+  fail "the daemon still counts the ended subscriber" "$(as_member "$BIN/switchyard" status --json 2>&1 | tr -d '\n ')"
 fi
 
 step "systemctl show"
@@ -436,7 +436,7 @@ if [[ -x "$BIN/switchyard-fixture" && -f /usr/local/lib/systemd/system/$FIXTURE 
 
   restarts_before="$(prop "$FIXTURE" NRestarts)"
   alpha_restarts() {
-    as_fixture_member "$BIN/switchyard" status | python3 -c '
+    as_fixture_member "$BIN/switchyard" status --json | python3 -c '
 import json, sys
 w = {w["feature"]: w for w in json.load(sys.stdin)["workers"]}["alpha"]
 sys.exit(0 if (w["restarts"], w["state"]) == (int(sys.argv[1]), "running") else 1)' "$1"

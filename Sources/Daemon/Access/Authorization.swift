@@ -61,7 +61,7 @@ extension Grants {
         return .permissionDenied(method, "this policy does not let you read this path", path: pointer.description)
       }
       return nil
-    case .describe, .status:
+    case .describe, .status, .metrics:
       return self.mayRead ? nil : .permissionDenied(method, "reading needs the read permission")
     case .journal, .replay:
       // The journal holds every change to any path, and who sent what.

@@ -46,7 +46,9 @@ extension JournalWriter {
       self.wakeUp.signal()
     case let .commit(changes, timers, timersTaken):
       do {
+        let start = MonotonicClock.now
         try self.journal.append(changes, timers: timers)
+        self.committed?(MonotonicClock.now &- start, changes.count)
       } catch {
         // Put back in front of what came in meanwhile: the writer thread tries again, and says
         // the journal is unavailable while it stays so.

@@ -28,7 +28,9 @@ extension JournalWriter {
         var written = false
         while !written {
           do {
+            let start = MonotonicClock.now
             try self.journal.append(batch, timers: timers)
+            self.committed?(MonotonicClock.now &- start, batch.count)
             if failures > 0 { self.available(after: failures) }
             failures = 0
             written = true

@@ -115,6 +115,8 @@ final class JournalWriter: Sendable {
   /// Wakes the writer thread waiting for the loop to hand the connection back.
   let handedBack = DispatchSemaphore(value: 0)
   let released: @Sendable (UInt64) -> Void
+  /// Told of each group commit: how long it took and how many changes it wrote.
+  let committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)?
   let logger: Logger
 
   /// - Parameters:
@@ -126,6 +128,9 @@ final class JournalWriter: Sendable {
   ///   - reached: Told how far the journal reached on the disk, once an interval.
   ///   - released: Called with the last sequence number kept, each time it moves (not with
   ///     ``DurabilityMode/off``): on the writer's thread, or on the loop that committed it.
+  ///   - committed: Called after each group commit, where it was made, with how long it took
+  ///     (its fsync included in ``DurabilityMode/strict``) and how many changes it wrote: for
+  ///     the metrics.
   init(
     journal: any Journal,
     mode: DurabilityMode,
@@ -138,7 +143,8 @@ final class JournalWriter: Sendable {
     report: DurabilityReport? = nil,
     reached: ReachedMark? = nil,
     logger: Logger,
-    released: @escaping @Sendable (UInt64) -> Void
+    released: @escaping @Sendable (UInt64) -> Void,
+    committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)? = nil
   ) {
     self.journal = journal
     self.mode = mode
@@ -151,6 +157,7 @@ final class JournalWriter: Sendable {
     self.lastSnapshotSeq = Atomic(lastSnapshotSeq)
     self.pending = Mutex(Pending(durableSeq: lastSeq, committedSeq: lastSeq))
     self.released = released
+    self.committed = committed
     self.logger = logger
     let thread = Thread { [self] in self.run() }
     thread.name = "switchyard-journal"

@@ -71,18 +71,20 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
       localEffectActions = { effectActions(embed.value($0)) }
     }
     let store: Store<LocalState, LocalAction>
+    let metrics = sink.metrics
     if let prepareDependencies {
       store = Store(
         initialState: initialState,
         executor: executor,
-        reducer: { reducer() },
+        reducer: { _TimedReducer(base: reducer(), metrics: metrics) },
         withDependencies: { prepareDependencies(&$0) },
         effectActions: localEffectActions,
         timers: timers
       )
     } else {
       store = Store(
-        initialState: initialState, executor: executor, reducer: { reducer() }, effectActions: localEffectActions,
+        initialState: initialState, executor: executor, reducer: { _TimedReducer(base: reducer(), metrics: metrics) },
+        effectActions: localEffectActions,
         timers: timers
       )
     }
@@ -108,6 +110,10 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
 
   func probe(_ answered: @escaping @Sendable () -> Void) {
     self.store.probe(answered)
+  }
+
+  var mailboxDepth: Int {
+    self.store.mailboxDepth
   }
 
   func stop() async {
@@ -157,5 +163,31 @@ extension Store where State: Encodable {
     let (snapshot, observation) = try self.observe(includingCauses: { host.published($0, cause: $1) })
     host.observed(from: snapshot.seq, through: observation)
     return host
+  }
+}
+
+/// Runs `base`, timing each reduction into the feature's metrics: two reads of the monotonic
+/// clock around the reducer, nothing else. Without metrics it is `base` itself.
+struct _TimedReducer<Base: Reducer>: Reducer {
+  let base: Base
+  let metrics: FeatureMetrics?
+
+  func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    guard let metrics = self.metrics else { return self.base.reduce(into: &state, action: action) }
+    let start = MonotonicClock.now
+    let effect = self.base.reduce(into: &state, action: action)
+    metrics.reduced(nanoseconds: MonotonicClock.now &- start)
+    return effect
+  }
+
+  func _resolve() -> (inout Base.State, Base.Action) -> Effect<Base.Action> {
+    let reduce = self.base._resolve()
+    guard let metrics = self.metrics else { return reduce }
+    return { state, action in
+      let start = MonotonicClock.now
+      let effect = reduce(&state, action)
+      metrics.reduced(nanoseconds: MonotonicClock.now &- start)
+      return effect
+    }
   }
 }

@@ -236,6 +236,8 @@ struct HostingContext<RootAction: Sendable>: Sendable {
   let launch: WorkerLaunch
   let probeTimeout: Duration
   let logger: Logger
+  /// Where the hosts report how long reductions take; `nil` keeps no metrics.
+  var metrics: DaemonMetrics? = nil
 }
 
 extension Feature {
@@ -249,7 +251,9 @@ extension Feature {
     initialState: RootState,
     context: HostingContext<RootAction>
   ) async throws -> any FeatureHost<RootAction> {
-    let sink = ChangeSink(pointer: self.pointer, changeLog: context.changeLog)
+    let sink = ChangeSink(
+      pointer: self.pointer, changeLog: context.changeLog, metrics: context.metrics?.feature(named: self.name)
+    )
     switch isolation {
     case .actor:
       return try await self.startActor(

@@ -26,7 +26,8 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
 
   /// Starts the actor-hosted features; the workers wait for their supervisor.
   ///
-  /// - Parameter encodeChange: How a change is encoded for the subscribers of a path.
+  /// - Parameter encodeChange: How a change is encoded for the subscribers of a path, and
+  ///   `encodeCausedChange` for those that asked to be told why it was made.
   /// - Parameter loop: The daemon's event loop, which serves its connections too: the stores of
   ///   actor-hosted features and the links to worker processes run on it, so that a call is
   ///   answered on the thread that read it.
@@ -37,8 +38,10 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     configuration: DaemonConfiguration,
     launch: WorkerLaunch,
     encodeChange: @escaping Subscriptions.Encode,
+    encodeCausedChange: Subscriptions.EncodeCaused? = nil,
     loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
     journal opened: OpenedJournal? = nil,
+    metrics: DaemonMetrics? = nil,
     logger: Logger
   ) async throws -> Self {
     var application = application
@@ -47,13 +50,18 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     }
     let initialJSON = try application.validate()
     let holdsBack = opened?.mode.waitsForTheJournal == true
-    let subscriptions = Subscriptions(encode: encodeChange, holdBackAfter: holdsBack ? opened?.recovered.seq : nil)
+    let subscriptions = Subscriptions(encode: encodeChange, encodeCaused: encodeCausedChange, holdBackAfter: holdsBack ? opened?.recovered.seq : nil)
+    var committed: (@Sendable (UInt64, Int) -> Void)?
+    if let journalMetrics = metrics?.journal {
+      committed = { nanoseconds, changes in journalMetrics.committed(nanoseconds: nanoseconds, changes: changes) }
+    }
     let writer = opened.map { opened in
       JournalWriter(
         journal: opened.journal, mode: opened.mode, interval: opened.interval, snapshots: configuration.snapshots,
         lastSeq: opened.recovered.seq, lastSnapshotSeq: opened.recovered.snapshotSeq,
         loop: loop, run: opened.run, report: opened.report, reached: opened.reached,
-        logger: logger, released: { subscriptions.release(upTo: $0) }
+        logger: logger, released: { subscriptions.release(upTo: $0) },
+        committed: committed
       )
     }
     let changeLog = ChangeLog(
@@ -84,7 +92,8 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       timers: TimerSupport(timers: timers, encode: { Self.journalText(of: $0) }, logger: logger),
       launch: launch,
       probeTimeout: configuration.supervision.probeTimeout,
-      logger: logger
+      logger: logger,
+      metrics: metrics
     )
     var hosts: [any FeatureHost<Action>] = []
     for feature in application.features {

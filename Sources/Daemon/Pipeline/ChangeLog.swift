@@ -83,7 +83,7 @@ final class ChangeLog: Sendable {
       // A reload may have lowered the limit: drop down to it, oldest first.
       while contents.history.count >= max(historyLimit, 1) { contents.history.removeFirst() }
       if historyLimit > 0 { contents.history.append(change) }
-      self.subscriptions.deliver(change, state: contents.state)
+      self.subscriptions.deliver(change, state: contents.state, feature: feature, cause: cause)
       return contents.seq
     }
   }
@@ -128,8 +128,11 @@ final class ChangeLog: Sendable {
   /// With `since` of this history (``historyID``), the changes after it are replayed from the
   /// history when it still holds them; otherwise — without `since`, with a `since` of another
   /// history or of none named — the subscription starts with a snapshot.
+  ///
+  /// With `withCauses`, each change comes with the feature that made it and its cause; changes
+  /// replayed from the history come without (it keeps none).
   func subscribe(
-    to pointer: JSONPointer, since: (seq: UInt64, history: String)?, queueLimit: Int
+    to pointer: JSONPointer, since: (seq: UInt64, history: String)?, queueLimit: Int, withCauses: Bool = false
   ) throws(SubscriptionError) -> Subscriber {
     try self.contents.withLock { contents throws(SubscriptionError) in
       if contents.isShuttingDown { throw .shuttingDown }
@@ -142,7 +145,9 @@ final class ChangeLog: Sendable {
       if resumes == nil, let since {
         self.journal?.report?.resumed(from: since.seq, of: since.history, currentHistory: self.historyID, currentSeq: contents.seq)
       }
-      let subscriber = self.subscriptions.add(pointer: pointer, queueLimit: queueLimit, resumedFrom: resumes)
+      let subscriber = self.subscriptions.add(
+        pointer: pointer, queueLimit: queueLimit, resumedFrom: resumes, withCauses: withCauses
+      )
       if let since = resumes {
         for change in contents.history where change.seq > since {
           self.subscriptions.deliver(change, to: subscriber, state: contents.state)

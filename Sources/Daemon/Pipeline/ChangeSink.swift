@@ -10,6 +10,9 @@ import SwitchyardRuntime
 struct ChangeSink: Sendable {
   let pointer: JSONPointer
   let changeLog: ChangeLog
+  /// Where the feature's host reports how long its reductions take; `nil` in tests that keep
+  /// no metrics.
+  var metrics: FeatureMetrics? = nil
 
   /// Appends a change of the feature's state and returns its global sequence number; `nil`
   /// when it does not apply (logged by the change log).

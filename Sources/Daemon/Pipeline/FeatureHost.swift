@@ -23,6 +23,10 @@ protocol FeatureHost<RootAction>: Sendable {
   /// feature's effects may send (``InternalActions``).
   func internalAction(_ action: RootAction) -> String?
 
+  /// How many of the feature's actions are queued and not yet reduced: read for the metrics,
+  /// never on the hot path.
+  var mailboxDepth: Int { get }
+
   /// Calls `answered` once the feature has reduced everything queued before: the watchdog's
   /// health probe. A feature that is stuck never answers.
   func probe(_ answered: @escaping @Sendable () -> Void)

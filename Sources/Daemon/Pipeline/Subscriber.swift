@@ -43,12 +43,18 @@ final class Subscriber: Sendable {
   /// The `since` it resumes from, its changes after it replayed; `nil` when it starts with a
   /// snapshot.
   let resumedFrom: UInt64?
+  /// Each change comes with the feature that made it and its cause (`Subscribe` with `causes`).
+  let withCauses: Bool
   /// Resumed, its first reply names the history, which no shared encoding of a change does.
   private let announcesHistory: Atomic<Bool>
   private let contents = Mutex(Contents())
 
-  init(id: Int, pointer: JSONPointer, limit: Int, resumedFrom: UInt64? = nil, encode: @escaping Subscriptions.Encode) {
+  init(
+    id: Int, pointer: JSONPointer, limit: Int, resumedFrom: UInt64? = nil, withCauses: Bool = false,
+    encode: @escaping Subscriptions.Encode
+  ) {
     self.id = id
+    self.withCauses = withCauses
     self.pointer = pointer
     self.limit = max(1, limit)
     self.resumedFrom = resumedFrom
@@ -62,6 +68,11 @@ final class Subscriber: Sendable {
     // Most subscribers never resumed: no atomic read-modify-write on their deliveries.
     guard self.resumedFrom != nil else { return false }
     return self.announcesHistory.exchange(false, ordering: .relaxed)
+  }
+
+  /// How many items wait to be delivered.
+  var queuedCount: Int {
+    self.contents.withLock { $0.queue.count }
   }
 
   func push(_ item: Item) {

@@ -21,9 +21,18 @@ final class Subscriptions: Sendable {
   /// Encodes one change as a subscriber receives it: `patch` is relative to the subscription's
   /// path.
   typealias Encode = @Sendable (_ seq: UInt64, _ patch: JSONPatch) -> ByteBuffer
+  /// Encodes one change for the subscribers that asked to be told why it was made: with the
+  /// feature that made it and its cause, when the daemon knows it.
+  typealias EncodeCaused = @Sendable (_ seq: UInt64, _ patch: JSONPatch, _ feature: String?, _ cause: ChangeCause?) -> ByteBuffer
+
+  /// The subscribers that receive the same bytes: one path, told the causes or not.
+  private struct Key: Hashable {
+    let pointer: JSONPointer
+    let withCauses: Bool
+  }
 
   private struct Contents: ~Copyable {
-    var byPath: [JSONPointer: [Int: Subscriber]] = [:]
+    var byPath: [Key: [Int: Subscriber]] = [:]
     var nextID = 0
     var count = 0
   }
@@ -36,13 +45,17 @@ final class Subscriptions: Sendable {
 
   private let contents = Mutex(Contents())
   private let encode: Encode
+  private let encodeCaused: EncodeCaused
   private let holdsBack: Bool
   private let heldBack: Mutex<HeldBack>
 
   /// - Parameter holdBackAfter: With a journal that replies wait for, the last change it kept:
   ///   items for later changes wait for ``release(upTo:)``. `nil`: nothing waits.
-  init(encode: @escaping Encode, holdBackAfter releasedSeq: UInt64? = nil) {
+  ///   `encodeCaused`: How a change is encoded for subscribers that ask for causes; without it
+  ///   they get what the others get.
+  init(encode: @escaping Encode, encodeCaused: EncodeCaused? = nil, holdBackAfter releasedSeq: UInt64? = nil) {
     self.encode = encode
+    self.encodeCaused = encodeCaused ?? { seq, patch, _, _ in encode(seq, patch) }
     self.holdsBack = releasedSeq != nil
     self.heldBack = Mutex(HeldBack(releasedSeq: releasedSeq ?? .max))
   }
@@ -78,13 +91,16 @@ final class Subscriptions: Sendable {
 
   /// A new subscriber to the state at `pointer`, resumed from `since` or not; its first item is
   /// the caller's to push.
-  func add(pointer: JSONPointer, queueLimit: Int, resumedFrom since: UInt64? = nil) -> Subscriber {
+  ///
+  /// - Parameter withCauses: Each change comes with the feature that made it and its cause.
+  func add(pointer: JSONPointer, queueLimit: Int, resumedFrom since: UInt64? = nil, withCauses: Bool = false) -> Subscriber {
     self.contents.withLock { contents in
       let subscriber = Subscriber(
-        id: contents.nextID, pointer: pointer, limit: queueLimit, resumedFrom: since, encode: self.encode
+        id: contents.nextID, pointer: pointer, limit: queueLimit, resumedFrom: since, withCauses: withCauses,
+        encode: self.encode
       )
       contents.nextID += 1
-      contents.byPath[pointer, default: [:]][subscriber.id] = subscriber
+      contents.byPath[Key(pointer: pointer, withCauses: withCauses), default: [:]][subscriber.id] = subscriber
       contents.count += 1
       return subscriber
     }
@@ -93,9 +109,10 @@ final class Subscriptions: Sendable {
   /// Ends `subscriber`'s subscription: it is cancelled, and gets no more changes.
   func remove(_ subscriber: Subscriber) {
     self.contents.withLock { contents in
-      if contents.byPath[subscriber.pointer]?.removeValue(forKey: subscriber.id) != nil {
+      let key = Key(pointer: subscriber.pointer, withCauses: subscriber.withCauses)
+      if contents.byPath[key]?.removeValue(forKey: subscriber.id) != nil {
         contents.count -= 1
-        if contents.byPath[subscriber.pointer]?.isEmpty == true { contents.byPath[subscriber.pointer] = nil }
+        if contents.byPath[key]?.isEmpty == true { contents.byPath[key] = nil }
       }
     }
     subscriber.end(.cancelled)
@@ -105,20 +122,35 @@ final class Subscriptions: Sendable {
     self.contents.withLock { $0.count }
   }
 
+  /// Changes waiting in the subscribers' queues: in all, and in the longest. For the metrics.
+  func queueDepths() -> (queued: Int, deepest: Int) {
+    let subscribers = self.contents.withLock { contents in contents.byPath.values.flatMap(\.values) }
+    var queued = 0
+    var deepest = 0
+    for subscriber in subscribers {
+      let depth = subscriber.queuedCount
+      queued += depth
+      deepest = max(deepest, depth)
+    }
+    return (queued, deepest)
+  }
+
   /// Hands `change` to every subscriber whose path it touches, encoded once per path; those
   /// whose path it removed end with ``SubscriptionEnd/pathRemoved``.
   ///
-  /// - Parameter state: The composed state after the change.
-  func deliver(_ change: StateChange, state: JSONValue) {
+  /// - Parameters:
+  ///   - state: The composed state after the change.
+  ///   - feature: The feature that made it, and `cause`, why: for the subscribers that asked.
+  func deliver(_ change: StateChange, state: JSONValue, feature: String? = nil, cause: ChangeCause? = nil) {
     self.contents.withLock { contents in
-      for (pointer, subscribers) in contents.byPath {
-        switch Self.relative(change.patch, to: pointer, in: state) {
+      for (key, subscribers) in contents.byPath {
+        switch Self.relative(change.patch, to: key.pointer, in: state) {
         case nil:
           for subscriber in subscribers.values { self.push(.end(reason: .pathRemoved), seq: change.seq, to: subscriber) }
         case let patch? where patch.isEmpty:
           continue
         case let patch?:
-          let bytes = self.encode(change.seq, patch)
+          let bytes = key.withCauses ? self.encodeCaused(change.seq, patch, feature, cause) : self.encode(change.seq, patch)
           for subscriber in subscribers.values { self.push(.encoded(seq: change.seq, bytes), seq: change.seq, to: subscriber) }
         }
       }

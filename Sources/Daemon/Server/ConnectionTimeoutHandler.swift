@@ -39,10 +39,16 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
   /// The last time the client sent something or had a call in flight.
   private var lastActivity = NIODeadline.now()
   private var check: Scheduled<Void>?
+  /// Where the time of each read goes, for the handlers after this one.
+  private let lastRead: LastRead
 
-  init(timeouts: @escaping @Sendable () -> Timeouts, isBusy: @escaping @Sendable () -> Bool, logger: Logger) {
+  init(
+    timeouts: @escaping @Sendable () -> Timeouts, isBusy: @escaping @Sendable () -> Bool, lastRead: LastRead = LastRead(),
+    logger: Logger
+  ) {
     self.timeouts = timeouts
     self.isBusy = isBusy
+    self.lastRead = lastRead
     self.logger = logger
   }
 
@@ -65,6 +71,7 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     let bytes = self.unwrapInboundIn(data).readableBytesView
     let now = NIODeadline.now()
     self.lastActivity = now
+    self.lastRead.time = now
     if let since = self.waitingSince {
       self.frameWaited = self.frameWaited + (now - since)
       self.waitingSince = nil
@@ -121,4 +128,11 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     }
     self.scheduleCheck(context: context)
   }
+}
+
+/// When the connection last read bytes: the time the timeout handler takes of each read anyway,
+/// handed to the connection handler behind it, which times each call from the read that
+/// completed it. Both handlers run on the connection's event loop, one after the other.
+final class LastRead {
+  var time = NIODeadline.now()
 }

@@ -32,10 +32,14 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   private let connectionLimit: Int
   /// Where connections refused over the limit are logged, rate-limited across all of them.
   private let refusals: ConnectionLog
+  /// Calls by method and result, and how long each took.
+  private let callMetrics: CallMetrics?
+  /// When the frames arriving now were read.
+  private let lastRead: LastRead
 
   private var context: ChannelHandlerContext?
-  /// Frames read and not yet started, behind a barrier or past the capacity.
-  private var frames = Deque<ByteBuffer>()
+  /// Frames read and not yet started, behind a barrier or past the capacity, with when.
+  private var frames = Deque<(frame: ByteBuffer, readAt: NIODeadline)>()
   /// Calls started and not yet answered; the first is the one being answered.
   private var calls = Deque<ReadCall>()
   /// The number of the first of `calls`: a call's ``CallAnswer`` carries its own.
@@ -59,7 +63,9 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     log: ConnectionLog,
     capacity: Int,
     connectionLimit: Int,
-    refusals: ConnectionLog
+    refusals: ConnectionLog,
+    calls: CallMetrics? = nil,
+    lastRead: LastRead = LastRead()
   ) {
     self.responder = responder
     self.server = server
@@ -68,6 +74,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.capacity = max(1, capacity)
     self.connectionLimit = connectionLimit
     self.refusals = refusals
+    self.callMetrics = calls
+    self.lastRead = lastRead
   }
 
   func channelActive(context: ChannelHandlerContext) {
@@ -103,7 +111,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard self.context != nil else { return }
-    self.frames.append(self.unwrapInboundIn(data))
+    self.frames.append((self.unwrapInboundIn(data), self.lastRead.time))
     self.advance()
   }
 
@@ -166,6 +174,12 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     guard let context, call == self.firstCall, self.isFirstStarted, let first = self.calls.popFirst() else { return }
     self.firstCall &+= 1
     self.isFirstStarted = false
+    if let calls = self.callMetrics {
+      let result = error.map { CallResult.index(ofError: $0.name) } ?? CallResult.ok
+      // A subscription lasts as long as its client wants: only its end is counted.
+      let nanoseconds = first.more ? nil : NIODeadline.now().uptimeNanoseconds &- first.readAt.uptimeNanoseconds
+      calls.record(kind: first.prepared.kind, result: result, nanoseconds: nanoseconds)
+    }
     if let error {
       if !first.errorIsLogged {
         self.log.refusal("error reply") {
@@ -212,14 +226,14 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     repeat {
       self.advanceAgain = false
       while !self.isDraining, self.calls.count < self.capacity, self.calls.last?.prepared.isBarrier != true,
-        let frame = self.frames.popFirst()
+        let next = self.frames.popFirst()
       {
         guard self.server.startAnswering(on: context.channel) else {
           self.isDraining = true
           self.frames.removeAll()
           break
         }
-        self.calls.append(self.prepare(frame, on: context.channel))
+        self.calls.append(self.prepare(next.frame, readAt: next.readAt, on: context.channel))
       }
       if !self.isFirstStarted, let first = self.calls.first, context.channel.isWritable {
         self.isFirstStarted = true
@@ -265,7 +279,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
   /// Reads a call's envelope from its frame and starts it; the responder takes the rest straight
   /// from the frame's bytes.
-  private func prepare(_ frame: ByteBuffer, on channel: any Channel) -> ReadCall {
+  private func prepare(_ frame: ByteBuffer, readAt: NIODeadline, on channel: any Channel) -> ReadCall {
     do {
       return try frame.withUnsafeReadableBytes { bytes in
         let call = IncomingCall(frame: try VarlinkCallFrame(parsing: bytes), bytes: bytes)
@@ -274,15 +288,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
           caller: self.caller,
           whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } }
         )
-        return ReadCall(method: call.method, oneway: call.oneway, prepared: prepared, frame: frame)
+        return ReadCall(method: call.method, oneway: call.oneway, more: call.more, readAt: readAt, prepared: prepared, frame: frame)
       }
     } catch let error as VarlinkError {
       self.log.refusal("invalid call", ["error": "\(loggable("\(error)"))"])
-      return ReadCall(method: "", oneway: false, prepared: .failing(error), errorIsLogged: true)
+      return ReadCall(method: "", oneway: false, readAt: readAt, prepared: .failing(error), errorIsLogged: true)
     } catch {
       self.log.refusal("malformed message", ["error": "\(loggable("\(error)"))"])
       let reply = VarlinkError.invalidRequest("malformed JSON: \(error)")
-      return ReadCall(method: "", oneway: false, prepared: .failing(reply), errorIsLogged: true)
+      return ReadCall(method: "", oneway: false, readAt: readAt, prepared: .failing(reply), errorIsLogged: true)
     }
   }
 }
@@ -291,6 +305,10 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 struct ReadCall {
   let method: String
   let oneway: Bool
+  /// A `more` call: it lasts as long as its client wants, so its length is not timed.
+  var more = false
+  /// When the read that completed the call happened.
+  let readAt: NIODeadline
   let prepared: PreparedCall
   /// The call's frame, a view of the read buffer that costs nothing to keep: a failed `Send`'s
   /// log line shows its action.

@@ -54,6 +54,8 @@ enum VarlinkOutgoing: Sendable {
 struct PreparedCall: Sendable {
   /// Whether the connection must not read further calls until this one is answered.
   let isBarrier: Bool
+  /// Which method the metrics count the call under: the responder knows, having read it.
+  var kind = CallKind.other
   /// Called on the connection's event loop when the call's turn comes; it must not block.
   let start: @Sendable (CallAnswer) -> Void
 
@@ -81,8 +83,14 @@ struct PreparedCall: Sendable {
   }
 }
 
-/// Counts what the server serves, for `Status` and the status line.
+/// Counts what the server serves, for `Status`, the status line and the metrics.
 final class ServerCounters: Sendable {
   /// Open connections.
   let connections = Atomic<Int>(0)
+  /// Calls by method and result, and how long they took; `nil` keeps no metrics.
+  let calls: CallMetrics?
+
+  init(calls: CallMetrics? = nil) {
+    self.calls = calls
+  }
 }

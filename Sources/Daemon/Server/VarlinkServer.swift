@@ -129,6 +129,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
         Caller(socket: $0)
       } ?? nil
+      let lastRead = LastRead()
       try channel.pipeline.syncOperations.addHandlers(
         ConnectionTimeoutHandler(
           timeouts: {
@@ -136,6 +137,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
             return .init(frame: TimeAmount(value.frameTimeout), idle: TimeAmount(value.idleTimeout))
           },
           isBusy: { channels.isBusy(channel) },
+          lastRead: lastRead,
           logger: self.logger
         ),
         ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: limits.maximumMessageBytes)),
@@ -146,7 +148,9 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
           log: ConnectionLog(logger: self.logger, peer: peer),
           capacity: limits.maximumQueuedCalls,
           connectionLimit: min(limits.maximumConnections, self.connectionCeiling),
-          refusals: self.refusedConnections
+          refusals: self.refusedConnections,
+          calls: self.counters.calls,
+          lastRead: lastRead
         )
       )
     }

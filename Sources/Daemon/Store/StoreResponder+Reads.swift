@@ -51,3 +51,25 @@ extension StoreResponder {
     ]
   }
 }
+
+extension StoreResponder {
+  /// `Metrics`: every metric, as Prometheus text.
+  func metricsText() -> JSONObject {
+    ["text": .string(self.metrics?.exposition() ?? "")]
+  }
+
+  /// What the metrics read from the daemon each time they are asked for.
+  func metricsSample() -> MetricsSample {
+    let queues = self.subscriptions.queueDepths()
+    return MetricsSample(
+      connections: self.counters.connections.load(ordering: .relaxed),
+      subscribers: self.subscriptions.count,
+      queuedChanges: queues.queued,
+      deepestQueue: queues.deepest,
+      seq: self.changeLog.currentSeq,
+      actions: self.actionCount.load(ordering: .relaxed),
+      mailboxes: [],
+      workers: self.features.compactMap { feature in self.workers[feature.name].map { $0() } }
+    )
+  }
+}

@@ -29,6 +29,14 @@ extension StoreResponder {
     case let .string(value)? where value.utf8.count <= 64: history = value
     default: throw VarlinkError.invalidParameter("history")
     }
+    // Asked for, each change names the feature that made it and why: a field that clients
+    // which did not ask never see, so that those who reject unknown fields read on.
+    let withCauses: Bool
+    switch call.parameters["causes"] {
+    case nil, .null: withCauses = false
+    case let .bool(value)?: withCauses = value
+    default: throw VarlinkError.invalidParameter("causes")
+    }
     // Further back than the history in memory, or more changes back than the subscriber's queue
     // holds (a replay into it would overflow into a snapshot): caught up from the journal first,
     // a page at a time.
@@ -43,8 +51,8 @@ extension StoreResponder {
       ) { caughtUp, announced in
         do throws(VarlinkError) {
           try self.follow(
-            pointer, since: caughtUp.map { ($0, self.changeLog.historyID) }, method: call.method, caller: caller,
-            whenClosed: whenClosed, answer: answer, announcesHistory: !announced
+            pointer, since: caughtUp.map { ($0, self.changeLog.historyID) }, withCauses: withCauses, method: call.method,
+            caller: caller, whenClosed: whenClosed, answer: answer, announcesHistory: !announced
           )
         } catch {
           answer.finish(error)
@@ -54,8 +62,8 @@ extension StoreResponder {
       return
     }
     try self.follow(
-      pointer, since: since.flatMap { since in history.map { (since, $0) } }, method: call.method, caller: caller,
-      whenClosed: whenClosed, answer: answer
+      pointer, since: since.flatMap { since in history.map { (since, $0) } }, withCauses: withCauses, method: call.method,
+      caller: caller, whenClosed: whenClosed, answer: answer
     )
   }
 
@@ -64,6 +72,7 @@ extension StoreResponder {
   private func follow(
     _ pointer: JSONPointer,
     since: (seq: UInt64, history: String)?,
+    withCauses: Bool,
     method: String,
     caller: Caller?,
     whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
@@ -73,7 +82,7 @@ extension StoreResponder {
     let subscriber: Subscriber
     do {
       subscriber = try self.changeLog.subscribe(
-        to: pointer, since: since, queueLimit: self.configuration.value.subscriptionQueueLimit
+        to: pointer, since: since, queueLimit: self.configuration.value.subscriptionQueueLimit, withCauses: withCauses
       )
     } catch {
       throw VarlinkError(SwitchyardError(error))
@@ -107,6 +116,28 @@ extension StoreResponder {
     let reply = VarlinkReply(parameters: ["seq": .int(Int64(seq)), "patch": patch.jsonValue], continues: true)
     return ByteBuffer(bytes: reply.frame())
   }
+
+  /// A change as the subscribers of one path that asked for causes receive it: with `cause`,
+  /// the feature that made it and — when the daemon keeps a journal, which is when it records
+  /// them — where its action came from, the action, and who sent it.
+  ///
+  ///     {"seq":7,"patch":[…],"cause":{"feature":"primes","origin":"request","action":{"counter":{"incrTapped":{}}},"uid":1000,"pid":4242}}
+  static func encodeChange(seq: UInt64, patch: JSONPatch, feature: String?, cause: ChangeCause?) -> ByteBuffer {
+    var note: JSONObject = [:]
+    if let feature { note["feature"] = .string(feature) }
+    if let cause {
+      note["origin"] = .string(cause.origin.rawValue)
+      if let action = cause.action, let value = try? JSONValue(parsing: action) { note["action"] = value }
+      if let peer = cause.peer {
+        note["uid"] = .int(Int64(peer.uid))
+        note["pid"] = .int(Int64(peer.pid))
+      }
+    }
+    let reply = VarlinkReply(
+      parameters: ["seq": .int(Int64(seq)), "patch": patch.jsonValue, "cause": .object(note)], continues: true
+    )
+    return ByteBuffer(bytes: reply.frame())
+  }
 }
 
 /// Writes what a subscriber has queued to its connection, on the connection's event loop, as
@@ -131,7 +162,10 @@ struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendabl
       if items.isEmpty { return }
       var changes: [ByteBuffer] = []
       for var item in items {
-        if case .overflow = item { item = self.responder.changeLog.resnapshot(self.subscriber) }
+        if case .overflow = item {
+          item = self.responder.changeLog.resnapshot(self.subscriber)
+          self.responder.metrics?.resnapshots.increment()
+        }
         switch item {
         case let .encoded(_, bytes):
           let isFirst = self.subscriber.takeHistoryAnnouncement()

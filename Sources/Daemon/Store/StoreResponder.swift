@@ -24,6 +24,8 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   let workers: [String: @Sendable () -> WorkerSnapshot]
   let configuration: LiveConfiguration
   let counters: ServerCounters
+  /// Every metric the daemon keeps, for `Metrics`; `nil` keeps none.
+  let metrics: DaemonMetrics?
   let logger: Logger
   /// The daemon's name and version in `GetInfo`.
   let product: String
@@ -51,11 +53,13 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     durability: DurabilityStatus = .none,
     product: String = "switchyardd",
     version: String = switchyardVersion,
+    metrics: DaemonMetrics? = nil,
     logger: Logger
   ) {
     self.product = product
     self.version = version
     self.durability = durability
+    self.metrics = metrics
     self.journalReader = changeLog.journalWriter.map(JournalReader.init(writer:))
     self.router = router
     self.changeLog = changeLog
@@ -73,11 +77,34 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
   ) -> PreparedCall {
     let grants = self.grants(for: caller)
-    if let denial = grants.denial(of: call) { return .failing(denial) }
+    if let denial = grants.denial(of: call) {
+      var refused = PreparedCall.failing(denial)
+      refused.kind = CallKind(method: call.method)
+      return refused
+    }
     guard call.interface == StoreInterface.name, let method = StoreInterface.Method(rawValue: call.name) else {
       let call = call.tree()
-      return .answering { () throws(VarlinkError) in try self.service(call) }
+      var prepared = PreparedCall.answering { () throws(VarlinkError) in try self.service(call) }
+      prepared.kind = CallKind(method: call.method)
+      return prepared
     }
+    var prepared = self.prepare(call, method, grants: grants, caller: caller, whenClosed: whenClosed)
+    switch method {
+    case .send: prepared.kind = .send
+    case .sendBatch: prepared.kind = .sendBatch
+    default: prepared.kind = CallKind(method)
+    }
+    return prepared
+  }
+
+  /// Starts a call of one of `io.switchyard.Store`'s methods.
+  private func prepare(
+    _ call: IncomingCall,
+    _ method: StoreInterface.Method,
+    grants: Grants,
+    caller: Caller?,
+    whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+  ) -> PreparedCall {
     switch method {
     case .send, .sendBatch:
       return self.route(call, method, caller: caller)
@@ -105,6 +132,8 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
       return .answering { self.describe(grants: grants) }
     case .status:
       return .answering { self.status() }
+    case .metrics:
+      return .answering { self.metricsText() }
     }
   }
 

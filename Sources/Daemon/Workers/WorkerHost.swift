@@ -250,7 +250,8 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       self.startHeartbeat(generation: generation)
       // Only now, so that starting the standby does not slow down the worker that serves.
       Task { await self.prepareStandby() }
-    case let .reduced(id, patch):
+    case let .reduced(id, patch, nanoseconds):
+      if nanoseconds > 0 { self.sink.metrics?.reduced(nanoseconds: nanoseconds) }
       let answered = try self.contents.withLock { contents throws(WorkerProtocolError) -> Pending in
         guard let first = contents.pending.first, first.id == id, contents.sent > 0 else {
           throw WorkerProtocolError("the worker answered action \(id), which it was not due to answer")
@@ -297,6 +298,10 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   }
 
   // MARK: Life cycle
+
+  var mailboxDepth: Int {
+    self.contents.withLock { $0.pending.count }
+  }
 
   var snapshot: WorkerSnapshot {
     self.contents.withLock { contents in

@@ -4,7 +4,8 @@ import SwitchyardRuntime
 ///
 /// Each message is one frame: a 4-byte big-endian length, then that many bytes: a kind byte,
 /// an 8-byte big-endian number (an action's id, a probe's id, or 0), and a JSON body (the
-/// compact text of a state, an action or a patch; empty when there is none). Frames are read
+/// compact text of a state, an action or a patch; empty when there is none). A `reduced`
+/// frame has a second 8-byte number before its body: the reducer's time in nanoseconds. Frames are read
 /// and written in order on one stream, so each side sees the other's messages in FIFO order.
 enum WorkerMessage: Equatable, Sendable {
   // Daemon → worker.
@@ -18,9 +19,10 @@ enum WorkerMessage: Equatable, Sendable {
   // Worker → daemon.
   /// The worker's store runs from the state it was handed.
   case ready
-  /// The action `id` is reduced; `patch` is the change it made, if any. The change and the
-  /// acknowledgement travel in one frame, so the daemon never holds one without the other.
-  case reduced(id: UInt64, patch: JSONPatch?)
+  /// The action `id` is reduced; `patch` is the change it made, if any, and `nanoseconds` how
+  /// long the reducer took (0 when it did not run: the action did not decode). The change and
+  /// the acknowledgement travel in one frame, so the daemon never holds one without the other.
+  case reduced(id: UInt64, patch: JSONPatch?, nanoseconds: UInt64 = 0)
   /// A change that no action from the daemon caused (a child reducer's effect on a read-only
   /// route reduced in place).
   case change(JSONPatch)
@@ -49,7 +51,7 @@ enum WorkerMessage: Equatable, Sendable {
       case let .action(id, action): (.action, id, action)
       case let .probe(id): (.probe, id, nil)
       case .ready: (.ready, 0, nil)
-      case let .reduced(id, patch): (.reduced, id, patch?.jsonValue)
+      case let .reduced(id, patch, _): (.reduced, id, patch?.jsonValue)
       case let .change(patch): (.change, 0, patch.jsonValue)
       case let .effect(action): (.effect, 0, action)
       case let .probeAnswer(id): (.probeAnswer, id, nil)
@@ -58,12 +60,16 @@ enum WorkerMessage: Equatable, Sendable {
       case let .cancelTimers(id): (.cancelTimers, 0, .string(id))
       }
     let text = body?.serializedBytes() ?? []
+    var time: UInt64?
+    if case let .reduced(_, _, nanoseconds) = self { time = nanoseconds }
+    let header = 9 + (time == nil ? 0 : 8)
     var frame: [UInt8] = []
-    frame.reserveCapacity(4 + 9 + text.count)
-    let length = UInt32(9 + text.count)
+    frame.reserveCapacity(4 + header + text.count)
+    let length = UInt32(header + text.count)
     withUnsafeBytes(of: length.bigEndian) { frame.append(contentsOf: $0) }
     frame.append(kind.rawValue)
     withUnsafeBytes(of: number.bigEndian) { frame.append(contentsOf: $0) }
+    if let time { withUnsafeBytes(of: time.bigEndian) { frame.append(contentsOf: $0) } }
     frame.append(contentsOf: text)
     return frame
   }
@@ -97,7 +103,19 @@ enum WorkerMessage: Equatable, Sendable {
     case .action: self = .action(id: number, action: try body())
     case .probe: self = .probe(id: number)
     case .ready: self = .ready
-    case .reduced: self = .reduced(id: number, patch: text.isEmpty ? nil : try patch())
+    case .reduced:
+      guard text.count >= 8 else { throw WorkerProtocolError("a reduced frame without the reducer's time") }
+      let nanoseconds = text.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+      let body = UnsafeRawBufferPointer(rebasing: text[8...])
+      guard !body.isEmpty else {
+        self = .reduced(id: number, patch: nil, nanoseconds: nanoseconds)
+        return
+      }
+      do {
+        self = .reduced(id: number, patch: try JSONPatch(jsonValue: try JSONValue(parsing: body)), nanoseconds: nanoseconds)
+      } catch {
+        throw WorkerProtocolError("a reduced frame whose body is not a JSON Patch: \(error)")
+      }
     case .change: self = .change(try patch())
     case .effect: self = .effect(action: try body())
     case .probeAnswer: self = .probeAnswer(id: number)

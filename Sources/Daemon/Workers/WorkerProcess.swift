@@ -48,6 +48,8 @@ final class WorkerActionTags: Sendable {
   }
 
   private let contents = Mutex(Contents())
+  /// How long the reducer took on the action reducing now.
+  private let nanoseconds = Atomic<UInt64>(0)
   let page: InProgressPage
 
   init(page: InProgressPage) {
@@ -83,13 +85,19 @@ final class WorkerActionTags: Sendable {
     }
   }
 
-  /// The action is reduced: its change, if any.
-  func finish() -> JSONPatch? {
+  /// The reducer took `nanoseconds` on the action reducing now.
+  func reduced(nanoseconds: UInt64) {
+    self.nanoseconds.store(nanoseconds, ordering: .relaxed)
+  }
+
+  /// The action is reduced: its change, if any, and how long the reducer took.
+  func finish() -> (patch: JSONPatch?, nanoseconds: UInt64) {
     self.page.actionID = 0
-    return self.contents.withLock { contents in
+    let patch = self.contents.withLock { contents in
       defer { (contents.current, contents.patch) = (nil, nil) }
       return contents.patch
     }
+    return (patch, self.nanoseconds.exchange(0, ordering: .relaxed))
   }
 }
 
@@ -100,6 +108,8 @@ struct _WorkerTaggedReducer<Base: Reducer>: Reducer {
 
   func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
     self.tags.begin()
+    let start = MonotonicClock.now
+    defer { self.tags.reduced(nanoseconds: MonotonicClock.now &- start) }
     return self.base.reduce(into: &state, action: action)
   }
 
@@ -108,6 +118,8 @@ struct _WorkerTaggedReducer<Base: Reducer>: Reducer {
     let tags = self.tags
     return { state, action in
       tags.begin()
+      let start = MonotonicClock.now
+      defer { tags.reduced(nanoseconds: MonotonicClock.now &- start) }
       return reduce(&state, action)
     }
   }
@@ -182,7 +194,10 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
               continue
             }
             tags.queue(id)
-            store.enqueue(action) { _ in link.send(.reduced(id: id, patch: tags.finish())) }
+            store.enqueue(action) { _ in
+              let (patch, nanoseconds) = tags.finish()
+              link.send(.reduced(id: id, patch: patch, nanoseconds: nanoseconds))
+            }
           case let .probe(id):
             store.probe { link.send(.probeAnswer(id: id)) }
           default:

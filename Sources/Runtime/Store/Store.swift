@@ -230,6 +230,12 @@ public actor Store<State: Sendable, Action: Sendable> {
     }
   }
 
+  /// How many actions wait in the mailbox, not yet taken for reduction: what a host reports
+  /// as the feature's mailbox depth. Read without waiting, from any thread.
+  public nonisolated var mailboxDepth: Int {
+    self.mailbox.count.load(ordering: .relaxed)
+  }
+
   /// How many effect tasks are running.
   public var inFlightEffectCount: Int {
     self.effects.inFlightCount

@@ -15,6 +15,7 @@ public enum StoreInterface {
     case status = "Status"
     case journal = "Journal"
     case replay = "Replay"
+    case metrics = "Metrics"
   }
 
   /// Its errors.
@@ -119,8 +120,21 @@ public enum StoreInterface {
     # without the state of its last run). With "since" and that "history", the changes after
     # that number are replayed when the daemon still holds them (in memory, or in its journal),
     # the first of them naming the "history" too; otherwise a snapshot comes first. A
-    # subscriber that falls behind gets a fresh snapshot.
-    method Subscribe(path: ?string, since: ?int, history: ?string) -> (seq: int, history: ?string, state: ?object, patch: ?[]object)
+    # subscriber that falls behind gets a fresh snapshot. With "causes", each change says what
+    # made it ("cause"); changes replayed after "since" say nothing of it.
+    method Subscribe(path: ?string, since: ?int, history: ?string, causes: ?bool) -> (seq: int, history: ?string, state: ?object, patch: ?[]object, cause: ?ChangeCause)
+
+    # What made a change, for a subscriber that asked ("causes"): the feature whose state it
+    # changed and, when the daemon keeps a journal (which is when it records causes), where the
+    # action came from ("request", "effect", "restart" or "timer"), the global action when it
+    # can tell it, and the uid and pid of the process that sent a request.
+    type ChangeCause (
+      feature: ?string,
+      origin: ?string,
+      action: ?object,
+      uid: ?int,
+      pid: ?int
+    )
 
     # What the access policy lets the caller do: read (and which state paths, when limited),
     # write (and which actions, when limited), admin.
@@ -222,6 +236,12 @@ public enum StoreInterface {
       workers: []Worker,
       durability: Durability
     )
+
+    # Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4): calls by
+    # method and result and how long they took, reductions and mailbox depth by feature,
+    # subscribers and their queues, connections, worker restarts and memory, journal commits.
+    # Needs the read permission, as Status does.
+    method Metrics() -> (text: string)
 
     # The call is not a well-formed Varlink call.
     error InvalidRequest (reason: string)

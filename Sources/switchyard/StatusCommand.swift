@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import SwitchyardClient
+import SwitchyardJSON
+import SwitchyardVarlink
+
+struct Status: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Show how the daemon is doing: uptime, state, durability, clients, features and workers.",
+    discussion: """
+      A short summary, as systemctl status gives of a unit; --json prints the Status reply \
+      itself.
+      """
+  )
+
+  @OptionGroup var global: GlobalOptions
+
+  @Flag(help: "Print the raw Status reply, as pretty JSON.")
+  var json = false
+
+  func run() async throws {
+    try await self.global.withClient { client in
+      if self.json {
+        return print(try await client.call(method: StoreInterface.Method.status.qualifiedName).prettyPrinted())
+      }
+      // One connection for both calls, pipelined.
+      try await client.connect()
+      async let status = client.call(method: StoreInterface.Method.status.qualifiedName)
+      async let describe = client.call(method: StoreInterface.Method.describe.qualifiedName)
+      let view = StatusView(socket: self.global.socketPath, status: try await status, describe: try await describe)
+      print(view.render(style: Style.forTerminal(json: false)))
+    }
+  }
+}
+
+/// `switchyard status` as text: made from the `Status` and `Describe` replies, whatever fields
+/// they hold beyond those it shows.
+///
+/// ```
+/// ● switchyardd at run/switchyard.sock
+///      Active: up 2h 3min
+///       State: seq 1234 after 1230 actions (0.2/s since start)
+///  Durability: strict, journal 0b1c2d3e… in run/state
+///     Clients: 2 connections, 1 subscriber
+///    Features: 3
+///              primes        /primes        process  pid 4242  running  0 restarts
+///              activityFeed  /activityFeed  actor
+/// ```
+struct StatusView {
+  let socket: String
+  let status: JSONValue
+  let describe: JSONValue?
+
+  func render(style: Style) -> String {
+    let workers = self.status["workers"]?.arrayValue ?? []
+    let durability = self.status["durability"]
+    let healthy = workers.allSatisfy { $0["state"]?.stringValue == "running" } && durability?["unavailable"] == nil
+    var lines = ["\(healthy ? style.green("●") : style.red("●")) switchyardd at \(self.socket)"]
+    func field(_ name: String, _ value: String) {
+      lines.append(Formatting.pad(name + ":", 12, right: true) + " " + value)
+    }
+    let uptime = self.status["uptime"]?.doubleValue ?? 0
+    field("Active", "up \(Formatting.uptime(seconds: uptime))")
+    let actions = self.status["actions"]?.intValue ?? 0
+    let average = uptime > 0 ? Double(actions) / uptime : 0
+    field("State", "seq \(self.status["seq"]?.intValue ?? 0) after \(actions) actions (\(Formatting.rate(average))/s since start)")
+    if let durability {
+      var text = durability["mode"]?.stringValue ?? "?"
+      if let journal = durability["journal"]?.stringValue { text += ", journal \(journal.prefix(8))…" }
+      if let directory = durability["directory"]?.stringValue { text += " in \(directory)" }
+      if let unavailable = durability["unavailable"]?.stringValue { text += style.red(" — journal unavailable: \(unavailable)") }
+      field("Durability", text)
+    }
+    let connections = self.status["connections"]?.intValue ?? 0
+    let subscribers = self.status["subscribers"]?.intValue ?? 0
+    field(
+      "Clients",
+      "\(connections) connection\(connections == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
+    )
+    let features = self.describe?["features"]?.arrayValue ?? []
+    field("Features", "\(self.status["features"]?.intValue ?? features.count)")
+    let rows = features.map { feature -> [String] in
+      let name = feature["name"]?.stringValue ?? "?"
+      var row = [name, feature["state"]?.stringValue ?? "", feature["isolation"]?.stringValue ?? ""]
+      if let worker = workers.first(where: { $0["feature"]?.stringValue == name }) ?? feature["worker"] {
+        row += WorkerText.cells(worker, style: style)
+      }
+      return row
+    }
+    lines += Formatting.table(rows).map { String(repeating: " ", count: 13) + $0 }
+    return lines.joined(separator: "\n")
+  }
+}
+
+/// A worker as the human output shows it: pid, state, restarts, and how the last one ended.
+enum WorkerText {
+  static func cells(_ worker: JSONValue, style: Style) -> [String] {
+    let state = worker["state"]?.stringValue ?? "?"
+    let restarts = worker["restarts"]?.intValue ?? 0
+    var cells = [
+      worker["pid"]?.intValue.map { "pid \($0)" } ?? "no pid",
+      state == "running" ? state : style.yellow(state),
+      "\(restarts) restart\(restarts == 1 ? "" : "s")",
+    ]
+    if let lastExit = worker["lastExit"]?.stringValue { cells.append("last: \(lastExit)") }
+    return cells
+  }
+}

@@ -1,0 +1,125 @@
+import SnapshotTesting
+import SwitchyardJSON
+import Testing
+
+@testable import switchyard
+
+/// The `switchyard` command's human output, from fixed replies, against the snapshots in
+/// `__Snapshots__/CLIViewTests`. A change to what operators read shows as a diff there.
+struct CLIViewTests {
+  static let status: JSONValue = [
+    "uptime": 7_384, "features": 3, "connections": 2, "subscribers": 1, "actions": 1_230, "seq": 1_234,
+    "workers": [
+      ["feature": "primes", "pid": 4_242, "state": "running", "restarts": 1, "lastExit": "killed by signal 9 (SIGKILL)",
+       "lastRestartMilliseconds": 12.5, "standbyPid": 4_250],
+    ],
+    "durability": ["mode": "strict", "directory": "/var/lib/switchyard", "journal": "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"],
+  ]
+
+  static let describe: JSONValue = [
+    "features": [
+      [
+        "name": "primes", "state": "/primes", "readOnly": false, "action": "PrimeTime.Primes.Action",
+        "actions": ["counter.decrTapped", "counter.incrTapped", "counter.nthPrimeButtonTapped", "favoritePrimes.deleteFavoritePrimes"],
+        "internalActions": ["counter.nthPrimeResponse"], "isolation": "process",
+        "worker": ["feature": "primes", "pid": 4_242, "state": "running", "restarts": 1],
+      ],
+      [
+        "name": "activityFeed", "state": "/activityFeed", "readOnly": true, "action": "PrimeTime.ActivityFeed.Action",
+        "actions": [], "internalActions": [], "isolation": "actor",
+      ],
+      [
+        // A newer daemon's Describe: cases with payload shapes, and fields this CLI does not know.
+        "name": "signUp", "state": "/signUp", "readOnly": false, "action": "PrimeTime.SignUp.Action",
+        "actions": [["name": "emailChanged", "payload": "string"], ["name": "submitTapped"]],
+        "internalActions": [], "isolation": "actor", "stateVersion": 2,
+      ],
+    ],
+    "access": ["read": true, "write": true, "admin": false, "actions": ["counter.*"]],
+  ]
+
+  @Test func status() {
+    let view = StatusView(socket: "/run/switchyard/switchyard.sock", status: Self.status, describe: Self.describe)
+    assertSnapshot(of: view.render(style: Style(enabled: false)), as: .lines)
+  }
+
+  @Test func statusWithoutAJournalOrWorkers() {
+    let status: JSONValue = [
+      "uptime": 42, "features": 1, "connections": 1, "subscribers": 0, "actions": 0, "seq": 0, "workers": [],
+      "durability": ["mode": "none"],
+    ]
+    let describe: JSONValue = ["features": [["name": "notes", "state": "/notes", "isolation": "actor"]]]
+    assertSnapshot(of: StatusView(socket: "run/switchyard.sock", status: status, describe: describe).render(style: Style(enabled: false)), as: .lines)
+  }
+
+  @Test func describe() {
+    assertSnapshot(of: DescribeView(describe: Self.describe).render(style: Style(enabled: false)), as: .lines)
+  }
+
+  @Test func topFrame() {
+    let metrics = PrometheusSamples(parsing: Self.metrics(sends: 1_200, reductions: 1_200, restarts: 1))
+    let frame = TopFrame(
+      socket: "run/switchyard.sock", describe: Self.describe,
+      sample: TopSample(status: Self.status, metrics: metrics, at: .now), previous: nil
+    )
+    assertSnapshot(of: frame.render(style: Style(enabled: false)), as: .lines)
+  }
+
+  @Test func topFrameOverTheLastInterval() {
+    let start = ContinuousClock.now
+    let earlier = TopSample(status: Self.status, metrics: PrometheusSamples(parsing: Self.metrics(sends: 1_200, reductions: 1_200, restarts: 1)), at: start)
+    let later = TopSample(status: Self.status, metrics: PrometheusSamples(parsing: Self.metrics(sends: 1_220, reductions: 1_220, restarts: 1)), at: start + .seconds(2))
+    let frame = TopFrame(socket: "run/switchyard.sock", describe: Self.describe, sample: later, previous: earlier)
+    assertSnapshot(of: frame.render(style: Style(enabled: false)), as: .lines)
+  }
+
+  @Test func quantilesInterpolateWithinTheirBucket() {
+    let histogram = PrometheusSamples.Histogram(buckets: [(0.001, 0), (0.002, 50), (0.004, 100), (.infinity, 100)])
+    #expect(histogram.quantile(0.5) == 0.002)
+    #expect(histogram.quantile(0.25) == 0.0015)
+    #expect(histogram.quantile(0.75) == 0.003)
+    #expect(PrometheusSamples.Histogram(buckets: [(0.001, 0), (.infinity, 0)]).quantile(0.5) == nil)
+    #expect(PrometheusSamples.Histogram(buckets: [(0.001, 0), (.infinity, 4)]).quantile(0.5) == 0.001)
+  }
+
+  @Test func globalOptionsMoveAfterTheSubcommand() {
+    #expect(GlobalOptions.hoisted(["--socket", "s", "send", "a.b"]) == ["send", "--socket", "s", "a.b"])
+    #expect(GlobalOptions.hoisted(["--socket=s", "status", "--json"]) == ["status", "--socket=s", "--json"])
+    #expect(GlobalOptions.hoisted(["status", "--socket", "s"]) == ["status", "--socket", "s"])
+    #expect(GlobalOptions.hoisted(["--socket", "s"]) == ["--socket", "s"])
+    #expect(GlobalOptions.hoisted(["--socket", "s", "--help"]) == ["--socket", "s", "--help"])
+  }
+
+  /// The daemon's metrics text for a run with `sends` sends, all reduced by `primes` in 8 µs to
+  /// 40 µs, answered in 50 µs to 250 µs.
+  static func metrics(sends: Int, reductions: Int, restarts: Int) -> String {
+    """
+    # TYPE switchyard_calls_total counter
+    switchyard_calls_total{method="io.switchyard.Store.Send",result="ok"} \(sends)
+    switchyard_calls_total{method="io.switchyard.Store.Send",result="io.switchyard.Store.InvalidAction"} 3
+    switchyard_calls_total{method="io.switchyard.Store.Status",result="ok"} 7
+    switchyard_actions_total \(sends)
+    switchyard_subscriber_queued_changes 2.0
+    switchyard_subscriber_queue_depth_max 2.0
+    process_resident_memory_bytes 41943040.0
+    switchyard_mailbox_depth{feature="primes"} 1.0
+    switchyard_mailbox_depth{feature="activityFeed"} 0.0
+    switchyard_mailbox_depth{feature="signUp"} 0.0
+    switchyard_worker_restarts_total{feature="primes"} \(restarts)
+    switchyard_worker_resident_memory_bytes{feature="primes"} 12897484.8
+    switchyard_call_duration_seconds_bucket{method="io.switchyard.Store.Send",le="0.00005"} \(sends / 2)
+    switchyard_call_duration_seconds_bucket{method="io.switchyard.Store.Send",le="0.00025"} \(sends + 3)
+    switchyard_call_duration_seconds_bucket{method="io.switchyard.Store.Send",le="+Inf"} \(sends + 3)
+    switchyard_call_duration_seconds_count{method="io.switchyard.Store.Send"} \(sends + 3)
+    switchyard_call_duration_seconds_bucket{method="io.switchyard.Store.Status",le="0.00005"} 0
+    switchyard_call_duration_seconds_bucket{method="io.switchyard.Store.Status",le="0.00025"} 7
+    switchyard_call_duration_seconds_bucket{method="io.switchyard.Store.Status",le="+Inf"} 7
+    switchyard_reduce_duration_seconds_bucket{feature="primes",le="0.0000025"} 0
+    switchyard_reduce_duration_seconds_bucket{feature="primes",le="0.00001"} \(reductions / 4)
+    switchyard_reduce_duration_seconds_bucket{feature="primes",le="0.00005"} \(reductions)
+    switchyard_reduce_duration_seconds_bucket{feature="primes",le="+Inf"} \(reductions)
+    switchyard_reduce_duration_seconds_bucket{feature="activityFeed",le="0.0000025"} 0
+    switchyard_reduce_duration_seconds_bucket{feature="activityFeed",le="+Inf"} 0
+    """
+  }
+}

@@ -1,0 +1,143 @@
+"""The daemon's metrics as a Prometheus server reads them: the text of io.switchyard.Store.Metrics
+and of the HTTP endpoint (metrics.listen) parses with the reference client's own parser, and after a
+known sequence of calls the counters and histograms hold exactly what those calls made."""
+
+import os
+import shutil
+import socket
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from conftest import INCR, STORE, Daemon
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def scraped_daemon():
+    folder = tempfile.mkdtemp(prefix="switchyard-py-")
+    port = free_port()
+    try:
+        d = Daemon(folder, environment={"SWITCHYARD_METRICS_LISTEN": f"127.0.0.1:{port}"})
+        d.metrics_url = f"http://127.0.0.1:{port}/metrics"
+        wait_until_listening(port)
+        try:
+            yield d
+        finally:
+            assert d.terminate() == 0, d.log()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def wait_until_listening(port):
+    """The endpoint binds once the daemon runs, a moment after its Varlink socket accepts."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+def samples(text):
+    """{(name, frozenset(labels)): value} of every sample, through prometheus_client's parser."""
+    result = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            result[(sample.name, frozenset(sample.labels.items()))] = sample.value
+    return result
+
+
+def value(parsed, name, **labels):
+    return parsed.get((name, frozenset(labels.items())))
+
+
+def scrape(url):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        assert response.status == 200
+        assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+        return response.read().decode()
+
+
+def test_metrics_after_a_known_sequence_of_calls(scraped_daemon):
+    with scraped_daemon.raw() as conn:
+        for _ in range(3):
+            assert "error" not in conn.call("Send", {"action": INCR})
+        assert conn.call("Get", {"path": "/nope"})["error"] == f"{STORE}.PathNotFound"
+        assert conn.call("Explode")["error"] == "org.varlink.service.MethodNotFound"
+        reply = conn.call("Metrics")
+    text = reply["parameters"]["text"]
+    parsed = samples(text)
+
+    calls = "switchyard_calls_total"
+    send = f"{STORE}.Send"
+    assert value(parsed, calls, method=send, result="ok") == 3
+    assert value(parsed, calls, method=f"{STORE}.Get", result=f"{STORE}.PathNotFound") == 1
+    assert value(parsed, calls, method=f"{STORE}.Explode", result="org.varlink.service.MethodNotFound") is None
+    assert value(parsed, calls, method="other", result="org.varlink.service.MethodNotFound") == 1
+    # The Metrics call itself is counted once it is answered: in the next scrape, not its own.
+    assert value(parsed, calls, method=f"{STORE}.Metrics", result="ok") is None
+
+    duration = "switchyard_call_duration_seconds"
+    assert value(parsed, duration + "_count", method=send) == 3
+    assert value(parsed, duration + "_bucket", method=send, le="+Inf") == 3
+    assert 0 < value(parsed, duration + "_sum", method=send) < 30
+
+    # The counter lives in a worker process: the worker timed each reduction and sent the time.
+    reduce = "switchyard_reduce_duration_seconds"
+    assert value(parsed, reduce + "_count", feature="primes") == 3
+    assert value(parsed, reduce + "_count", feature="activityFeed") == 0
+    assert value(parsed, reduce + "_count", feature="signUp") == 0
+    assert value(parsed, "switchyard_mailbox_depth", feature="primes") == 0
+
+    assert value(parsed, "switchyard_actions_total") == 3
+    assert value(parsed, "switchyard_sequence_number") == 3
+    assert value(parsed, "switchyard_connections") == 1
+    assert value(parsed, "switchyard_subscribers") == 0
+    assert value(parsed, "switchyard_worker_restarts_total", feature="primes") == 0
+    assert value(parsed, "switchyard_worker_up", feature="primes") == 1
+    assert value(parsed, "switchyard_worker_resident_memory_bytes", feature="primes") > 1 << 20
+    assert value(parsed, "process_resident_memory_bytes") > 1 << 20
+
+    # The HTTP endpoint serves the same metrics, now with the Metrics call counted.
+    over_http = samples(scrape(scraped_daemon.metrics_url))
+    assert value(over_http, calls, method=send, result="ok") == 3
+    assert value(over_http, calls, method=f"{STORE}.Metrics", result="ok") == 1
+    assert value(over_http, reduce + "_count", feature="primes") == 3
+
+
+def test_metrics_count_subscribers_and_their_queues(daemon):
+    with daemon.raw() as watcher, daemon.raw() as conn:
+        watcher.send("Subscribe", {"path": "/primes"}, more=True)
+        assert watcher.read()["parameters"]["seq"] == 0
+        assert "error" not in conn.call("Send", {"action": INCR})
+        assert watcher.read()["parameters"]["seq"] == 1
+        parsed = samples(conn.call("Metrics")["parameters"]["text"])
+    assert value(parsed, "switchyard_subscribers") == 1
+    assert value(parsed, "switchyard_connections") == 2
+    assert value(parsed, "switchyard_subscriber_queued_changes") == 0
+    assert value(parsed, "switchyard_subscriber_resnapshots_total") == 0
+
+
+def test_the_http_endpoint_answers_only_metrics(scraped_daemon):
+    base = scraped_daemon.metrics_url.removesuffix("/metrics")
+    for path, status in (("/", 404), ("/metrics/x", 404)):
+        with pytest.raises(urllib.error.HTTPError) as error:
+            urllib.request.urlopen(base + path, timeout=10)
+        assert error.value.code == status
+    request = urllib.request.Request(scraped_daemon.metrics_url, data=b"x", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as error:
+        urllib.request.urlopen(request, timeout=10)
+    assert error.value.code == 405
