@@ -3,10 +3,12 @@
 #   make run     build and start switchyardd in the foreground, serving PrimeTime
 #   make test    build everything and run every test (the fuzz targets briefly too)
 #   make examples-test  build each application in Examples/ from its own package and test it
+#   make docs-test  check that the tutorial's code is the code of Examples/Tutorial
 #   make bench   run the runtime benchmarks and print their ratios to the references
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
 #                   APP=… PACKAGE=… installs another application's daemon the same way
+#   make verify-units APP=… [DESTDIR=…]  systemd-analyze verify on APP's installed (or staged) units
 #   make systemd-test  unit-file checks, then switchyard.socket/.service under a real systemd in nspawn
 #   make soak    the live protocol fuzzer with a million inputs, then 100 kill -9 rounds under load
 #   make test-tsan  every Swift suite under ThreadSanitizer
@@ -46,13 +48,13 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 
-test: build python-test systemd-test fuzz-brief examples-test
+test: build python-test docs-test systemd-test fuzz-brief examples-test
 	BUILD_DIR=$(BUILD_DIR) scripts/swift-test-with-deadline $(SWIFT) test $(SWIFT_FLAGS) --skip-build
 
 # Examples/: applications on Switchyard, each a package of its own that depends on this one by
 # path, built in its own folder (Examples/NAME/.build) and tested there — its unit tests and its
 # end-to-end tests, which drive its daemon with this package's switchyard CLI.
-EXAMPLES := Flags
+EXAMPLES := Flags Tutorial
 .PHONY: examples-test
 examples-test: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product switchyard
@@ -81,6 +83,12 @@ $(VENV)/pyvenv.cfg:
 $(PYTHON_STAMP): $(PYTHON_REQUIREMENTS) $(VENV)/pyvenv.cfg
 	$(VENV)/bin/python3 -m pip install -q -r $(PYTHON_REQUIREMENTS)
 	touch $@
+
+# Tests/Docs: the tutorial's code blocks are the code of Examples/Tutorial (test_tutorial.py), in
+# the same virtual environment; it builds nothing.
+.PHONY: docs-test
+docs-test: deps $(PYTHON_STAMP)
+	PYTHONDONTWRITEBYTECODE=1 $(VENV)/bin/python3 -m pytest -q Tests/Docs
 
 # Every Swift suite under ThreadSanitizer, in a build folder of its own. SWITCHYARD_TSAN makes the
 # project's Mutex tell TSan when it is taken and given back (the standard one waits in the
@@ -223,6 +231,23 @@ install-units: check-names
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
 	  systemd-sysusers $(SYSUSERSDIR)/$(NAME).conf; \
 	  echo "next: systemctl daemon-reload && systemctl enable --now $(NAME).socket"; fi
+
+# make verify-units APP=… [NAME=…] [DESTDIR=…]: systemd-analyze verify on the units install-units
+# writes for APP, with ExecStart naming the executable where install-bin put it (under DESTDIR
+# when staged, so a staged install can be checked before it is a real one). Prints one line when
+# verify has nothing to say, and fails with what it said otherwise. Run as root, verify leaves
+# /run/systemd/systemd-units-load behind; it is removed when it was not there before.
+.PHONY: verify-units
+verify-units: check-names
+	@exe="$(abspath $(DESTDIR)$(BINDIR))/$(APP)"; \
+	[ -x "$$exe" ] || { echo "error: there is no $$exe: make install APP=$(APP) PACKAGE=… first, with the same DESTDIR" >&2; exit 1; }; \
+	tmp="$$(mktemp -d)"; marker=/run/systemd/systemd-units-load; had_marker=0; [ ! -e $$marker ] || had_marker=1; \
+	$(MAKE) -s --no-print-directory install-units DESTDIR="$$tmp" BINDIR="$(abspath $(DESTDIR)$(BINDIR))" \
+	  UNITDIR=/units SYSUSERSDIR=/sysusers.d >/dev/null \
+	  && out="$$(cd "$$tmp/units" && systemd-analyze verify ./$(NAME).socket ./$(NAME).service 2>&1)"; status=$$?; \
+	rm -rf "$$tmp"; [ $$had_marker = 1 ] || rm -f $$marker; \
+	if [ $$status = 0 ] && [ -z "$$out" ]; then echo "systemd-analyze verify $(NAME).socket $(NAME).service: no complaint"; \
+	else echo "systemd-analyze verify $(NAME).socket $(NAME).service:" >&2; echo "$$out" >&2; exit 1; fi
 
 # Leaves SYSCONFDIR/NAME (it may hold local changes) and the group. The CLI goes with switchyardd
 # only: other applications' services may still use it.

@@ -7,7 +7,8 @@
 #     directories, and nothing of switchyardd's;
 #   - `systemd-analyze verify` prints nothing at all (it exits non-zero only for a missing
 #     executable; unknown keys and bad values are only warnings, so any output is a failure);
-#   - `systemd-analyze security --offline=yes` scores each service at or under THRESHOLD.
+#   - `systemd-analyze security --offline=yes` scores each service at or under THRESHOLD;
+#   - `make verify-units` (what the tutorial checks a staged install with) says nothing else.
 # verify checks that ExecStart's binary exists, so BINDIR is the folder of the built daemons:
 # $SWITCHYARD_BIN_DIR (make systemd-test passes the debug build's).
 set -euo pipefail
@@ -110,6 +111,16 @@ if grep -hv -e '^#' -e '^ExecStart=' "$service" "$socket" "$tmp/other/sysusers.d
   fail "the other application's units name switchyardd's"
 fi
 check_service "$tmp/other/units" fixture
+
+# make verify-units, which the tutorial runs on a staged install: silent for sound units, and it
+# finds the executable where install-bin put it (here BINDIR, the build folder).
+out="$(make -s --no-print-directory -C "$repo" verify-units APP=switchyard-fixture NAME=fixture BINDIR="$bin_dir" 2>&1)" \
+  || fail "make verify-units APP=switchyard-fixture failed:"$'\n'"$out"
+[[ "$out" == "systemd-analyze verify fixture.socket fixture.service: no complaint" ]] || fail "make verify-units said: $out"
+if out="$(make -s --no-print-directory -C "$repo" verify-units APP=switchyard-fixture NAME=fixture DESTDIR="$tmp/nothing" 2>&1)"; then
+  fail "make verify-units without the executable passed: $out"
+fi
+echo "unit-checks: make verify-units: no complaint, and refused without the executable"
 
 # A daemon's dynamic user may not be named like the socket's group.
 if out="$(make -s --no-print-directory -C "$repo" install-units DESTDIR="$tmp/refused" APP=myapp 2>&1)"; then
