@@ -170,20 +170,23 @@ let package = Package(
       ],
       path: "Sources/Client"
     ),
-    .executableTarget(
-      name: "switchyard",
+    // The switchyard command's subcommands and what they print, tested as they are.
+    .target(
+      name: "SwitchyardCLI",
       dependencies: [
         "SwitchyardClient",
         "SwitchyardJSON",
         "SwitchyardVarlink",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ]
+      ],
+      path: "Sources/CLI"
     ),
+    .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
     .testTarget(
       name: "ClientTests",
       dependencies: [
         // The CLI's views, tested on their own (its end-to-end tests run the binary).
-        "switchyard",
+        "SwitchyardCLI",
         "SwitchyardSynchronization",
         "SwitchyardTestSupport",
         "SwitchyardClient",

@@ -2,7 +2,7 @@ import SnapshotTesting
 import SwitchyardJSON
 import Testing
 
-@testable import switchyard
+@testable import SwitchyardCLI
 
 /// The `switchyard` command's human output, from fixed replies, against the snapshots in
 /// `__Snapshots__/CLIViewTests`. A change to what operators read shows as a diff there.

@@ -141,3 +141,62 @@ def test_the_http_endpoint_answers_only_metrics(scraped_daemon):
     with pytest.raises(urllib.error.HTTPError) as error:
         urllib.request.urlopen(request, timeout=10)
     assert error.value.code == 405
+
+
+def resident_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+def test_requests_sent_without_reading_the_answers_wait_in_the_kernel(scraped_daemon):
+    # 20,000 scrapes (some 40 bytes each) from a client that never reads: answered all at once,
+    # their texts (a few KiB each) would pile up in the daemon, about 100 MiB of them. Answered
+    # only while the client reads, they wait in the socket buffers as requests.
+    port = int(scraped_daemon.metrics_url.split(":")[2].split("/")[0])
+    before = resident_kib(scraped_daemon.process.pid)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as hostile:
+        hostile.setblocking(False)
+        request = b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+        pending = request * 20_000
+        deadline = time.monotonic() + 5
+        while pending and time.monotonic() < deadline:
+            try:
+                pending = pending[hostile.send(pending):]
+            except BlockingIOError:
+                time.sleep(0.01)
+        time.sleep(0.5)
+        grown = resident_kib(scraped_daemon.process.pid) - before
+        assert grown < 16 * 1024, f"the daemon grew by {grown} KiB for a client that does not read"
+        # Other scrapers are served meanwhile.
+        assert "switchyard_connections" in scrape(scraped_daemon.metrics_url)
+        # And the client that reads again gets its answers, in order.
+        hostile.setblocking(True)
+        assert hostile.recv(64).startswith(b"HTTP/1.1 200 OK")
+
+
+def test_connections_past_the_limit_are_closed(scraped_daemon):
+    port = int(scraped_daemon.metrics_url.split(":")[2].split("/")[0])
+    held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(24)]
+    try:
+        answered = 0
+        for connection in held:
+            try:
+                connection.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                answered += connection.recv(64).startswith(b"HTTP/1.1 200 OK")
+            except (ConnectionResetError, BrokenPipeError):
+                pass
+        # No more than 16 open at once: the others were closed without an answer.
+        assert 8 <= answered <= 16
+    finally:
+        for connection in held:
+            connection.close()
+    # Once they are closed, scrapes are served again.
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            assert "switchyard_connections" in scrape(scraped_daemon.metrics_url)
+            break
+        except (urllib.error.URLError, ConnectionError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)

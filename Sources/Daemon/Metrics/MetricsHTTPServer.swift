@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// Serves the daemon's metrics over HTTP/1.1 for a Prometheus server to scrape: `GET /metrics`
 /// answers the Prometheus text, anything else 404 (405 for another method on `/metrics`).
@@ -10,6 +11,11 @@ import ServiceLifecycle
 /// Off unless `metrics.listen` names an address (`127.0.0.1:9464`); the Varlink socket stays the
 /// daemon's only other way in. It serves the text and nothing else — no state, no actions — so
 /// it has no access policy of its own: bind it where only the scraper reaches.
+///
+/// What a client can make it hold is bounded all the same: at most ``connectionLimit``
+/// connections (more are closed at once), each closed after ``idleTimeout`` without a request,
+/// and a response is written only while the client reads what came before — requests sent
+/// without reading the answers wait in the kernel's buffers, not in the daemon's.
 ///
 /// ```swift
 /// let server = MetricsHTTPServer(host: "127.0.0.1", port: 9464, metrics: metrics, logger: logger)
@@ -20,16 +26,28 @@ struct MetricsHTTPServer: Service {
   let port: Int
   let metrics: DaemonMetrics
   let logger: Logger
+  /// How many connections may be open at once: a scraper needs one.
+  var connectionLimit = 16
+  /// How long a connection may go without a request.
+  var idleTimeout: TimeAmount = .seconds(60)
   /// Called with the address bound (its port chosen by the kernel when 0 was asked for).
   var onListening: @Sendable (SocketAddress) -> Void = { _ in }
 
   func run() async throws {
     let metrics = self.metrics
+    let open = OpenConnections()
+    let (limit, idleTimeout) = (self.connectionLimit, self.idleTimeout)
     let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.backlog, value: 64)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
+        guard open.count.add(1, ordering: .relaxed).newValue <= limit else {
+          open.count.subtract(1, ordering: .relaxed)
+          return channel.close()
+        }
+        channel.closeFuture.whenComplete { _ in open.count.subtract(1, ordering: .relaxed) }
+        return channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
           try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
           try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(metrics: metrics))
         }
@@ -52,13 +70,22 @@ struct MetricsHTTPServer: Service {
   }
 }
 
-/// Answers one HTTP connection's requests, in order.
+/// The metrics server's connections now open.
+private final class OpenConnections: Sendable {
+  let count = Atomic<Int>(0)
+}
+
+/// Answers one HTTP connection's requests, in order, each once the client has read enough of
+/// the answers before it that the channel is writable again. Until then NIO's pipelining handler
+/// holds the next request back and reads no more.
 private final class MetricsHTTPHandler: ChannelInboundHandler {
   typealias InboundIn = HTTPServerRequestPart
   typealias OutboundOut = HTTPServerResponsePart
 
   private let metrics: DaemonMetrics
   private var request: HTTPRequestHead?
+  /// A request read in full and not answered yet: the channel was not writable.
+  private var waiting: HTTPRequestHead?
 
   init(metrics: DaemonMetrics) {
     self.metrics = metrics
@@ -74,7 +101,28 @@ private final class MetricsHTTPHandler: ChannelInboundHandler {
     case .end:
       guard let head = self.request else { return }
       self.request = nil
+      if context.channel.isWritable {
+        self.respond(to: head, context: context)
+      } else {
+        self.waiting = head
+      }
+    }
+  }
+
+  func channelWritabilityChanged(context: ChannelHandlerContext) {
+    if context.channel.isWritable, let head = self.waiting {
+      self.waiting = nil
       self.respond(to: head, context: context)
+    }
+    context.fireChannelWritabilityChanged()
+  }
+
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    // No request for `idleTimeout`: a scraper comes back on a new connection.
+    if event is IdleStateHandler.IdleStateEvent {
+      context.close(promise: nil)
+    } else {
+      context.fireUserInboundEventTriggered(event)
     }
   }
 

@@ -9,7 +9,6 @@ import SwitchyardVarlink
 /// Exit codes: 0 success; 1 the daemon answered with an error (its name and parameters go to
 /// stderr); 2 a usage error; 3 the daemon cannot be reached; 4 `replay` found a change that
 /// differs from the journal.
-@main
 struct Switchyard: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "switchyard",
