@@ -78,6 +78,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       self.configuration, migrator: StateMigrator(self.application.features),
       initialState: { try self.application.validate() }, logger: self.logger
     )
+    let requests = RequestsInFlight()
     let hosted = try await HostedApplication.start(
       self.application,
       configuration: self.configuration,
@@ -87,6 +88,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       loop: loop,
       journal: journal,
       metrics: self.metrics,
+      requests: requests,
       logger: self.logger
     )
     let workerHosts = hosted.workers
@@ -106,7 +108,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       let isolation = workerHosts.contains { $0.name == feature.name } ? "process" : "actor"
       self.logger.info("feature started", metadata: ["feature": "\(feature.name)", "isolation": "\(isolation)"])
     }
-    let counters = ServerCounters(calls: self.metrics.calls)
+    let counters = ServerCounters(calls: self.metrics.calls, requests: requests)
     let responder = StoreResponder(
       router: hosted.router,
       changeLog: hosted.changeLog,

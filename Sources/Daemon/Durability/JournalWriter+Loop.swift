@@ -12,9 +12,10 @@ extension JournalWriter {
   }
 
   /// Commits, on the event loop, the change queued there since the last such commit, in the
-  /// batched mode — when it is the only one and the writer thread sleeps: a lone request
-  /// (ping-pong), which would otherwise wait for two wake-ups. Several changes at once mean the
-  /// loop has other requests to serve (pipelined sends, several clients): the writer thread
+  /// batched mode — when it is the only one, the writer thread sleeps and no other request
+  /// waits on the loop: a lone request (ping-pong), which would otherwise wait for two
+  /// wake-ups. Other requests waiting, or several changes at once, mean the loop has other work
+  /// (pipelined sends, several clients): the writer thread
   /// commits them on the other core meanwhile, and stays awake a little after (`linger`), so
   /// that it goes on taking the groups while the load lasts. Then, and if the commit fails, the
   /// group goes to the writer thread: the loop never waits for the connection, nor for the disk.
@@ -30,7 +31,7 @@ extension JournalWriter {
       pending.loopCommitScheduled = false
       if pending.changes.isEmpty, pending.timers.isEmpty { return .nothing }
       guard pending.holder == .nobody, pending.writerSleeps, pending.changes.count <= 1, !pending.writerWritesNext,
-        pending.unavailable == nil, !pending.isClosed
+        pending.unavailable == nil, !pending.isClosed, !self.loopIsBusy()
       else { return .handOver }
       pending.holder = .loop
       defer {

@@ -117,6 +117,9 @@ final class JournalWriter: Sendable {
   let released: @Sendable (UInt64) -> Void
   /// Told of each group commit: how long it took and how many changes it wrote.
   let committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)?
+  /// Whether the loop has other requests than the one whose change is at hand: then the batched
+  /// mode leaves the commit to the writer thread, which makes it on the other CPU meanwhile.
+  let loopIsBusy: @Sendable () -> Bool
   let logger: Logger
 
   /// - Parameters:
@@ -128,6 +131,7 @@ final class JournalWriter: Sendable {
   ///   - reached: Told how far the journal reached on the disk, once an interval.
   ///   - released: Called with the last sequence number kept, each time it moves (not with
   ///     ``DurabilityMode/off``): on the writer's thread, or on the loop that committed it.
+  ///   - loopIsBusy: Whether the loop has other requests waiting than the one at hand.
   ///   - committed: Called after each group commit, where it was made, with how long it took
   ///     (its fsync included in ``DurabilityMode/strict``) and how many changes it wrote: for
   ///     the metrics.
@@ -143,6 +147,7 @@ final class JournalWriter: Sendable {
     report: DurabilityReport? = nil,
     reached: ReachedMark? = nil,
     logger: Logger,
+    loopIsBusy: @escaping @Sendable () -> Bool = { false },
     released: @escaping @Sendable (UInt64) -> Void,
     committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)? = nil
   ) {
@@ -158,6 +163,7 @@ final class JournalWriter: Sendable {
     self.pending = Mutex(Pending(durableSeq: lastSeq, committedSeq: lastSeq))
     self.released = released
     self.committed = committed
+    self.loopIsBusy = loopIsBusy
     self.logger = logger
     let thread = Thread { [self] in self.run() }
     thread.name = "switchyard-journal"
@@ -198,7 +204,9 @@ final class JournalWriter: Sendable {
 
   /// Whether the batched mode should commit what was just queued on the loop it was made on.
   private func schedulesLoopCommit(_ onLoop: Bool, _ pending: inout Pending) -> Bool {
-    guard onLoop else { return false }
+    // A busy loop hands its changes to the writer thread at once, which starts on them while
+    // the loop goes on reading.
+    guard onLoop, !self.loopIsBusy() else { return false }
     if pending.loopCommitScheduled { return false }
     pending.loopCommitScheduled = true
     return true

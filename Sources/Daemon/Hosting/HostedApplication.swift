@@ -42,6 +42,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
     journal opened: OpenedJournal? = nil,
     metrics: DaemonMetrics? = nil,
+    requests: RequestsInFlight? = nil,
     logger: Logger
   ) async throws -> Self {
     var application = application
@@ -60,7 +61,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
         journal: opened.journal, mode: opened.mode, interval: opened.interval, snapshots: configuration.snapshots,
         lastSeq: opened.recovered.seq, lastSnapshotSeq: opened.recovered.snapshotSeq,
         loop: loop, run: opened.run, report: opened.report, reached: opened.reached,
-        logger: logger, released: { subscriptions.release(upTo: $0) },
+        logger: logger, loopIsBusy: { requests?.othersWaiting ?? false }, released: { subscriptions.release(upTo: $0) },
         committed: committed
       )
     }

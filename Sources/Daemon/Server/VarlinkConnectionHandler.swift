@@ -36,6 +36,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   private let callMetrics: CallMetrics?
   /// When the frames arriving now were read.
   private let lastRead: LastRead
+  /// Every connection's calls read and not answered, subscriptions left out.
+  private let requests: RequestsInFlight
 
   private var context: ChannelHandlerContext?
   /// Frames read and not yet started, behind a barrier or past the capacity, with when.
@@ -65,6 +67,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     connectionLimit: Int,
     refusals: ConnectionLog,
     calls: CallMetrics? = nil,
+    requests: RequestsInFlight = RequestsInFlight(),
     lastRead: LastRead = LastRead()
   ) {
     self.responder = responder
@@ -76,6 +79,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.refusals = refusals
     self.callMetrics = calls
     self.lastRead = lastRead
+    self.requests = requests
   }
 
   func channelActive(context: ChannelHandlerContext) {
@@ -101,6 +105,9 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.context = nil
     self.frames.removeAll()
     self.output = OutboundFrames()
+    // Calls that will never be answered now.
+    self.requests.answered(self.calls.count { !$0.more })
+    self.calls.removeAll()
     let waiters = self.writableWaiters
     self.writableWaiters = []
     for waiter in waiters { waiter() }
@@ -174,6 +181,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     guard let context, call == self.firstCall, self.isFirstStarted, let first = self.calls.popFirst() else { return }
     self.firstCall &+= 1
     self.isFirstStarted = false
+    if !first.more { self.requests.answered() }
     if let calls = self.callMetrics {
       let result = error.map { CallResult.index(ofError: $0.name) } ?? CallResult.ok
       // A subscription lasts as long as its client wants: only its end is counted.
@@ -233,7 +241,9 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
           self.frames.removeAll()
           break
         }
-        self.calls.append(self.prepare(next.frame, readAt: next.readAt, on: context.channel))
+        let call = self.prepare(next.frame, readAt: next.readAt, on: context.channel)
+        if !call.more { self.requests.started() }
+        self.calls.append(call)
       }
       if !self.isFirstStarted, let first = self.calls.first, context.channel.isWritable {
         self.isFirstStarted = true

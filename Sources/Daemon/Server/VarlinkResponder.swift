@@ -89,8 +89,11 @@ final class ServerCounters: Sendable {
   let connections = Atomic<Int>(0)
   /// Calls by method and result, and how long they took; `nil` keeps no metrics.
   let calls: CallMetrics?
+  /// Calls read and not answered yet, subscriptions left out.
+  let requests: RequestsInFlight
 
-  init(calls: CallMetrics? = nil) {
+  init(calls: CallMetrics? = nil, requests: RequestsInFlight = RequestsInFlight()) {
     self.calls = calls
+    self.requests = requests
   }
 }

@@ -150,6 +150,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
           connectionLimit: min(limits.maximumConnections, self.connectionCeiling),
           refusals: self.refusedConnections,
           calls: self.counters.calls,
+          requests: self.counters.requests,
           lastRead: lastRead
         )
       )

@@ -57,6 +57,30 @@ import Testing
     _ = directory
   }
 
+  /// A lone change while other requests wait on the loop (pipelined sends, other clients): the
+  /// loop goes back to them and the writer thread commits it on the other core.
+  @Test func theBatchedModeLeavesALoneChangeToTheWritersThreadWhileOtherRequestsWait() async throws {
+    let (journal, directory) = try self.journal(.batched)
+    let loop = MultiThreadedEventLoopGroup.singleton.next()
+    let requests = RequestsInFlight()
+    let writer = JournalWriter(
+      journal: journal, mode: .batched, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, loop: loop,
+      logger: Self.logger, loopIsBusy: { requests.othersWaiting }, released: { _ in }
+    )
+    requests.started()
+    requests.started()
+    try await eventually { writer.isWriterThreadAsleep }
+    let busy = await self.replyThread(writer, seq: 1, on: loop)
+    #expect(!busy.onLoop && busy.unavailable == nil, "two requests waiting: the writer thread committed it")
+    requests.answered()
+    try await eventually { writer.isWriterThreadAsleep }
+    let lone = await self.replyThread(writer, seq: 2, on: loop)
+    #expect(lone.onLoop, "one request left, the one at hand: the loop committed it")
+    #expect(try journal.lastChanges(2).map(\.seq) == [1, 2])
+    await writer.close(final: nil)
+    _ = directory
+  }
+
   /// Several changes at once: the loop has other work, and the writer thread commits their
   /// group on the other core.
   @Test func theBatchedModeHandsAGroupOfSeveralChangesToTheWritersThread() async throws {

@@ -56,6 +56,7 @@ import Testing
 
   let responder = Responder()
   let reads = ReadCounter()
+  let requests = RequestsInFlight()
   let channel = EmbeddedChannel()
 
   init(capacity: Int = 4) throws {
@@ -65,14 +66,14 @@ import Testing
       VarlinkConnectionHandler(
         responder: self.responder, server: ServerChannels(counters: ServerCounters()), caller: nil,
         log: ConnectionLog(logger: logger, peer: nil), capacity: capacity, connectionLimit: 10,
-        refusals: ConnectionLog(logger: logger, peer: nil)
+        refusals: ConnectionLog(logger: logger, peer: nil), requests: self.requests
       )
     )
     try self.channel.connect(to: SocketAddress(unixDomainSocketPath: "/test")).wait()
   }
 
-  func call(_ method: String, _ parameters: JSONObject = [:], oneway: Bool = false) throws {
-    let call = VarlinkCall(method: method, parameters: parameters, oneway: oneway)
+  func call(_ method: String, _ parameters: JSONObject = [:], more: Bool = false, oneway: Bool = false) throws {
+    let call = VarlinkCall(method: method, parameters: parameters, more: more, oneway: oneway)
     try self.channel.writeInbound(ByteBuffer(bytes: call.message.serializedBytes()))
   }
 
@@ -93,6 +94,22 @@ import Testing
     #expect(try self.replies() == [], "the second waits for the first")
     self.responder.finish(0, with: ["n": 1])
     #expect(try self.replies() == [["parameters": ["n": 1]], ["parameters": ["n": 2]]])
+  }
+
+  /// What tells the batched journal whether the loop has other requests than the one at hand.
+  @Test func callsReadAndNotAnsweredAreCountedSubscriptionsLeftOut() throws {
+    try self.call("test.Later", more: true)
+    #expect(self.requests.count == 0, "a subscription lasts as long as its client wants")
+    self.responder.finish(0, with: [:])
+    let subscription = self.responder.started.withLock { $0[0].answer }
+    subscription.finish()
+    try self.call("test.Later")
+    try self.call("test.Later")
+    #expect(self.requests.count == 2 && self.requests.othersWaiting)
+    self.responder.finish(1, with: [:])
+    #expect(self.requests.count == 1 && !self.requests.othersWaiting)
+    try self.channel.close().wait()
+    #expect(self.requests.count == 0, "a call its client hung up on will never be answered")
   }
 
   @Test func nothingAfterABarrierIsReadUntilItIsAnswered() throws {
