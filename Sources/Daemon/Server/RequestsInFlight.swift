@@ -8,8 +8,7 @@ final class RequestsInFlight: Sendable {
   private let calls = Atomic<Int>(0)
 
   func started() { self.calls.add(1, ordering: .relaxed) }
-  func answered() { self.calls.subtract(1, ordering: .relaxed) }
-  func answered(_ calls: Int) { if calls > 0 { self.calls.subtract(calls, ordering: .relaxed) } }
+  func answered(_ calls: Int = 1) { if calls > 0 { self.calls.subtract(calls, ordering: .relaxed) } }
 
   /// Calls read and not answered.
   var count: Int { self.calls.load(ordering: .relaxed) }
