@@ -45,6 +45,8 @@ final class WorkerActionTags: Sendable {
     var head = 0
     var current: UInt64?
     var patch: JSONPatch?
+    /// Actions the action reducing now's effects sent before its change went to the daemon.
+    var effects: [JSONValue] = []
   }
 
   private let contents = Mutex(Contents())
@@ -85,19 +87,31 @@ final class WorkerActionTags: Sendable {
     }
   }
 
+  /// Holds an effect's action until the action reducing now is answered, so that the daemon
+  /// numbers that action's change before whatever its effects cause; `false` when no action is
+  /// reducing and it must be sent now.
+  func hold(effect action: JSONValue) -> Bool {
+    self.contents.withLock { contents in
+      guard contents.current != nil else { return false }
+      contents.effects.append(action)
+      return true
+    }
+  }
+
   /// The reducer took `nanoseconds` on the action reducing now.
   func reduced(nanoseconds: UInt64) {
     self.nanoseconds.store(nanoseconds, ordering: .relaxed)
   }
 
-  /// The action is reduced: its change, if any, and how long the reducer took.
-  func finish() -> (patch: JSONPatch?, nanoseconds: UInt64) {
+  /// The action is reduced: its change, if any, how long the reducer took, and the actions its
+  /// effects sent meanwhile, to send after the answer.
+  func finish() -> (patch: JSONPatch?, nanoseconds: UInt64, effects: [JSONValue]) {
     self.page.actionID = 0
-    let patch = self.contents.withLock { contents in
-      defer { (contents.current, contents.patch) = (nil, nil) }
-      return contents.patch
+    let (patch, effects) = self.contents.withLock { contents in
+      defer { (contents.current, contents.patch, contents.effects) = (nil, nil, []) }
+      return (contents.patch, contents.effects)
     }
-    return (patch, self.nanoseconds.exchange(0, ordering: .relaxed))
+    return (patch, self.nanoseconds.exchange(0, ordering: .relaxed), effects)
   }
 }
 
@@ -147,7 +161,8 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
   // back (read-only route): so every action this store reduces came from the daemon, with an id.
   let effectActions: @Sendable (LocalAction) -> Void = { action in
     do {
-      link.send(.effect(action: try encoder.encode(action)))
+      let encoded = try encoder.encode(action)
+      if !tags.hold(effect: encoded) { link.send(.effect(action: encoded)) }
     } catch {
       Logger(label: "worker").error("an effect's action cannot be encoded", metadata: ["error": "\(error)"])
     }
@@ -195,8 +210,9 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
             }
             tags.queue(id)
             store.enqueue(action) { _ in
-              let (patch, nanoseconds) = tags.finish()
+              let (patch, nanoseconds, effects) = tags.finish()
               link.send(.reduced(id: id, patch: patch, nanoseconds: nanoseconds))
+              for action in effects { link.send(.effect(action: action)) }
             }
           case let .probe(id):
             store.probe { link.send(.probeAnswer(id: id)) }
