@@ -36,8 +36,12 @@ extension _JSONDecoderNode {
       var count = 0
       for (offset, element) in elements.enumerated() {
         let range = try rangesDecoder.unboxIndexRange(element, .index(offset))
+        // Compared before it is added: a range may hold up to Int.max indexes, and the sum of
+        // two would overflow, which traps.
+        guard range.count <= maximumIndexSetCount - count else {
+          throw decoder.tooManyIndexes(count + min(range.count, Int.max - count), .current)
+        }
         count += range.count
-        guard count <= maximumIndexSetCount else { throw decoder.tooManyIndexes(count, .current) }
         indexes.insert(integersIn: range)
       }
     } else {

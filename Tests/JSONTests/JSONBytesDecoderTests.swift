@@ -227,6 +227,7 @@ struct JSONBytesDecoderTests {
     for text in [
       "[0,2,5]", "[-1]", "[1.5]", #"{"indexes":[{"location":0,"length":2}]}"#, #"{"indexes":[{"location":-1,"length":2}]}"#,
       #"{"indexes":[{"location":0,"length":100000}]}"#, #"{"indexes":{}}"#, #"{"nope":1}"#, "7", "null",
+      #"{"indexes":[{"location":0,"length":10},{"location":0,"length":9223372036854775798}]}"#,
     ] {
       expectSameDecoding(IndexSet.self, text)
     }

@@ -51,6 +51,12 @@ struct JSONValueDecoderFoundationTests {
       _ = try decode(IndexSet.self, #"{"indexes":[{"location":0,"length":3},{"location":10,"length":3}]}"#, limit: 5)
     }
     #expect(error?.reason.contains("6 or more") == true)
+    // Two ranges whose counts add up past Int.max: refused, not an overflow trap (found by
+    // ActionDecodingFuzzTests).
+    let huge = corruption {
+      _ = try decode(IndexSet.self, #"{"indexes":[{"location":0,"length":10},{"location":0,"length":9223372036854775798}]}"#)
+    }
+    #expect(huge?.reason.contains("more than the 65536") == true, "\(String(describing: huge))")
     #expect(try decode(IndexSet.self, #"{"indexes":[{"location":0,"length":5}]}"#, limit: 5) == IndexSet(0..<5))
     #expect(corruption { _ = try decode(IndexSet.self, "[1,2,3]", limit: 2) } != nil)
   }

@@ -127,6 +127,12 @@ def test_a_path_with_nothing_there_is_path_not_found(store, before):
         ({"counter": {"incrTapped": {"by": "x"}}}, "counter.incrTapped.by"),
         ({"favoritePrimes": {"deleteFavoritePrimes": ["x"]}}, "favoritePrimes.deleteFavoritePrimes[0]"),
         ({"favoritePrimes": {"deleteFavoritePrimes": 0}}, "favoritePrimes.deleteFavoritePrimes"),
+        # Foundation's form of an IndexSet, with two ranges whose counts add up past Int.max.
+        (
+            {"favoritePrimes": {"deleteFavoritePrimes": {"indexes": [
+                {"location": 0, "length": 10}, {"location": 0, "length": (1 << 63) - 10}]}}},
+            "favoritePrimes.deleteFavoritePrimes",
+        ),
         ({"counter": {"incrTapped": {}}, "extra": 1}, "extra"),
         ({"counter": {"explode": {}}}, "counter.explode"),
         ({"explode": {}}, "explode"),
