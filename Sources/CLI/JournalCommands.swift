@@ -112,3 +112,25 @@ struct Replay: AsyncParsableCommand {
     if differs { throw ExitCode(ExitStatus.replayDiffers) }
   }
 }
+
+struct Backup: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Have the daemon write a consistent copy of its journal into its state directory.",
+    discussion: """
+      The copy is the whole journal as it was at one moment, an ordinary SQLite database in \
+      backup/journal.sqlite under the state directory, replacing the copy before; changes go \
+      on being journaled meanwhile. Copy it from there (as root under systemd's \
+      DynamicUser=). The journal itself cannot be opened by another process while the daemon \
+      runs. Needs the admin permission.
+      """
+  )
+
+  @OptionGroup var global: GlobalOptions
+
+  func run() async throws {
+    try await self.global.withClient { client in
+      let backup = try await client.backup()
+      writeLine("wrote \(backup.path): \(backup.bytes) bytes, the journal up to seq \(backup.seq)")
+    }
+  }
+}

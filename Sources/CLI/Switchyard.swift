@@ -23,7 +23,7 @@ struct Switchyard: AsyncParsableCommand {
       """,
     version: switchyardVersion,
     subcommands: [
-      Send.self, Get.self, Watch.self, Status.self, Describe.self, Metrics.self, Top.self, Log.self, Replay.self,
+      Send.self, Get.self, Watch.self, Status.self, Describe.self, Metrics.self, Top.self, Log.self, Replay.self, Backup.self,
       Call.self,
     ]
   )

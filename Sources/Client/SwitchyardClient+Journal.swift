@@ -127,6 +127,19 @@ extension SwitchyardClient {
     return try JSONValueDecoder().decode(ReplayReport.self, from: reply)
   }
 
+  /// Has the daemon write a consistent copy of its whole journal into its state directory
+  /// (replacing the copy before): an ordinary SQLite database, to copy from there. The daemon's
+  /// own journal cannot be opened by another process while it runs.
+  ///
+  /// ```swift
+  /// let backup = try await client.backup()
+  /// backup.path  // "/var/lib/switchyard/backup/journal.sqlite"
+  /// ```
+  public func backup() async throws -> JournalBackup {
+    let reply = try await self.call(method: StoreInterface.Method.backup.qualifiedName, parameters: [:])
+    return try JSONValueDecoder().decode(JournalBackup.self, from: reply)
+  }
+
   private static func journalParameters(since: UInt64?, until: UInt64?, feature: String?, limit: Int?) -> JSONObject {
     var parameters: JSONObject = [:]
     if let since { parameters["since"] = .int(Int64(since)) }
@@ -141,4 +154,14 @@ extension SwitchyardClient {
     guard case let .int(next)? = reply["next"] else { return (entries, nil) }
     return (entries, UInt64(next))
   }
+}
+
+/// A copy of the daemon's journal (``SwitchyardClient/backup()``).
+public struct JournalBackup: Sendable, Equatable, Decodable {
+  /// Where the daemon wrote it.
+  public var path: String
+  /// The last change it holds.
+  public var seq: UInt64
+  /// Its size.
+  public var bytes: Int
 }

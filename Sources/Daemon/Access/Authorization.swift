@@ -63,7 +63,7 @@ extension Grants {
       return nil
     case .describe, .status, .metrics:
       return self.mayRead ? nil : .permissionDenied(method, "reading needs the read permission")
-    case .journal, .replay:
+    case .journal, .replay, .backup:
       // The journal holds every change to any path, and who sent what.
       return self.isAdmin ? nil : .permissionDenied(method, "reading the journal needs the admin permission")
     case nil:

@@ -80,6 +80,17 @@ protocol Journal: Sendable {
   /// kept that are more than `changes` behind the last change, or (when given) made before
   /// `time` (seconds since 1970).
   func prune(keepingSnapshots snapshots: Int, keepingChanges changes: Int, changedBefore time: Double?) throws
+
+  /// Writes a consistent copy of the whole journal, as it is at one moment, where the engine
+  /// keeps its backup (replacing the one before), without holding up the commits meanwhile.
+  func backup() throws -> JournalBackup
+}
+
+/// A copy of the journal (`Backup`): where it is, the last change it holds and its size.
+struct JournalBackup: Sendable, Equatable {
+  let path: String
+  let seq: UInt64
+  let bytes: Int
 }
 
 /// One published change, as the journal keeps it.

@@ -52,7 +52,7 @@ final class SQLiteJournal: Journal {
       if mode == .batched { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
     }
     // A pool puts the database in WAL mode itself.
-    self.database = try DatabasePool(path: path, configuration: configuration)
+    self.database = try DatabasePool(path: Self.exclusiveURI(path), configuration: configuration)
     try Self.migrator.migrate(self.database)
     self.currentID = Mutex(
       try self.database.write { db in
@@ -66,6 +66,24 @@ final class SQLiteJournal: Journal {
       }
     )
     self.files = try JournalFiles(database: path)
+  }
+
+  /// `path` as an SQLite URI that opens it through the `unix-excl` VFS: the process takes an
+  /// exclusive lock on the database at its first read and keeps the WAL index in its own memory,
+  /// so that a transaction takes and drops no lock of the file's — six `fcntl` calls a commit
+  /// with the default VFS, a third of what the batched mode's commit on the event loop cost.
+  /// Connections of this process still share the database (the pool's readers); another
+  /// process cannot open it while the daemon runs (a backup goes through `Backup`), and the
+  /// state directory is the daemon's alone anyway (``StateDirectory``).
+  static func exclusiveURI(_ path: String) -> String {
+    var escaped = ""
+    for character in path.unicodeScalars {
+      switch character {
+      case "%", "?", "#": escaped += String(format: "%%%02X", character.value)
+      default: escaped.unicodeScalars.append(character)
+      }
+    }
+    return "file:\(escaped)?vfs=unix-excl"
   }
 
   deinit {
@@ -230,6 +248,39 @@ final class SQLiteJournal: Journal {
   func sync() throws {
     // The WAL holds every commit since the last checkpoint; forcing it out is forcing them out.
     try self.files.sync()
+  }
+
+  /// Where ``backup()`` writes: `backup/journal.sqlite` next to the journal.
+  var backupPath: String {
+    (self.path as NSString).deletingLastPathComponent + "/backup/journal.sqlite"
+  }
+
+  /// Copies the database page by page from a read transaction of its own (SQLite's backup API),
+  /// so the copy is the journal at that transaction's start and commits go on meanwhile; into a
+  /// temporary file first, renamed over the last backup once complete, so that `backupPath` always
+  /// holds a whole copy. The copy is an ordinary SQLite database that any process may open.
+  func backup() throws -> JournalBackup {
+    let final = self.backupPath
+    let directory = (final as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(
+      atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+    )
+    let partial = final + ".partial"
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
+    do {
+      let copy = try DatabaseQueue(path: partial)
+      try self.database.backup(to: copy)
+      let seq = try copy.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change") } ?? 0
+      // A copy in one file, in the rollback-journal mode: nothing beside it to copy with it.
+      try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+      try copy.close()
+      guard rename(partial, final) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+      let bytes = (try FileManager.default.attributesOfItem(atPath: final)[.size] as? Int) ?? 0
+      return JournalBackup(path: final, seq: UInt64(seq), bytes: bytes)
+    } catch {
+      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
+      throw error
+    }
   }
 
   func checkpoint() throws {

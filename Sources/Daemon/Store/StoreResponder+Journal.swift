@@ -1,7 +1,7 @@
 import SwitchyardRuntime
 import SwitchyardVarlink
 
-/// The calls that read the journal — `Get` with `at`, `Journal`, `Replay` — answered from the
+/// The calls that read the journal — `Get` with `at`, `Journal`, `Replay`, `Backup` — answered from the
 /// ``JournalReader``'s queue, never on the event loop.
 extension StoreResponder {
   /// The most entries a `Journal` reply carries.
@@ -93,6 +93,29 @@ extension StoreResponder {
           answer.finish()
         } catch {
           answer.finish(VarlinkError(SwitchyardError(error)))
+        }
+      }
+    }
+  }
+
+  /// `Backup`: a consistent copy of the journal, written where the daemon keeps it, on the
+  /// reader's queue (one backup at a time, after the reads before it).
+  func backup(_ call: VarlinkCall) -> PreparedCall {
+    guard let reader = self.journalReader else { return .failing(VarlinkError(SwitchyardError.noJournal)) }
+    return PreparedCall(isBarrier: true) { answer in
+      reader.read {
+        do {
+          let backup = try reader.journal.backup()
+          answer.reply(
+            .reply(
+              VarlinkReply(parameters: [
+                "path": .string(backup.path), "seq": .int(Int64(clamping: backup.seq)), "bytes": .int(Int64(backup.bytes)),
+              ])
+            )
+          )
+          answer.finish()
+        } catch {
+          answer.finish(VarlinkError(SwitchyardError.journalUnavailable(reason: "the backup could not be written: \(error)")))
         }
       }
     }

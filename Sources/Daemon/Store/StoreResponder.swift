@@ -128,6 +128,8 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
       return self.journal(call.tree())
     case .replay:
       return self.replay(call.tree())
+    case .backup:
+      return self.backup(call.tree())
     case .describe:
       return .answering { self.describe(grants: grants) }
     case .status:

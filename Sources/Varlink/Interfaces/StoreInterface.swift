@@ -15,6 +15,7 @@ public enum StoreInterface {
     case status = "Status"
     case journal = "Journal"
     case replay = "Replay"
+    case backup = "Backup"
     case metrics = "Metrics"
   }
 
@@ -224,6 +225,12 @@ public enum StoreInterface {
     # skipped (the journal cannot tell their action), and the first that came out otherwise.
     # Needs the admin permission.
     method Replay(since: ?int, until: ?int) -> (from: int, to: int, replayed: int, skipped: int, difference: ?ReplayDifference)
+
+    # Writes a consistent copy of the whole journal, as it was at one moment, to "path" in the
+    # daemon's state directory (replacing the copy before): an ordinary SQLite database, to be
+    # copied from there. Commits go on meanwhile. Says the last change it holds and its size.
+    # Needs the admin permission.
+    method Backup() -> (path: string, seq: int, bytes: int)
 
     # How the daemon is doing.
     method Status() -> (

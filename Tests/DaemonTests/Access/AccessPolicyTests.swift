@@ -44,15 +44,15 @@ import Testing
     #expect(stranger.denial(of: call("org.varlink.service.GetInfo"))?.name == "io.switchyard.Store.PermissionDenied")
   }
 
-  /// The journal holds every change to any path and who sent it: reading it, or replaying it,
-  /// is for admins, not for whoever may read and write the state.
+  /// The journal holds every change to any path and who sent it: reading it, replaying it or
+  /// copying it is for admins, not for whoever may read and write the state.
   @Test func readingTheJournalNeedsAdmin() throws {
     let policy = try policy(
       #"{"switchyard":{"access":{"rules":{"ops":{"group":"4242","allow":["admin"]},"team":{"group":"7","allow":["read","write"]}}}}}"#
     )
     let member = policy.grants(for: Caller(pid: 1, uid: 1001, gid: 50, groups: [7]), socketGroup: 7, daemonUser: 1000)
     let admin = policy.grants(for: Caller(pid: 1, uid: 1002, gid: 4242), socketGroup: 7, daemonUser: 1000)
-    for method in ["io.switchyard.Store.Journal", "io.switchyard.Store.Replay"] {
+    for method in ["io.switchyard.Store.Journal", "io.switchyard.Store.Replay", "io.switchyard.Store.Backup"] {
       #expect(member.denial(of: call(method))?.parameters["reason"] == "reading the journal needs the admin permission")
       #expect(admin.denial(of: call(method)) == nil)
     }

@@ -1,10 +1,12 @@
 import Foundation
+import GRDB
 import SwitchyardRuntime
 import SwitchyardTestSupport
 import Testing
 
 /// The journal read back: what caused each change and who sent it (`Journal`), the state at any
-/// seq it still covers (`Get` with `at`), and the journaled actions reduced again (`Replay`).
+/// seq it still covers (`Get` with `at`), the journaled actions reduced again (`Replay`), and a
+/// copy of it all (`Backup`).
 /// Real daemons on real state directories.
 @Suite(.serialized) struct JournalReadingTests {
   static let increment: JSONValue = ["action": ["counter": ["incrTapped": [:]]]]
@@ -70,6 +72,45 @@ import Testing
     #expect(await second.terminate() == 0)
   }
 
+  /// The journal is the daemon's alone while it runs (SQLite's `unix-excl`: no lock a commit,
+  /// no other process in), so a backup is the daemon's to make: a consistent copy that any
+  /// process opens, replaced by the next one.
+  @Test func aBackupIsACopyAnyProcessOpensWhileTheJournalItselfIsTheDaemonsAlone() async throws {
+    let state = TemporaryStateDirectory()
+    let daemon = try await daemon(state)
+    let client = try daemon.connect()
+    for _ in 1...5 { try client.call("io.switchyard.Store.Send", Self.increment) }
+
+    // This test's process is another process: it cannot read the journal meanwhile.
+    let locked = #expect(throws: DatabaseError.self) {
+      let journal = try DatabaseQueue(path: state.path + "/journal.sqlite")
+      defer { try? journal.close() }
+      return try journal.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change") }
+    }
+    #expect(locked?.resultCode == .SQLITE_BUSY, "\(String(describing: locked))")
+
+    let first = try client.call("io.switchyard.Store.Backup")
+    let path = state.path + "/backup/journal.sqlite"
+    #expect(first["path"] == .string(path) && first["seq"] == 5, "\(first)")
+    #expect(first["bytes"] == .int(Int64((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1)))
+    func changes(inCopyAt path: String) throws -> [Int] {
+      let copy = try DatabaseQueue(path: path)
+      defer { try? copy.close() }
+      return try copy.read { try Int.fetchAll($0, sql: "SELECT seq FROM change ORDER BY seq") }
+    }
+    #expect(try changes(inCopyAt: path) == [1, 2, 3, 4, 5])
+    #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "one file to copy")
+
+    for _ in 1...3 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    #expect(try client.call("io.switchyard.Store.Backup")["seq"] == 8)
+    #expect(try changes(inCopyAt: path) == Array(1...8), "the next backup replaces it")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: state.path + "/backup") == ["journal.sqlite"],
+      "no partial copy left behind"
+    )
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func withoutAStateDirectoryThereIsNoPastToRead() async throws {
     let daemon = try await DaemonProcess()
     let client = try daemon.connect()
@@ -78,6 +119,7 @@ import Testing
     #expect(throws: noJournal) { try client.call("io.switchyard.Store.Get", ["at": 0]) }
     #expect(throws: noJournal) { try client.call("io.switchyard.Store.Journal") }
     #expect(throws: noJournal) { try client.call("io.switchyard.Store.Replay") }
+    #expect(throws: noJournal) { try client.call("io.switchyard.Store.Backup") }
     #expect(try client.call("io.switchyard.Store.Get", ["at": 1])["seq"] == 1, "the present is no past")
     #expect(await daemon.terminate() == 0)
   }
