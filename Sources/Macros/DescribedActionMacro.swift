@@ -27,7 +27,10 @@ extension DescribedActionMacro: MemberMacro {
     }
     // Generates nothing when the enum is also marked @CasePathable, which then does it.
     let casePaths = try CasePathableMacro.expansion(of: node, providingMembersOf: declaration, in: context)
-    return casePaths + [DeclSyntax(stringLiteral: self.actionCasesDeclaration(of: declaration.memberBlock.members))]
+    return casePaths + [
+      DeclSyntax(stringLiteral: self.actionCasesDeclaration(of: declaration.memberBlock.members)),
+      DeclSyntax(stringLiteral: self.describedCaseDeclaration(of: declaration.memberBlock.members)),
+    ]
   }
 }
 
@@ -70,16 +73,47 @@ extension DescribedActionMacro: ExtensionMacro {
       """
   }
 
+  /// `public var describedCase`: a `switch` with a `case` for each case of the enum (inside
+  /// the same `#if` clauses), going on into the payload when it is one unlabeled value.
+  static func describedCaseDeclaration(of members: MemberBlockItemListSyntax) -> String {
+    """
+    public var describedCase: SwitchyardRuntime.DescribedCase {
+    switch self {
+    \(self.caseLines(in: members, self.describedCaseClause).joined(separator: "\n"))
+    }
+    }
+    """
+  }
+
+  /// `case .name: return SwitchyardRuntime.DescribedCase("name")` for one case, with its
+  /// payload when that is one unlabeled value.
+  static func describedCaseClause(_ element: EnumCaseElementSyntax) -> String {
+    let name = element.name.text
+    let parameters = element.parameterClause?.parameters ?? []
+    let hasOneUnlabeledPayload =
+      parameters.count == 1 && (parameters.first?.firstName.map { $0.tokenKind == .wildcard } ?? true)
+    let literalName = literal(name.filter { $0 != "`" })
+    guard hasOneUnlabeledPayload else {
+      return "case .\(name):\nreturn SwitchyardRuntime.DescribedCase(\(literalName))"
+    }
+    return "case let .\(name)(payload):\nreturn SwitchyardRuntime.DescribedCase(\(literalName), payload: payload)"
+  }
+
   /// One `cases.append(…)` line per case, and the `#if` lines around those that have them.
   static func caseAppends(in members: MemberBlockItemListSyntax) -> [String] {
+    self.caseLines(in: members) { "cases.append(\(self.actionCase($0)))" }
+  }
+
+  /// `line` for each case, and the `#if` lines around those that have them.
+  static func caseLines(in members: MemberBlockItemListSyntax, _ line: (EnumCaseElementSyntax) -> String) -> [String] {
     members.flatMap { member -> [String] in
       if let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) {
-        return caseDecl.elements.map { "cases.append(\(self.actionCase($0)))" }
+        return caseDecl.elements.map(line)
       }
       if let ifConfig = member.decl.as(IfConfigDeclSyntax.self) {
         let clauses = ifConfig.clauses.flatMap { clause -> [String] in
           let condition = clause.condition.map { " \($0.trimmedDescription)" } ?? ""
-          let elements = clause.elements?.as(MemberBlockItemListSyntax.self).map(self.caseAppends(in:)) ?? []
+          let elements = clause.elements?.as(MemberBlockItemListSyntax.self).map { self.caseLines(in: $0, line) } ?? []
           return ["\(clause.poundKeyword.text)\(condition)"] + elements
         }
         return clauses + ["#endif"]

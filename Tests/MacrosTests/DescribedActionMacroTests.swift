@@ -107,6 +107,19 @@ struct DescribedActionMacroTests {
           cases.append(SwitchyardRuntime.ActionCase("counter", payload: [SwitchyardRuntime.ActionPayload(label: nil, type: (Counter.Action).self, typeName: "Counter.Action")]))
           return cases
         }
+
+        public var describedCase: SwitchyardRuntime.DescribedCase {
+          switch self {
+          case .incrTapped:
+            return SwitchyardRuntime.DescribedCase("incrTapped")
+          case .nthPrimeResponse:
+            return SwitchyardRuntime.DescribedCase("nthPrimeResponse")
+          case let .deleteFavoritePrimes(payload):
+            return SwitchyardRuntime.DescribedCase("deleteFavoritePrimes", payload: payload)
+          case let .counter(payload):
+            return SwitchyardRuntime.DescribedCase("counter", payload: payload)
+          }
+        }
       }
 
       extension Action: CasePathable, CasePathIterable, DescribedAction {
@@ -234,6 +247,23 @@ struct DescribedActionMacroTests {
           #endif
           return cases
         }
+
+        public var describedCase: SwitchyardRuntime.DescribedCase {
+          switch self {
+          case .always:
+            return SwitchyardRuntime.DescribedCase("always")
+          #if DEBUG
+          case .debug:
+            return SwitchyardRuntime.DescribedCase("debug")
+          #elseif TESTING
+          case .testing:
+            return SwitchyardRuntime.DescribedCase("testing")
+          #else
+          case .release:
+            return SwitchyardRuntime.DescribedCase("release")
+          #endif
+          }
+        }
       }
 
       extension Action: CasePathable, CasePathIterable, DescribedAction {
@@ -262,6 +292,13 @@ struct DescribedActionMacroTests {
           var cases: [SwitchyardRuntime.ActionCase] = []
           cases.append(SwitchyardRuntime.ActionCase("one"))
           return cases
+        }
+
+        public var describedCase: SwitchyardRuntime.DescribedCase {
+          switch self {
+          case .one:
+            return SwitchyardRuntime.DescribedCase("one")
+          }
         }
       }
 

@@ -1,3 +1,5 @@
+import SwitchyardRuntime
+
 /// The keys an action encodes as, along the paths an ``ActionVisibility`` declares internal and
 /// nowhere else: enough to tell whether it is one of them, at a fraction of the cost of encoding it.
 ///
@@ -37,6 +39,23 @@ struct ActionShape {
 
     /// Whether nothing is declared below here: a member found here needs no look inside.
     var isLeaf: Bool { self.steps.isEmpty }
+
+    /// The first declared path (in the order of declaration) that `action`'s cases follow, one
+    /// inside the other; `nil` when none does. What ``ActionShape/firstMatch`` finds of the
+    /// action's encoding, for paths that go through unlabeled payloads only.
+    func firstMatch(following action: some DescribedAction) -> String? {
+      var step = self
+      var best = step.end
+      var value: (any DescribedAction)? = action
+      while let current = value {
+        let described = current.describedCase
+        guard let next = step.steps[described.name] else { break }
+        best = ActionShape.earlier(best, next.end)
+        step = next
+        value = described.payload
+      }
+      return best?.path
+    }
 
     static let none = Paths([])
   }
@@ -93,7 +112,7 @@ struct ActionShape {
     return best
   }
 
-  private static func earlier(
+  fileprivate static func earlier(
     _ one: (path: String, order: Int)?, _ other: (path: String, order: Int)?
   ) -> (path: String, order: Int)? {
     guard let one else { return other }

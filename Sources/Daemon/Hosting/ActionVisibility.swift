@@ -26,9 +26,42 @@ struct ActionVisibility: Sendable {
 
   /// What tells the internal actions of `Action` from the others, made once: `nil` when it has
   /// none, or does not encode (an action with no wire form is nothing a client could send).
+  ///
+  /// A described action (`@DescribedAction`) whose declared paths all go from case to case
+  /// through one unlabeled payload each is told by pattern matching its cases
+  /// (``DescribedAction/describedCase``), a few hundred nanoseconds; any other by the keys it
+  /// encodes as (``ActionShape``), which costs a pass of an encoder.
   func check<Action>(for _: Action.Type) -> (@Sendable (Action) -> String?)? {
-    guard self.hasInternalActions, let encodable = Action.self as? any Encodable.Type else { return nil }
+    guard self.hasInternalActions else { return nil }
+    if let described = Action.self as? any DescribedAction.Type, self.followsCases(described.actionCases) {
+      return self.caseCheck(described, as: Action.self)
+    }
+    guard let encodable = Action.self as? any Encodable.Type else { return nil }
     return self.check(encodable, as: Action.self)
+  }
+
+  /// Whether every declared path names cases one inside the other, each but the last with one
+  /// unlabeled payload of a described action type: what ``DescribedAction/describedCase`` follows.
+  func followsCases(_ cases: [ActionCase]) -> Bool {
+    self.internalPaths.allSatisfy { path in
+      var cases = cases
+      for (index, name) in path.enumerated() {
+        guard let actionCase = cases.first(where: { $0.name == name }) else { return false }
+        if index == path.count - 1 { return true }
+        guard actionCase.payload.count == 1, actionCase.payload[0].label == nil, let nested = actionCase.payload[0].actionCases
+        else { return false }
+        cases = nested
+      }
+      return true
+    }
+  }
+
+  private func caseCheck<Described: DescribedAction, Action>(_: Described.Type, as _: Action.Type) -> @Sendable (Action) -> String? {
+    // Unchecked, as below: besides the paths (Sendable) it holds the metatype `Described`.
+    let paths = self.pathTree
+    let read: (Action) -> String? = { action in paths.firstMatch(following: action as! Described) }
+    let check = UncheckedSendable(read)
+    return { action in check.value(action) }
   }
 
   private func check<Encoded: Encodable, Action>(_: Encoded.Type, as _: Action.Type) -> @Sendable (Action) -> String? {

@@ -20,7 +20,9 @@ import CasePaths
 /// those of the declaration, which are also the keys of the synthesized `Codable` form that
 /// clients send.
 @attached(extension, conformances: CasePathable, CasePathIterable, DescribedAction)
-@attached(member, names: named(AllCasePaths), named(allCasePaths), named(_$Element), named(actionCases))
+@attached(
+  member, names: named(AllCasePaths), named(allCasePaths), named(_$Element), named(actionCases), named(describedCase)
+)
 public macro DescribedAction() = #externalMacro(module: "SwitchyardMacros", type: "DescribedActionMacro")
 
 /// An action type that knows its cases, in declaration order. ``DescribedAction()`` writes the
@@ -28,4 +30,36 @@ public macro DescribedAction() = #externalMacro(module: "SwitchyardMacros", type
 public protocol DescribedAction {
   /// The action's cases: their names and payloads, in declaration order.
   static var actionCases: [ActionCase] { get }
+
+  /// This value's case: its name, and its payload when that is one unlabeled described action
+  /// (`.counter(.incrTapped)` is `counter`, then `incrTapped`). A pattern match, where telling
+  /// the case from the value's encoding costs an encoder.
+  var describedCase: DescribedCase { get }
+}
+
+/// Which case an action value is (``DescribedAction/describedCase``).
+///
+/// ```swift
+/// let outer = Primes.Action.counter(.nthPrimeResponse(n: 3, prime: 7)).describedCase
+/// outer.name                          // "counter"
+/// outer.payload?.describedCase.name   // "nthPrimeResponse"
+/// ```
+public struct DescribedCase {
+  /// The case's name, as declared.
+  public let name: String
+  /// The case's payload when it is one unlabeled value of a described action type; `nil`
+  /// otherwise.
+  public let payload: (any DescribedAction)?
+
+  /// A case without a payload to go on into.
+  public init(_ name: String) {
+    self.name = name
+    self.payload = nil
+  }
+
+  /// A case with one unlabeled payload, which is gone on into when it is a described action.
+  public init<Payload>(_ name: String, payload: Payload) {
+    self.name = name
+    self.payload = payload as? any DescribedAction
+  }
 }

@@ -76,6 +76,71 @@ import Testing
     #expect(try visibility.internalPath(of: Primes.Action.counter(.incrTapped)) == nil)
   }
 
+  @DescribedAction
+  indirect enum DescribedSample: Codable, Sendable, InternalActions {
+    case bare
+    case wrapped(DescribedInner)
+    case labeled(inner: DescribedInner, count: Int)
+    case list([DescribedInner])
+    case nested(DescribedSample)
+
+    static let internalActions = ["bare", "wrapped.secret", "labeled", "nested.wrapped.secret", "nested.nested.bare"]
+  }
+
+  @DescribedAction
+  enum DescribedInner: Codable, Sendable {
+    case secret
+    case open(Int)
+  }
+
+  /// Declares a path through a payload's label, which cases alone cannot follow.
+  @DescribedAction
+  enum ThroughALabel: Codable, Sendable, InternalActions {
+    case labeled(inner: DescribedInner, count: Int)
+    case wrapped(DescribedInner)
+
+    static let internalActions = ["labeled.inner.secret", "wrapped.secret"]
+  }
+
+  static let describedSamples: [DescribedSample] = [
+    .bare, .wrapped(.secret), .wrapped(.open(1)), .labeled(inner: .secret, count: 2), .list([.secret]),
+    .nested(.bare), .nested(.wrapped(.secret)), .nested(.wrapped(.open(2))), .nested(.nested(.bare)),
+    .nested(.nested(.nested(.bare))), .nested(.labeled(inner: .open(1), count: 1)),
+  ]
+
+  /// A described action is told by its cases, with no encoder, and the cases find what the
+  /// whole encoding finds.
+  @Test(arguments: describedSamples)
+  func theCasesOfADescribedActionFindWhatTheWholeEncodingFinds(_ action: DescribedSample) throws {
+    let visibility = ActionVisibility(of: DescribedSample.self)
+    #expect(visibility.followsCases(DescribedSample.actionCases))
+    let check = try #require(visibility.check(for: DescribedSample.self))
+    #expect(check(action) == (try self.oracle(action, paths: DescribedSample.internalActions)))
+  }
+
+  @Test func aPathThroughALabelIsReadFromTheEncodingInstead() throws {
+    let visibility = ActionVisibility(of: ThroughALabel.self)
+    #expect(!visibility.followsCases(ThroughALabel.actionCases))
+    let check = try #require(visibility.check(for: ThroughALabel.self))
+    #expect(check(.labeled(inner: .secret, count: 1)) == "labeled.inner.secret")
+    #expect(check(.labeled(inner: .open(1), count: 1)) == nil)
+    #expect(check(.wrapped(.secret)) == "wrapped.secret")
+  }
+
+  @Test func primeTimesActionsAreToldByTheirCases() throws {
+    let actions: [Primes.Action] = [
+      .counter(.incrTapped), .counter(.nthPrimeResponse(n: 3, prime: 5)), .counter(.restarted),
+      .primeModal(.saveFavoritePrimeTapped), .primeModal(.favoritesChanged(.added([2]))),
+      .favoritePrimes(.loaded([2, 3])), .favoritePrimes(.deleteFavoritePrimes(IndexSet([0]))),
+    ]
+    let visibility = ActionVisibility(of: Primes.Action.self)
+    #expect(visibility.followsCases(Primes.Action.actionCases))
+    let check = try #require(visibility.check(for: Primes.Action.self))
+    for action in actions {
+      #expect(check(action) == (try self.oracle(action, paths: Primes.Action.internalActions)), "\(action)")
+    }
+  }
+
   @Test func theFirstDeclaredPathWinsWhenOneLiesInsideAnother() throws {
     let action = Sample.wrapped(.secret)
     #expect(try ActionShape(of: action, along: .init(["wrapped.secret", "wrapped"])).firstMatch == "wrapped.secret")
