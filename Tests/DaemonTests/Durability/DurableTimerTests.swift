@@ -56,9 +56,15 @@ import Testing
     #expect(due.prefix(3) == ["first", "second", "replaced"], "due while down: at once, in the order they fell due: \(due)")
     try await eventually(within: .seconds(5)) { try self.fired(again) == ["first", "second", "replaced", "later"] }
 
-    let journal = try again.call("io.switchyard.Store.Journal", ["feature": "reminders"])["entries"]
-    guard case let .array(entries)? = journal else { throw JournalMissing() }
-    #expect(entries.last?["origin"] == "timer" && entries.last?["action"] == ["reminders": ["due": "later"]], "\(entries.last ?? nil)")
+    // `Get` shows a change at once; the journal lists it once it is committed, a moment later.
+    func lastJournaled() throws -> JSONValue? {
+      let journal = try again.call("io.switchyard.Store.Journal", ["feature": "reminders"])["entries"]
+      guard case let .array(entries)? = journal else { throw JournalMissing() }
+      return entries.last
+    }
+    try await eventually { try lastJournaled()?["action"] == ["reminders": ["due": "later"]] }
+    let last = try lastJournaled()
+    #expect(last?["origin"] == "timer", "\(String(describing: last))")
     #expect(await second.terminate() == 0)
 
     // Fired, they are gone from the journal: a third start fires nothing again.
@@ -89,6 +95,8 @@ extension DurableTimerTests {
     )
     let again = try second.connect()
     try await eventually { try again.call("io.switchyard.Store.Get", ["path": "/alpha/count"])["state"] == 1 }
+    // Journaled a moment after `Get` shows it.
+    try await eventually { try again.call("io.switchyard.Store.Journal", ["feature": "alpha"])["entries"]?.arrayCount == 1 }
     let entries = try again.call("io.switchyard.Store.Journal", ["feature": "alpha"])["entries"]
     guard case let .array(changes)? = entries else { throw JournalMissing() }
     #expect(changes.last?["origin"] == "timer" && changes.last?["action"] == ["alpha": ["increment": [:]]], "\(changes.last ?? nil)")

@@ -28,6 +28,8 @@ import Testing
     try client.call("io.switchyard.Store.SendBatch", ["actions": [["counter": ["incrTapped": [:]]], ["counter": ["nthPrimeButtonTapped": [:]]]]])
     // The effect answers with the prime: a change no client sent.
     try await eventually { try client.call("io.switchyard.Store.Get", ["path": "/primes"])["state"]?["alertNthPrime"] != nil }
+    // `Get` shows the effect's change at once; the journal lists it once it is committed.
+    try await eventually { try client.call("io.switchyard.Store.Journal")["entries"]?.arrayValue?.count == 4 }
 
     let entries = try #require(try client.call("io.switchyard.Store.Journal")["entries"]?.arrayValue)
     #expect(entries.map { $0["seq"] } == [1, 2, 3, 4])
