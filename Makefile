@@ -176,6 +176,8 @@ PACKAGE       ?= .
 NAME          ?= $(patsubst %d,%,$(APP))
 # The configuration installed: PACKAGE's config/NAME.json when it has one, Switchyard's default otherwise.
 CONFIG        ?= $(firstword $(wildcard $(PACKAGE)/config/$(NAME).json) config/switchyard.json)
+# Switchyard's default names PrimeTime's features: installed for another application, without them.
+CONFIG_FLAGS  := $(if $(and $(filter config/switchyard.json,$(CONFIG)),$(filter-out switchyardd,$(APP))),--without-features)
 PREFIX        ?= /usr/local
 BINDIR        ?= $(PREFIX)/bin
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
@@ -226,7 +228,7 @@ install-units: check-names
 	$(call render,systemd/sysusers.in,$(DESTDIR)$(SYSUSERSDIR)/$(NAME).conf)
 	@config="$(DESTDIR)$(SYSCONFDIR)/$(NAME)/$(NAME).json"; \
 	if [ -e "$$config" ]; then echo "keeping the existing $$config"; \
-	else python3 systemd/service-config.py $(CONFIG) /run/$(NAME)/$(NAME).sock > "$$config.tmp" \
+	else python3 systemd/service-config.py $(CONFIG_FLAGS) $(CONFIG) /run/$(NAME)/$(NAME).sock > "$$config.tmp" \
 	  && chmod 0644 "$$config.tmp" && mv "$$config.tmp" "$$config" && echo "installed $$config"; fi
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
 	  systemd-sysusers $(SYSUSERSDIR)/$(NAME).conf; \

@@ -9,10 +9,17 @@ socket unit (which the service's hardening would refuse anyway: /run is read-onl
 import json
 import sys
 
-if len(sys.argv) != 3:
-    sys.exit("usage: service-config.py CONFIG.json /run/NAME/NAME.sock")
-with open(sys.argv[1]) as f:
+arguments = sys.argv[1:]
+# --without-features: the file is Switchyard's default, installed for another application; its
+# "features" section is PrimeTime's, which that application does not host.
+without_features = "--without-features" in arguments
+arguments = [a for a in arguments if a != "--without-features"]
+if len(arguments) != 2:
+    sys.exit("usage: service-config.py [--without-features] CONFIG.json /run/NAME/NAME.sock")
+with open(arguments[0]) as f:
     config = json.load(f)
-config.setdefault("switchyard", {}).setdefault("socket", {})["path"] = sys.argv[2]
+if without_features:
+    config.get("switchyard", {}).pop("features", None)
+config.setdefault("switchyard", {}).setdefault("socket", {})["path"] = arguments[1]
 json.dump(config, sys.stdout, indent=2)
 sys.stdout.write("\n")

@@ -36,6 +36,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// Per feature, what the configuration says instead of the code: where it runs and when its
   /// worker restarts.
   public var features: [String: FeatureSettings] = [:]
+  /// The features the configuration file has settings for that the application does not host
+  /// (a typo, or another application's configuration): ignored, and said at start.
+  public var unknownFeatures: [String] = []
   /// Who may do what (`access.rules`); by default the socket's group reads and writes.
   public var access = AccessPolicy()
   /// Where the journal is kept (`state.directory`; systemd's `$STATE_DIRECTORY` when it sets
@@ -167,6 +170,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         throw ConfigurationError("\(path) is not valid JSON: \(error)")
       }
       configuration.access = try AccessPolicy.load(from: file)
+      if case let .object(features)? = file["switchyard"]?["features"] {
+        configuration.unknownFeatures = features.keys.filter { !featureNames.contains($0) }.sorted()
+      }
     }
     return configuration
   }

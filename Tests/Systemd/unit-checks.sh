@@ -105,6 +105,12 @@ expect_line "$socket" "SocketGroup=fixture"
 expect_line "$tmp/other/sysusers.d/fixture.conf" "g fixture - -"
 socket_path="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["switchyard"]["socket"]["path"])' "$tmp/other/etc/fixture/fixture.json")"
 [[ "$socket_path" == /run/fixture/fixture.sock ]] || fail "fixture.json names the socket $socket_path"
+# Switchyard's default configuration names PrimeTime's features, which another application does
+# not host: installed for one, it comes without them.
+features="$(python3 -c 'import json,sys; print(sorted(json.load(open(sys.argv[1]))["switchyard"].get("features", {})))' "$tmp/other/etc/fixture/fixture.json")"
+[[ "$features" == "[]" ]] || fail "fixture.json has settings for features $features"
+features="$(python3 -c 'import json,sys; print(sorted(json.load(open(sys.argv[1]))["switchyard"].get("features", {})))' "$tmp/default/etc/switchyard/switchyard.json")"
+[[ "$features" == "['primes']" ]] || fail "switchyard.json has settings for features $features, not PrimeTime's primes"
 # Nothing of switchyardd's (ExecStart aside: the build folder's path is anyone's).
 if grep -hv -e '^#' -e '^ExecStart=' "$service" "$socket" "$tmp/other/sysusers.d/fixture.conf" \
   | grep -E 'switchyardd|switchyard\.(socket|service|sock|json|conf)|/(run|etc|var/lib)/switchyard|=switchyard$'; then

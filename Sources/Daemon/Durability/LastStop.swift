@@ -89,9 +89,10 @@ struct LastStop: Sendable, Equatable {
     case (.strict, _):
       return "the last run did not stop cleanly, but ran in strict mode: every change it acknowledged was on the disk"
     case (.batched, false):
+      let changes = kept == 1 ? "1 change" : "\(kept) changes"
       return
         "the last run did not stop cleanly, but the machine kept running: nothing it acknowledged is lost; "
-        + "\(kept) change\(kept == 1 ? "" : "s") since the last fsync (seq \(self.synced.seq)) were kept by the OS"
+        + "\(changes) since the last fsync (seq \(self.synced.seq)) \(kept == 1 ? "was" : "were") kept by the OS"
     case (.batched, true):
       let machine = self.sameBoot == nil ? "the machine may have restarted since (no boot id to compare)" : "the machine restarted since"
       return

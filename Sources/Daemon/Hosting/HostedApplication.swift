@@ -96,6 +96,17 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       logger: logger,
       metrics: metrics
     )
+    // Settings for a feature the application does not host are a typo or another
+    // application's: said, then left alone.
+    if !configuration.unknownFeatures.isEmpty {
+      logger.warning(
+        "the configuration has settings for features this application does not host; they are ignored",
+        metadata: [
+          "features": "\(configuration.unknownFeatures.joined(separator: ", "))",
+          "hosted": "\(application.features.map(\.name).joined(separator: ", "))",
+        ]
+      )
+    }
     var hosts: [any FeatureHost<Action>] = []
     for feature in application.features {
       let settings = configuration.features[feature.name]

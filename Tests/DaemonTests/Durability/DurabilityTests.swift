@@ -282,7 +282,11 @@ extension DurabilityTests {
     if mode == "batched", case let .int(recovered)? = lastStop?["recovered"], case let .int(synced)? = lastStop?["synced"] {
       let kept = recovered - synced
       #expect(
-        daemon.log.contains("\(kept) change\(kept == 1 ? "" : "s") since the last fsync (seq \(synced)) were kept by the OS"), "round \(round)"
+        daemon.log.contains(
+          kept == 1
+            ? "1 change since the last fsync (seq \(synced)) was kept by the OS"
+            : "\(kept) changes since the last fsync (seq \(synced)) were kept by the OS"
+        ), "round \(round)"
       )
     }
   }

@@ -58,14 +58,13 @@ import Testing
     let lastStop = try #require(durability["lastStop"])
     #expect(lastStop["clean"] == false && lastStop["sameBoot"] == true && lastStop["mayHaveLost"] == false, "\(lastStop)")
     #expect(lastStop["mode"] == "batched" && lastStop["recovered"] == 5)
-    // Usually 3; 5 when the next interval's fsync came before the kill.
+    // Usually 3; 4 or 5 when the next interval's fsync came before the kill (a loaded machine).
     let synced = try self.seq(lastStop["synced"])
-    #expect(synced == 3 || synced == 5, "\(lastStop)")
+    #expect((3...5).contains(synced), "\(lastStop)")
     #expect(lastStop["keptAfterSync"] == .int(Int64(5 - synced)))
-    #expect(
-      second.log.contains("nothing it acknowledged is lost; \(5 - synced) changes since the last fsync (seq \(synced)) were kept by the OS"),
-      "\(second.log)"
-    )
+    let kept = 5 - synced
+    let changes = kept == 1 ? "1 change since the last fsync (seq \(synced)) was" : "\(kept) changes since the last fsync (seq \(synced)) were"
+    #expect(second.log.contains("nothing it acknowledged is lost; \(changes) kept by the OS"), "\(second.log)")
     #expect(durability["journal"] == history, "the history goes on")
     #expect(durability["lost"] == nil)
     #expect(await second.terminate() == 0)

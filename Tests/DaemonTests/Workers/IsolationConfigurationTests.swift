@@ -16,6 +16,21 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// A feature's name mistyped in the configuration file, or another application's: the daemon
+  /// starts, says which settings it ignores, and hosts the features as declared.
+  @Test func settingsForAFeatureTheApplicationDoesNotHostAreNamedAndIgnored() async throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("features-\(UUID().uuidString.prefix(8)).json").path
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    try Data(#"{"switchyard": {"features": {"primse": {"isolation": "actor"}, "primes": {"restart": "transient"}}}}"#.utf8)
+      .write(to: URL(fileURLWithPath: file))
+    let daemon = try await DaemonProcess(arguments: ["--config", file])
+    let client = try daemon.connect()
+    #expect(try client.call("io.switchyard.Store.Describe")["features"]?[0]?["isolation"] == "process", "primes as declared")
+    #expect(daemon.log.contains("the configuration has settings for features this application does not host"), "\(daemon.log)")
+    #expect(daemon.log.contains("features=primse"), "\(daemon.log)")
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func settingsAreReadPerFeature() async throws {
     let configuration = try await DaemonConfiguration.load(
       file: nil,
