@@ -115,7 +115,7 @@ extension StoreResponder {
           )
           answer.finish()
         } catch {
-          answer.finish(VarlinkError(SwitchyardError.journalUnavailable(reason: "the backup could not be written: \(error)")))
+          answer.finish(VarlinkError(SwitchyardError.backupFailed(reason: "\(error)")))
         }
       }
     }

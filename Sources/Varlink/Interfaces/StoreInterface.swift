@@ -34,6 +34,7 @@ public enum StoreInterface {
     case internalAction = "InternalAction"
     case featureCrashed = "FeatureCrashed"
     case journalUnavailable = "JournalUnavailable"
+    case backupFailed = "BackupFailed"
     case noJournal = "NoJournal"
     case seqNotRetained = "SeqNotRetained"
 
@@ -291,6 +292,10 @@ public enum StoreInterface {
 
     # The daemon keeps no journal: it runs without a state directory.
     error NoJournal ()
+
+    # The copy Backup asked for could not be written ("reason" says why: a full disk, a
+    # permission); the journal itself is as it was.
+    error BackupFailed (reason: string)
 
     # The journal does not hold what "seq" asks for: it was pruned, or is not there yet. It
     # holds states from "oldest" (its oldest snapshot; changes after it) to "latest".

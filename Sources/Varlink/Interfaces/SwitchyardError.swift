@@ -42,6 +42,9 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
   /// `io.switchyard.Store.JournalUnavailable`: the daemon cannot write its journal (a full disk,
   /// a failed fsync), so it acknowledges no change until it can again.
   case journalUnavailable(reason: String)
+  /// `io.switchyard.Store.BackupFailed`: the daemon could not write the copy of its journal
+  /// `Backup` asked for (`reason` says why); the journal itself is as it was.
+  case backupFailed(reason: String)
   /// `io.switchyard.Store.NoJournal`: the daemon keeps no journal (it runs without a state
   /// directory), so it has no past to read.
   case noJournal
@@ -86,6 +89,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
         }
       case .featureCrashed: self = .featureCrashed(feature: string("feature") ?? "", reason: string("reason") ?? "")
       case .journalUnavailable: self = .journalUnavailable(reason: string("reason") ?? "")
+      case .backupFailed: self = .backupFailed(reason: string("reason") ?? "")
       case .internalAction:
         self = int("index").map { .internalAction(index: $0, feature: string("feature") ?? "", action: string("action") ?? "") } ?? unknown
       case .permissionDenied:
@@ -126,6 +130,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case .timeout: StoreInterface.ErrorName.timeout.qualifiedName
     case .featureCrashed: StoreInterface.ErrorName.featureCrashed.qualifiedName
     case .journalUnavailable: StoreInterface.ErrorName.journalUnavailable.qualifiedName
+    case .backupFailed: StoreInterface.ErrorName.backupFailed.qualifiedName
     case .internalAction: StoreInterface.ErrorName.internalAction.qualifiedName
     case .permissionDenied: StoreInterface.ErrorName.permissionDenied.qualifiedName
     case .invalidRequest: StoreInterface.ErrorName.invalidRequest.qualifiedName
@@ -164,7 +169,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
         if let path { parameters["path"] = .string(path) }
         return .object(parameters)
       }()
-    case let .invalidRequest(reason), let .journalUnavailable(reason): ["reason": .string(reason)]
+    case let .invalidRequest(reason), let .journalUnavailable(reason), let .backupFailed(reason): ["reason": .string(reason)]
     case let .methodNotFound(method): ["method": .string(method)]
     case let .interfaceNotFound(interface): ["interface": .string(interface)]
     case let .invalidParameter(parameter): ["parameter": .string(parameter)]

@@ -91,21 +91,28 @@ import Testing
     }
     #expect(locked?.resultCode == .SQLITE_BUSY, "\(String(describing: locked))")
 
+    // Where the copy goes is taken by a file: refused, and the journal goes on.
+    #expect(FileManager.default.createFile(atPath: state.path + "/backup", contents: Data("in the way".utf8)))
+    let refused = #expect(throws: VarlinkErrorReply.self) { try client.call("io.switchyard.Store.Backup") }
+    #expect(refused?.name == "io.switchyard.Store.BackupFailed" && refused?.parameters["reason"] != nil, "\(String(describing: refused))")
+    try client.call("io.switchyard.Store.Send", Self.increment)
+    try FileManager.default.removeItem(atPath: state.path + "/backup")
+
     let first = try client.call("io.switchyard.Store.Backup")
     let path = state.path + "/backup/journal.sqlite"
-    #expect(first["path"] == .string(path) && first["seq"] == 5, "\(first)")
+    #expect(first["path"] == .string(path) && first["seq"] == 6, "\(first)")
     #expect(first["bytes"] == .int(Int64((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1)))
     func changes(inCopyAt path: String) throws -> [Int] {
       let copy = try DatabaseQueue(path: path)
       defer { try? copy.close() }
       return try copy.read { try Int.fetchAll($0, sql: "SELECT seq FROM change ORDER BY seq") }
     }
-    #expect(try changes(inCopyAt: path) == [1, 2, 3, 4, 5])
+    #expect(try changes(inCopyAt: path) == [1, 2, 3, 4, 5, 6])
     #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "one file to copy")
 
     for _ in 1...3 { try client.call("io.switchyard.Store.Send", Self.increment) }
-    #expect(try client.call("io.switchyard.Store.Backup")["seq"] == 8)
-    #expect(try changes(inCopyAt: path) == Array(1...8), "the next backup replaces it")
+    #expect(try client.call("io.switchyard.Store.Backup")["seq"] == 9)
+    #expect(try changes(inCopyAt: path) == Array(1...9), "the next backup replaces it")
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: state.path + "/backup") == ["journal.sqlite"],
       "no partial copy left behind"
