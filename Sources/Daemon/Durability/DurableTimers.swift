@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HeapModule
 import Logging
 import SwitchyardSynchronization
 
@@ -19,17 +20,96 @@ import SwitchyardSynchronization
 /// lose it. A timer is replaced by a new one with the same key (its own id), so a feature has at most one
 /// per id; at most `limit` are pending in all, and a timer past that is refused with an error in
 /// the log.
+///
+/// What a client's actions can make a feature schedule and cancel costs what one timer costs:
+/// the deadlines are a heap (scheduling and firing O(log n)) and the ids an index (cancelling
+/// touches only the timers it cancels), so a hundred thousand pending timers stall nothing.
 final class DurableTimers: Sendable {
   private struct Pending: ~Copyable {
     var timers: [TimerKey: JournaledTimer] = [:]
+    /// Every pending timer's deadline, earliest first, and the deadlines of timers replaced,
+    /// cancelled or fired since: an entry counts only while `timers` holds a timer with its key
+    /// and deadline, and the stale ones go as they come up (or all at once, when they outnumber
+    /// the pending timers).
+    var deadlines = Heap<Deadline>()
+    /// The timers each id cancels.
+    var byID: [TimerID: Set<TimerKey>] = [:]
+    /// The deadline the armed source fires at; `nil` when none is armed.
+    var armedDeadline: Double?
     var isStarted = false
     var isStopped = false
     var lastRefusal: ContinuousClock.Instant?
+
+    mutating func insert(_ timer: JournaledTimer) {
+      let key = TimerKey(feature: timer.feature, key: timer.key)
+      if let replaced = self.timers.updateValue(timer, forKey: key) { self.unindex(replaced, key) }
+      for id in timer.ids { self.byID[TimerID(feature: timer.feature, id: id), default: []].insert(key) }
+      self.deadlines.insert(Deadline(at: timer.deadline, key: key))
+      // Entries of timers gone pile up when the same keys are scheduled again and again.
+      if self.deadlines.count > 2 * self.timers.count + 64 {
+        self.deadlines = Heap(self.timers.map { Deadline(at: $0.value.deadline, key: $0.key) })
+      }
+    }
+
+    @discardableResult
+    mutating func remove(_ key: TimerKey) -> JournaledTimer? {
+      guard let timer = self.timers.removeValue(forKey: key) else { return nil }
+      self.unindex(timer, key)
+      return timer
+    }
+
+    private mutating func unindex(_ timer: JournaledTimer, _ key: TimerKey) {
+      for id in timer.ids {
+        let index = TimerID(feature: timer.feature, id: id)
+        self.byID[index]?.remove(key)
+        if self.byID[index]?.isEmpty == true { self.byID[index] = nil }
+      }
+    }
+
+    /// Whether `entry` stands for a pending timer.
+    func isCurrent(_ entry: Deadline) -> Bool {
+      self.timers[entry.key]?.deadline == entry.deadline
+    }
+
+    /// Takes the timers due at `now`, in the order they fell due, and returns the next
+    /// deadline after them.
+    mutating func takeDue(at now: Double) -> (due: [JournaledTimer], next: Double?) {
+      var due: [JournaledTimer] = []
+      while let first = self.deadlines.min, first.deadline <= now || !self.isCurrent(first) {
+        self.deadlines.removeMin()
+        if self.isCurrent(first), let timer = self.remove(first.key) { due.append(timer) }
+      }
+      return (due, self.deadlines.min?.deadline)
+    }
   }
 
-  private struct TimerKey: Hashable {
+  private struct TimerKey: Hashable, Comparable {
     let feature: String
     let key: String
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+      (lhs.feature, lhs.key) < (rhs.feature, rhs.key)
+    }
+  }
+
+  private struct TimerID: Hashable {
+    let feature: String
+    let id: String
+  }
+
+  /// A timer's place in the order they fall due.
+  private struct Deadline: Comparable {
+    let deadline: Double
+    let key: TimerKey
+
+    init(at deadline: Double, key: TimerKey) {
+      self.deadline = deadline
+      self.key = key
+    }
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+      lhs.deadline < rhs.deadline || (lhs.deadline == rhs.deadline && lhs.key < rhs.key)
+    }
   }
 
   private let pending: Mutex<Pending>
@@ -51,9 +131,9 @@ final class DurableTimers: Sendable {
     pending: [JournaledTimer] = [], journal: JournalWriter?, limit: Int = 100_000, logger: Logger,
     fire: @escaping @Sendable (JournaledTimer, _ reduced: @escaping @Sendable () -> Void) -> Void
   ) {
-    var timers: [TimerKey: JournaledTimer] = [:]
-    for timer in pending { timers[TimerKey(feature: timer.feature, key: timer.key)] = timer }
-    self.pending = Mutex(Pending(timers: timers))
+    var contents = Pending()
+    for timer in pending { contents.insert(timer) }
+    self.pending = Mutex(contents)
     self.journal = journal
     self.limit = limit
     self.fire = fire
@@ -82,23 +162,26 @@ final class DurableTimers: Sendable {
   }
 
   func schedule(_ timer: JournaledTimer) {
-    let accepted = self.pending.withLock { pending -> Bool in
+    let (accepted, rearm) = self.pending.withLock { pending -> (Bool, Bool) in
       let key = TimerKey(feature: timer.feature, key: timer.key)
-      guard pending.timers[key] != nil || pending.timers.count < self.limit else { return false }
-      pending.timers[key] = timer
-      return true
+      guard pending.timers[key] != nil || pending.timers.count < self.limit else { return (false, false) }
+      pending.insert(timer)
+      // Only a deadline before the armed one needs the source moved.
+      let rearm = pending.armedDeadline.map { timer.deadline < $0 } ?? true
+      if rearm { pending.armedDeadline = timer.deadline }
+      return (true, rearm)
     }
     guard accepted else { return self.refuse(timer) }
     self.journal?.submit(.schedule(timer))
-    self.queue.async { self.fireDue() }
+    if rearm { self.queue.async { self.fireDue() } }
   }
 
   /// Cancels `feature`'s timers scheduled under `id` (their own, or one around them).
   func cancel(feature: String, id: String) {
-    let cancelled = self.pending.withLock { pending in
-      let keys = pending.timers.filter { $0.key.feature == feature && $0.value.ids.contains(id) }.keys
-      for key in keys { pending.timers[key] = nil }
-      return !keys.isEmpty
+    let cancelled = self.pending.withLock { pending -> Bool in
+      guard let keys = pending.byID[TimerID(feature: feature, id: id)] else { return false }
+      for key in keys { pending.remove(key) }
+      return true
     }
     if cancelled { self.journal?.submit(.cancel(feature: feature, id: id)) }
   }
@@ -107,10 +190,13 @@ final class DurableTimers: Sendable {
   private func fireDue() {
     let now = Date().timeIntervalSince1970
     let (due, next) = self.pending.withLock { pending -> ([JournaledTimer], Double?) in
-      guard pending.isStarted, !pending.isStopped else { return ([], nil) }
-      let due = pending.timers.values.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
-      for timer in due { pending.timers[TimerKey(feature: timer.feature, key: timer.key)] = nil }
-      return (due, pending.timers.values.map(\.deadline).min())
+      guard pending.isStarted, !pending.isStopped else {
+        pending.armedDeadline = nil
+        return ([], nil)
+      }
+      let (due, next) = pending.takeDue(at: now)
+      pending.armedDeadline = next
+      return (due, next)
     }
     for timer in due {
       // Journaled as fired only once its action is reduced, so behind the changes it made: a
