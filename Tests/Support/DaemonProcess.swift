@@ -80,6 +80,15 @@ public final class DaemonProcess: @unchecked Sendable {
   /// `deinit`: SIGTERM, two seconds, SIGKILL).
   deinit {
     try? FileManager.default.removeItem(at: self.directory)
+    // A daemon started on another one's socket (a restart) serves from that one's directory,
+    // which its daemon recreates when it binds after the first one's end removed it: the last of
+    // them takes it away once nothing is left in it (`rmdir` refuses while a socket is there).
+    let socketDirectory = URL(fileURLWithPath: self.socketPath).deletingLastPathComponent().standardizedFileURL
+    if socketDirectory != self.directory.standardizedFileURL, socketDirectory.lastPathComponent.hasPrefix("switchyard-"),
+      socketDirectory.deletingLastPathComponent().path == FileManager.default.temporaryDirectory.standardizedFileURL.path
+    {
+      rmdir(socketDirectory.path)
+    }
   }
 
   /// Waits for the daemon to exit by itself; its exit status, or `nil` when it still runs
