@@ -159,8 +159,8 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
-  /// `log`, `get --at` and `replay` against a daemon that keeps a journal.
-  @Test func logGetAtAndReplayReadTheJournal() async throws {
+  /// `log`, `get --at`, `replay` and `backup` against a daemon that keeps a journal.
+  @Test func logGetAtReplayAndBackupReadTheJournal() async throws {
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-cli-\(UUID().uuidString.prefix(8))").path
     defer { try? FileManager.default.removeItem(atPath: state) }
     let daemon = try await DaemonProcess(arguments: ["--state-directory", state])
@@ -185,6 +185,12 @@ import Testing
     output = try await self.run(["replay"] + socket)
     #expect(output.status == 0, "\(output.stderr)")
     #expect(output.stdout == "replayed 3 changes from 0 to 3; skipped 0 (action not known)\nevery replayed change agrees with the journal\n")
+
+    output = try await self.run(["backup"] + socket)
+    #expect(output.status == 0, "\(output.stderr)")
+    let copy = state + "/backup/journal.sqlite"
+    let bytes = (try FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? -1
+    #expect(output.stdout == "wrote \(copy): \(bytes) bytes, the journal up to seq 3\n", "\(output.stdout)")
 
     let follower = try ChildProcess(
       Self.executable.path, ["log", "--follow", "--json", "--since", "3"] + socket, environment: Self.environment, stdout: .collect

@@ -64,6 +64,25 @@ extension ActionVisibility {
     }
   }
 
+  /// Whether every declared path names cases one inside the other, each but the last with one
+  /// unlabeled payload of a described action type: what ``DescribedAction/describedCase``
+  /// follows. Stricter than the check above, which also takes a payload's label as a step and
+  /// any name below a payload it cannot see into.
+  func followsCases(_ cases: [ActionCase]) -> Bool {
+    self.internalActions.allSatisfy { path in
+      var cases = cases
+      let names = path.split(separator: ".").map(String.init)
+      for (index, name) in names.enumerated() {
+        guard let actionCase = cases.first(where: { $0.name == name }) else { return false }
+        if index == names.count - 1 { return true }
+        guard actionCase.payload.count == 1, actionCase.payload[0].label == nil, let nested = actionCase.payload[0].actionCases
+        else { return false }
+        cases = nested
+      }
+      return true
+    }
+  }
+
   private static func names(_ path: ArraySlice<String>, in cases: [ActionCase]) -> Bool {
     guard let name = path.first else { return true }
     guard let actionCase = cases.first(where: { $0.name == name }) else { return false }

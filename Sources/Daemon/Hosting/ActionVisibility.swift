@@ -40,22 +40,6 @@ struct ActionVisibility: Sendable {
     return self.check(encodable, as: Action.self)
   }
 
-  /// Whether every declared path names cases one inside the other, each but the last with one
-  /// unlabeled payload of a described action type: what ``DescribedAction/describedCase`` follows.
-  func followsCases(_ cases: [ActionCase]) -> Bool {
-    self.internalPaths.allSatisfy { path in
-      var cases = cases
-      for (index, name) in path.enumerated() {
-        guard let actionCase = cases.first(where: { $0.name == name }) else { return false }
-        if index == path.count - 1 { return true }
-        guard actionCase.payload.count == 1, actionCase.payload[0].label == nil, let nested = actionCase.payload[0].actionCases
-        else { return false }
-        cases = nested
-      }
-      return true
-    }
-  }
-
   private func caseCheck<Described: DescribedAction, Action>(_: Described.Type, as _: Action.Type) -> @Sendable (Action) -> String? {
     // Unchecked, as below: besides the paths (Sendable) it holds the metatype `Described`.
     let paths = self.pathTree

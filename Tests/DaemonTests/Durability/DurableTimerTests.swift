@@ -28,6 +28,32 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// The worst a client can make `reminders` do with its timers: twenty thousand scheduled in
+  /// batches, half of them cancelled one by one. Each cancel touches only the timers it cancels,
+  /// on the event loop's side; with a scan of every pending timer per cancel this took tens of
+  /// seconds. A timer set after it all still fires on time.
+  @Test func twentyThousandTimersScheduledAndHalfCancelledStallNothing() async throws {
+    let daemon = try await DaemonProcess(executable: "switchyard-fixture")
+    let client = try daemon.connect()
+    let started = ContinuousClock.now
+    for batch in 0..<20 {
+      let actions = (0..<1000).map { index -> JSONValue in
+        ["reminders": ["remind": ["id": .string("r\(batch * 1000 + index)"), "after": 3600]]]
+      }
+      try client.call("io.switchyard.Store.SendBatch", ["actions": .array(actions)])
+    }
+    for batch in 0..<10 {
+      let actions = (0..<1000).map { index -> JSONValue in
+        ["reminders": ["cancel": ["id": .string("r\(2 * (batch * 1000 + index))")]]]
+      }
+      try client.call("io.switchyard.Store.SendBatch", ["actions": .array(actions)])
+    }
+    #expect(ContinuousClock.now - started < .seconds(10), "\(ContinuousClock.now - started)")
+    try client.call("io.switchyard.Store.Send", self.remind("soon", after: 0.2))
+    try await eventually { try self.fired(client) == ["soon"] }
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func timersSetBeforeAKillFireAfterTheRestartTheLateOnesAtOnceInOrder() async throws {
     let state = TemporaryStateDirectory()
     let first = try await DaemonProcess(arguments: ["--state-directory", state.path], executable: "switchyard-fixture")

@@ -51,6 +51,19 @@ import Testing
     #expect(recovered.replayed == 3)
   }
 
+  /// The journal is opened through an SQLite URI (`unix-excl`): a path with the characters a
+  /// URI gives a meaning to opens the same file, and again.
+  @Test func aPathWithURICharactersOpensAndReopensTheSameJournal() throws {
+    let parent = try self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: parent) }
+    let directory = parent + "/a %41?b#c"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = directory + "/journal.sqlite"
+    let id = try self.countingJournal(in: directory).id
+    #expect(FileManager.default.fileExists(atPath: path))
+    #expect(try self.countingJournal(in: directory).id == id, "the same file")
+  }
+
   @Test func twoJournalsHaveTwoIds() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -62,14 +62,15 @@ import Testing
     #expect(try visibility.internalPath(of: action) == self.oracle(action, paths: Sample.internalActions))
   }
 
+  static let primeTimeActions: [Primes.Action] = [
+    .counter(.incrTapped), .counter(.nthPrimeResponse(n: 3, prime: 5)), .counter(.restarted),
+    .primeModal(.saveFavoritePrimeTapped), .primeModal(.favoritesChanged(.added([2]))),
+    .favoritePrimes(.loaded([2, 3])), .favoritePrimes(.deleteFavoritePrimes(IndexSet([0]))),
+  ]
+
   @Test func primeTimesActionsAreToldApartAsBefore() throws {
-    let actions: [Primes.Action] = [
-      .counter(.incrTapped), .counter(.nthPrimeResponse(n: 3, prime: 5)), .counter(.restarted),
-      .primeModal(.saveFavoritePrimeTapped), .primeModal(.favoritesChanged(.added([2]))),
-      .favoritePrimes(.loaded([2, 3])), .favoritePrimes(.deleteFavoritePrimes(IndexSet([0]))),
-    ]
     let visibility = ActionVisibility(of: Primes.Action.self)
-    for action in actions {
+    for action in Self.primeTimeActions {
       #expect(try visibility.internalPath(of: action) == self.oracle(action, paths: Primes.Action.internalActions), "\(action)")
     }
     #expect(try visibility.internalPath(of: Primes.Action.counter(.nthPrimeResponse(n: 3, prime: 5))) == "counter.nthPrimeResponse")
@@ -128,15 +129,10 @@ import Testing
   }
 
   @Test func primeTimesActionsAreToldByTheirCases() throws {
-    let actions: [Primes.Action] = [
-      .counter(.incrTapped), .counter(.nthPrimeResponse(n: 3, prime: 5)), .counter(.restarted),
-      .primeModal(.saveFavoritePrimeTapped), .primeModal(.favoritesChanged(.added([2]))),
-      .favoritePrimes(.loaded([2, 3])), .favoritePrimes(.deleteFavoritePrimes(IndexSet([0]))),
-    ]
     let visibility = ActionVisibility(of: Primes.Action.self)
     #expect(visibility.followsCases(Primes.Action.actionCases))
     let check = try #require(visibility.check(for: Primes.Action.self))
-    for action in actions {
+    for action in Self.primeTimeActions {
       #expect(check(action) == (try self.oracle(action, paths: Primes.Action.internalActions)), "\(action)")
     }
   }
