@@ -62,6 +62,12 @@ final class Subscriber: Sendable {
     self.encode = encode
   }
 
+  /// Whether the next change written must name the history: the subscription resumed and has
+  /// written nothing yet.
+  var announcesHistoryNext: Bool {
+    self.resumedFrom != nil && self.announcesHistory.load(ordering: .relaxed)
+  }
+
   /// Whether the reply about to be written is the first, of a resumed subscription, and must
   /// name the history; `true` once at most.
   func takeHistoryAnnouncement() -> Bool {
@@ -121,6 +127,54 @@ final class Subscriber: Sendable {
     guard !contents.isDeliveryDue, let schedule = contents.scheduleDelivery else { return nil }
     contents.isDeliveryDue = true
     return schedule
+  }
+
+  /// What one delivery takes: the changes queued in a row, gathered into one buffer, and the
+  /// item queued after them when it is not a change.
+  struct Batch {
+    /// The changes' bytes, one after another: the shared bytes themselves for a lone change.
+    var changes: ByteBuffer?
+    /// A snapshot, the end, or ``Item/overflow``: what the delivery handles after the changes.
+    var then: Item?
+
+    var isEmpty: Bool { self.changes == nil && self.then == nil }
+  }
+
+  /// The items to deliver now, as ``take(limit:)`` takes them, with the changes' bytes gathered
+  /// into one buffer as they leave the queue: what a delivery writes in one go, with no array of
+  /// items between. An empty batch ends the delivery, as an empty `take` does.
+  func takeBatch(limit: Int) -> Batch {
+    self.contents.withLock { contents in
+      if contents.overflowed { return Batch(then: .overflow) }
+      var batch = Batch()
+      var taken = 0
+      var gathered: ByteBuffer?
+      while taken < limit, let item = contents.queue.popFirst() {
+        taken += 1
+        guard case let .encoded(_, bytes) = item else {
+          batch.then = item
+          break
+        }
+        if gathered != nil {
+          gathered!.writeImmutableBuffer(bytes)
+        } else if let first = batch.changes {
+          // A second change: both go into a buffer of their own; the shared bytes stay as they are.
+          var buffer = ByteBufferAllocator().buffer(capacity: first.readableBytes * min(limit, contents.queue.count + 2))
+          buffer.writeImmutableBuffer(first)
+          buffer.writeImmutableBuffer(bytes)
+          gathered = buffer
+        } else {
+          batch.changes = bytes
+        }
+      }
+      if let gathered { batch.changes = gathered }
+      if batch.then == nil, contents.queue.isEmpty, let reason = contents.ended, !contents.isEndTaken, taken < limit {
+        contents.isEndTaken = true
+        batch.then = .end(reason: reason)
+      }
+      if batch.isEmpty { contents.isDeliveryDue = false }
+      return batch
+    }
   }
 
   /// The items to deliver now, in order, up to `limit` of them: `[.overflow]` after an overflow,

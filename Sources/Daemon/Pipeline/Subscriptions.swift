@@ -32,7 +32,8 @@ final class Subscriptions: Sendable {
   }
 
   private struct Contents: ~Copyable {
-    var byPath: [Key: [Int: Subscriber]] = [:]
+    /// In the order they subscribed: a change walks an array, not a dictionary's buckets.
+    var byPath: [Key: [Subscriber]] = [:]
     var nextID = 0
     var count = 0
   }
@@ -73,6 +74,22 @@ final class Subscriptions: Sendable {
     }
   }
 
+  /// Hands `item` to each of `subscribers`, as ``push(_:seq:to:)`` does to one: the hold-back
+  /// decided once for all of them.
+  private func push(_ item: Subscriber.Item, seq: UInt64, to subscribers: [Subscriber]) {
+    guard self.holdsBack else {
+      for subscriber in subscribers { Self.hand(item, to: subscriber) }
+      return
+    }
+    self.heldBack.withLock { held in
+      if seq <= held.releasedSeq, held.items.isEmpty {
+        for subscriber in subscribers { Self.hand(item, to: subscriber) }
+      } else {
+        for subscriber in subscribers { held.items.append((seq, subscriber, item)) }
+      }
+    }
+  }
+
   /// Every change up to `seq` is on the disk: its items go to their subscribers.
   func release(upTo seq: UInt64) {
     guard self.holdsBack else { return }
@@ -100,7 +117,7 @@ final class Subscriptions: Sendable {
         encode: self.encode
       )
       contents.nextID += 1
-      contents.byPath[Key(pointer: pointer, withCauses: withCauses), default: [:]][subscriber.id] = subscriber
+      contents.byPath[Key(pointer: pointer, withCauses: withCauses), default: []].append(subscriber)
       contents.count += 1
       return subscriber
     }
@@ -110,9 +127,10 @@ final class Subscriptions: Sendable {
   func remove(_ subscriber: Subscriber) {
     self.contents.withLock { contents in
       let key = Key(pointer: subscriber.pointer, withCauses: subscriber.withCauses)
-      if contents.byPath[key]?.removeValue(forKey: subscriber.id) != nil {
+      if let index = contents.byPath[key]?.firstIndex(where: { $0 === subscriber }) {
+        contents.byPath[key]!.remove(at: index)
         contents.count -= 1
-        if contents.byPath[key]?.isEmpty == true { contents.byPath[key] = nil }
+        if contents.byPath[key]!.isEmpty { contents.byPath[key] = nil }
       }
     }
     subscriber.end(.cancelled)
@@ -124,7 +142,7 @@ final class Subscriptions: Sendable {
 
   /// Changes waiting in the subscribers' queues: in all, and in the longest. For the metrics.
   func queueDepths() -> (queued: Int, deepest: Int) {
-    let subscribers = self.contents.withLock { contents in contents.byPath.values.flatMap(\.values) }
+    let subscribers = self.contents.withLock { contents in Array(contents.byPath.values.joined()) }
     var queued = 0
     var deepest = 0
     for subscriber in subscribers {
@@ -144,15 +162,17 @@ final class Subscriptions: Sendable {
   func deliver(_ change: StateChange, state: JSONValue, feature: String? = nil, cause: ChangeCause? = nil) {
     self.contents.withLock { contents in
       for (key, subscribers) in contents.byPath {
+        let item: Subscriber.Item
         switch Self.relative(change.patch, to: key.pointer, in: state) {
         case nil:
-          for subscriber in subscribers.values { self.push(.end(reason: .pathRemoved), seq: change.seq, to: subscriber) }
+          item = .end(reason: .pathRemoved)
         case let patch? where patch.isEmpty:
           continue
         case let patch?:
           let bytes = key.withCauses ? self.encodeCaused(change.seq, patch, feature, cause) : self.encode(change.seq, patch)
-          for subscriber in subscribers.values { self.push(.encoded(seq: change.seq, bytes), seq: change.seq, to: subscriber) }
+          item = .encoded(seq: change.seq, bytes)
         }
+        self.push(item, seq: change.seq, to: subscribers)
       }
     }
   }
@@ -177,7 +197,7 @@ final class Subscriptions: Sendable {
         contents.byPath.removeAll()
         contents.count = 0
       }
-      return contents.byPath.values.flatMap(\.values)
+      return Array(contents.byPath.values.joined())
     }
     for subscriber in subscribers { subscriber.end(reason) }
   }

@@ -42,7 +42,12 @@ final class CallAnswer: Sendable {
   func reply(_ outgoing: VarlinkOutgoing, flushingNow: Bool = false) {
     switch self.destination {
     case let .connection(connection, _, call):
-      Self.onLoop(connection) { $0.write(outgoing, for: call, flushingNow: flushingNow) }
+      // Spelled out rather than through `onLoop`: on the loop, a reply allocates no closure.
+      if connection.eventLoop.inEventLoop {
+        connection.value.write(outgoing, for: call, flushingNow: flushingNow)
+      } else {
+        connection.eventLoop.execute { connection.value.write(outgoing, for: call, flushingNow: flushingNow) }
+      }
     case let .functions(reply, _, _):
       reply(outgoing)
     }

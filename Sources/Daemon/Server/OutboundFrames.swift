@@ -6,7 +6,8 @@ import NIOCore
 /// pipeline, is queued with its promise and becomes an `iovec`. A turn of the loop that answers
 /// sixteen pipelined `Send`s, or hands a subscriber sixteen changes, writes sixteen small frames;
 /// copied into one buffer (a few hundred bytes), they cost one write. Redis does the same with its
-/// per-client reply buffer.
+/// per-client reply buffer. A turn that writes one frame (a subscriber's delivery, its changes
+/// already gathered) writes that frame itself, uncopied.
 ///
 /// A frame larger than ``copyLimit`` (a snapshot of a big state) is not copied: the frames
 /// gathered before it are handed out first, then it, in order.
@@ -34,9 +35,12 @@ struct OutboundFrames {
       write(frame)
       return
     }
-    if self.gathered == nil {
-      // Most turns write one or two small frames; a batch grows the buffer as it goes.
-      self.gathered = allocator.buffer(capacity: max(256, frame.readableBytes))
+    guard self.gathered != nil else {
+      // The first frame is taken as it is, not copied: a subscriber's delivery is one frame
+      // (its changes, gathered), often the bytes every subscriber of the path shares. Should
+      // more follow, the first write into it copies it, as a shared buffer does.
+      self.gathered = frame
+      return
     }
     self.gathered!.writeImmutableBuffer(frame)
   }

@@ -92,7 +92,9 @@ extension StoreResponder {
     self.subscribers.withLock { $0[subscriber.id] = (subscriber, caller) }
     whenClosed { subscriptions.remove(subscriber) }
     let delivery = SubscriptionDelivery(subscriber: subscriber, method: method, answer: answer, responder: self)
-    subscriber.attach { answer.execute { delivery.deliver() } }
+    // Made once: each delivery scheduled hands the loop this closure, not a new one.
+    let deliver: @Sendable () -> Void = { delivery.deliver() }
+    subscriber.attach { answer.execute(deliver) }
   }
 
   /// The subscription is over: it no longer counts.
@@ -158,47 +160,37 @@ struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendabl
         self.answer.whenWritable { self.deliver() }
         return
       }
-      let items = self.subscriber.take(limit: Self.batchLimit)
-      if items.isEmpty { return }
-      var changes: [ByteBuffer] = []
-      for var item in items {
-        if case .overflow = item {
-          item = self.responder.changeLog.resnapshot(self.subscriber)
-          self.responder.metrics?.resnapshots.increment()
-        }
-        switch item {
-        case let .encoded(_, bytes):
-          let isFirst = self.subscriber.takeHistoryAnnouncement()
-          changes.append(isFirst ? SubscribeReply.naming(self.responder.changeLog.historyID, in: bytes) : bytes)
-        case let .snapshot(seq, value):
-          _ = self.subscriber.takeHistoryAnnouncement()
-          self.write(&changes)
-          let parameters: JSONObject = [
-            "seq": .int(Int64(seq)), "history": .string(self.responder.changeLog.historyID), "state": value,
-          ]
-          self.answer.reply(.reply(VarlinkReply(parameters: parameters, continues: true)))
-        case let .end(reason):
-          self.write(&changes)
-          self.responder.ended(self.subscriber)
-          self.answer.finish(self.error(endingWith: reason))
-          return
-        case .overflow:
-          break
-        }
+      // The first change of a resumed subscription names the history: it goes alone, re-encoded.
+      let batch = self.subscriber.takeBatch(limit: self.subscriber.announcesHistoryNext ? 1 : Self.batchLimit)
+      if batch.isEmpty { return }
+      if let changes = batch.changes {
+        let isFirst = self.subscriber.takeHistoryAnnouncement()
+        let bytes = isFirst ? SubscribeReply.naming(self.responder.changeLog.historyID, in: changes) : changes
+        self.answer.reply(.encoded(bytes), flushingNow: true)
       }
-      self.write(&changes)
+      guard var item = batch.then else { continue }
+      if case .overflow = item {
+        item = self.responder.changeLog.resnapshot(self.subscriber)
+        self.responder.metrics?.resnapshots.increment()
+      }
+      switch item {
+      case let .snapshot(seq, value):
+        _ = self.subscriber.takeHistoryAnnouncement()
+        let parameters: JSONObject = [
+          "seq": .int(Int64(seq)), "history": .string(self.responder.changeLog.historyID), "state": value,
+        ]
+        self.answer.reply(.reply(VarlinkReply(parameters: parameters, continues: true)))
+      case let .end(reason):
+        self.responder.ended(self.subscriber)
+        self.answer.finish(self.error(endingWith: reason))
+        return
+      case let .encoded(_, bytes):
+        // A resnapshot is never a change; written all the same rather than lost.
+        self.answer.reply(.encoded(bytes), flushingNow: true)
+      case .overflow:
+        break
+      }
     }
-  }
-
-  /// Writes `changes` and flushes them: a delivery writes all that was queued, so there is
-  /// nothing to wait for.
-  private func write(_ changes: inout [ByteBuffer]) {
-    switch changes.count {
-    case 0: return
-    case 1: self.answer.reply(.encoded(changes[0]), flushingNow: true)
-    default: self.answer.reply(.encodedBatch(changes), flushingNow: true)
-    }
-    changes.removeAll()
   }
 
   private func error(endingWith reason: SubscriptionEnd) -> VarlinkError? {

@@ -85,6 +85,47 @@ import Testing
     }
   }
 
+  @Test func aDeliveryTakesTheQueuedChangesAsOneBufferTheSharedBytesThemselvesForALoneOne() async throws {
+    let (log, _) = self.pipeline(Encodings())
+    let subscriber = try log.subscribe(to: "/a", since: nil, queueLimit: 10)
+    let other = try log.subscribe(to: "/a", since: nil, queueLimit: 10)
+    let snapshot = subscriber.takeBatch(limit: 64)
+    guard snapshot.changes == nil, case .snapshot = snapshot.then else {
+      Issue.record("expected the snapshot alone, as what follows the changes: there are none")
+      return
+    }
+    _ = other.take(limit: 1)
+
+    _ = log.append(JSONPatch(operations: [.replace(path: "/a/n", value: 1)]))
+    let lone = subscriber.takeBatch(limit: 64)
+    guard case let .encoded(_, shared) = other.take(limit: 1).first, let bytes = lone.changes else {
+      Issue.record("expected the change")
+      return
+    }
+    #expect(lone.then == nil)
+    #expect(bytes.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) } == shared.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) },
+      "one change: the bytes every subscriber of the path shares, not a copy")
+
+    for n in 2...4 { _ = log.append(JSONPatch(operations: [.replace(path: "/a/n", value: .int(Int64(n)))])) }
+    let three = subscriber.takeBatch(limit: 64)
+    let each = other.take(limit: 64).flatMap { item -> [UInt8] in
+      guard case let .encoded(_, bytes) = item else { return [] }
+      return Array(bytes.readableBytesView)
+    }
+    #expect(three.changes.map { Array($0.readableBytesView) } == each, "the three as encoded, one after another")
+    #expect(subscriber.takeBatch(limit: 64).isEmpty, "nothing waits: the delivery is over")
+
+    for n in 5...7 { _ = log.append(JSONPatch(operations: [.replace(path: "/a/n", value: .int(Int64(n)))])) }
+    subscriber.end(.cancelled)
+    let upToTwo = subscriber.takeBatch(limit: 2)
+    #expect(upToTwo.then == nil, "the limit counts the changes; the end waits for the rest")
+    let rest = subscriber.takeBatch(limit: 2)
+    guard rest.changes != nil, case .end(reason: .cancelled) = rest.then else {
+      Issue.record("expected the last change, then the end")
+      return
+    }
+  }
+
   @Test func aPatchIsRelativeToTheSubscribedPath() async throws {
     let (log, _) = self.pipeline(Encodings())
     let subscriber = try log.subscribe(to: "/a", since: nil, queueLimit: 10)
