@@ -102,6 +102,33 @@ public struct JSONLayout: Sendable {
     return found
   }
 
+  /// How many members an object has; `nil` when `value` is no object.
+  public func memberCount(of value: Value) -> Int? {
+    tape[value.index].kind == .object ? Int(tape[value.index].payload) : nil
+  }
+
+  /// The key and value of an object's only member; `nil` when `value` is no object, or has
+  /// fewer or more members than one. How an enum case is written: `{"incrTapped":{}}`.
+  public func onlyMember(of value: Value) -> (key: Value, value: Value)? {
+    guard tape[value.index].kind == .object, tape[value.index].payload == 1 else { return nil }
+    return (Value(index: value.index + 1), Value(index: value.index + 2))
+  }
+
+  /// Whether the string `value` is `text`, compared byte for byte, with no `String` made; a
+  /// string written with escape sequences is compared decoded.
+  ///
+  /// ```swift
+  /// if let (key, _) = layout.onlyMember(of: action), layout.string(key, is: "incrTapped", in: bytes) { … }
+  /// ```
+  public func string(_ value: Value, is text: StaticString, in bytes: UnsafeRawBufferPointer) -> Bool {
+    let entry = tape[value.index]
+    guard entry.kind == .string, bytes.count == byteCount else { return false }
+    let input = bytes.assumingMemoryBound(to: UInt8.self)
+    guard !entry.hasEscapes else { return string(at: value.index, in: input) == text.description }
+    let raw = UnsafeBufferPointer(rebasing: input[(entry.start + 1)..<(entry.end - 1)])
+    return text.withUTF8Buffer { utf8 in utf8.count == raw.count && utf8.elementsEqual(raw) }
+  }
+
   /// The elements of an array, in order; empty when `array` is no array.
   ///
   /// ```swift

@@ -11,6 +11,11 @@ import SwiftSyntaxMacros
 /// `actionCases` is a member of the enum, not of the extension: payload types are written
 /// relative to where the enum is declared (`Editor.Action` next to a nested `Editor`), and only
 /// inside the enum's body do they mean what they meant there.
+///
+/// With `decoding: .fromCases` it also writes `decodeCases(from:)` and the `CaseDecodedAction`
+/// conformance: the plain form of the cases read straight from the bytes. Only on request: the
+/// macro sees the enum's body, not a hand-written `init(from:)` in an extension, which such a
+/// decoder would go around.
 public enum DescribedActionMacro {}
 
 extension DescribedActionMacro: MemberMacro {
@@ -27,10 +32,12 @@ extension DescribedActionMacro: MemberMacro {
     }
     // Generates nothing when the enum is also marked @CasePathable, which then does it.
     let casePaths = try CasePathableMacro.expansion(of: node, providingMembersOf: declaration, in: context)
+    let members = declaration.memberBlock.members
+    let decoding = node.decodesFromCases ? [DeclSyntax(stringLiteral: self.decodeCasesDeclaration(of: members))] : []
     return casePaths + [
-      DeclSyntax(stringLiteral: self.actionCasesDeclaration(of: declaration.memberBlock.members)),
-      DeclSyntax(stringLiteral: self.describedCaseDeclaration(of: declaration.memberBlock.members)),
-    ]
+      DeclSyntax(stringLiteral: self.actionCasesDeclaration(of: members)),
+      DeclSyntax(stringLiteral: self.describedCaseDeclaration(of: members)),
+    ] + decoding
   }
 }
 
@@ -48,6 +55,7 @@ extension DescribedActionMacro: ExtensionMacro {
       // @CasePathable's own expansion declares those.
       conformances.removeAll { $0.hasSuffix("CasePathable") || $0.hasSuffix("CasePathIterable") }
     }
+    if !node.decodesFromCases { conformances.removeAll { $0.hasSuffix("CaseDecodedAction") } }
     guard !conformances.isEmpty else { return [] }
     let availability = enumDecl.attributes.filter { $0.as(AttributeSyntax.self)?.isAvailability == true }
     let availabilityPrefix = availability.map { "\($0.trimmedDescription) " }.joined()
@@ -97,6 +105,42 @@ extension DescribedActionMacro: ExtensionMacro {
       return "case .\(name):\nreturn SwitchyardRuntime.DescribedCase(\(literalName))"
     }
     return "case let .\(name)(payload):\nreturn SwitchyardRuntime.DescribedCase(\(literalName), payload: payload)"
+  }
+
+  /// `public static func decodeCases(from:)`: the key of the value's one member compared with
+  /// each case's name, then a case without a payload takes `{}`, and a case with one unlabeled
+  /// payload hands the member's value to the payload's type (`ActionBytes.payload(_:)`, which
+  /// reads only case-decoded actions). Any other case, or key, gives `nil`.
+  static func decodeCasesDeclaration(of members: MemberBlockItemListSyntax) -> String {
+    let lines = self.caseLines(in: members, self.decodeCaseClause)
+    // No case it can read (every one has labels or several values): no member to look at.
+    guard lines.contains(where: { $0.hasPrefix("if ") }) else {
+      return "public static func decodeCases(from value: SwitchyardRuntime.ActionBytes) -> Self? {\nnil\n}"
+    }
+    return """
+      public static func decodeCases(from value: SwitchyardRuntime.ActionBytes) -> Self? {
+      guard let (key, payload) = value.onlyMember() else {
+      return nil
+      }
+      \(lines.filter { !$0.isEmpty }.joined(separator: "\n"))
+      return nil
+      }
+      """
+  }
+
+  /// The `if` for one case in `decodeCases(from:)`; nothing for a case with labels or several
+  /// values, which `Codable` reads.
+  static func decodeCaseClause(_ element: EnumCaseElementSyntax) -> String {
+    let name = element.name.text
+    let parameters = element.parameterClause?.parameters ?? []
+    let literalName = literal(name.filter { $0 != "`" })
+    if parameters.isEmpty {
+      return "if value.key(key, is: \(literalName)) {\nreturn payload.isEmptyObject ? Self.\(name) : nil\n}"
+    }
+    guard parameters.count == 1, let parameter = parameters.first,
+      parameter.firstName.map({ $0.tokenKind == .wildcard }) ?? true
+    else { return "" }
+    return "if value.key(key, is: \(literalName)) {\nreturn payload.payload((\(parameter.type.trimmed)).self).map { Self.\(name)($0) }\n}"
   }
 
   /// One `cases.append(…)` line per case, and the `#if` lines around those that have them.
@@ -150,6 +194,15 @@ extension AttributeSyntax {
   fileprivate var isCasePathable: Bool {
     self.attributeName.as(IdentifierTypeSyntax.self)?.name.text == "CasePathable"
       || self.attributeName.as(MemberTypeSyntax.self)?.name.text == "CasePathable"
+  }
+
+  /// `decoding: .fromCases` among the arguments.
+  fileprivate var decodesFromCases: Bool {
+    guard case let .argumentList(arguments)? = self.arguments else { return false }
+    return arguments.contains { argument in
+      argument.label?.text == "decoding"
+        && argument.expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "fromCases"
+    }
   }
 
   fileprivate var isAvailability: Bool {

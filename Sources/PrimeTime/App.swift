@@ -63,7 +63,7 @@ public struct Primes: Reducer {
     }
   }
 
-  @DescribedAction
+  @DescribedAction(decoding: .fromCases)
   public enum Action: Equatable, Codable, Sendable {
     case counter(Counter.Action)
     case primeModal(PrimeModal.Action)
@@ -108,7 +108,7 @@ public struct App: Reducer {
   }
 
   /// The screens' actions, flat: `{"counter":{"incrTapped":{}}}` on the wire.
-  @DescribedAction
+  @DescribedAction(decoding: .fromCases)
   public enum Action: Equatable, Codable, Sendable {
     case counter(Counter.Action)
     case primeModal(PrimeModal.Action)

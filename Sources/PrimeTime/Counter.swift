@@ -19,7 +19,7 @@ public struct Counter: Reducer {
     public var isNthPrimeButtonDisabled: Bool { self.isNthPrimeRequestInFlight }
   }
 
-  @DescribedAction
+  @DescribedAction(decoding: .fromCases)
   public enum Action: Equatable, Codable, Sendable {
     case decrTapped
     case incrTapped

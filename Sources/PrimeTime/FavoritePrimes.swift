@@ -15,7 +15,7 @@ public struct FavoritePrimes: Reducer {
     }
   }
 
-  @DescribedAction
+  @DescribedAction(decoding: .fromCases)
   public enum Action: Equatable, Codable, Sendable {
     case deleteFavoritePrimes(IndexSet)
     case saveButtonTapped

@@ -19,7 +19,7 @@ public struct PrimeModal: Reducer {
     public var isFavorite: Bool { self.favoritePrimes.contains(self.count) }
   }
 
-  @DescribedAction
+  @DescribedAction(decoding: .fromCases)
   public enum Action: Equatable, Codable, Sendable {
     case saveFavoritePrimeTapped
     case removeFavoritePrimeTapped
@@ -51,7 +51,7 @@ public struct PrimeModal: Reducer {
 
 /// What happened to the favorite primes: the shared action that the activity feed listens to,
 /// from the modal and from the favorites screen alike.
-@DescribedAction
+@DescribedAction(decoding: .fromCases)
 public enum FavoritesChange: Equatable, Codable, Sendable {
   case added([Int])
   case removed([Int])

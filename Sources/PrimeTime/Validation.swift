@@ -58,7 +58,7 @@ public struct SignUp: Reducer {
     public var isValid: Bool { self.emailError == nil && self.passwordError == nil }
   }
 
-  @DescribedAction
+  @DescribedAction(decoding: .fromCases)
   public enum Action: Equatable, Codable, Sendable {
     case emailChanged(String)
     case passwordChanged(String)

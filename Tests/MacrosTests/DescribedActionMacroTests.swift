@@ -9,7 +9,8 @@ import Testing
   .macros(
     [
       "DescribedAction": MacroSpec(
-        type: DescribedActionMacro.self, conformances: ["CasePathable", "CasePathIterable", "DescribedAction"]
+        type: DescribedActionMacro.self,
+        conformances: ["CasePathable", "CasePathIterable", "DescribedAction", "CaseDecodedAction"]
       )
     ],
     record: .never
@@ -305,6 +306,201 @@ struct DescribedActionMacroTests {
       extension Action: DescribedAction {
       }
       """
+    }
+  }
+
+  @Test func decodingFromCasesReadsThoseWithoutAPayloadOrWithOneUnlabeledValue() {
+    assertMacro {
+      """
+      @DescribedAction(decoding: .fromCases)
+      enum Action {
+        case incrTapped
+        case nthPrimeResponse(n: Int, prime: Int?)
+        case counter(Counter.Action)
+        case `default`
+      }
+      """
+    } expansion: {
+      #"""
+      enum Action {
+        case incrTapped
+        case nthPrimeResponse(n: Int, prime: Int?)
+        case counter(Counter.Action)
+        case `default`
+
+        public struct AllCasePaths: CasePaths.CasePathReflectable, Swift.Sendable, Swift.Sequence {
+          public subscript(root: Action) -> CasePaths.PartialCaseKeyPath<Action> {
+            if root.is(\.incrTapped) {
+              return \.incrTapped
+            }
+            if root.is(\.nthPrimeResponse) {
+              return \.nthPrimeResponse
+            }
+            if root.is(\.counter) {
+              return \.counter
+            }
+            if root.is(\.`default`) {
+              return \.`default`
+            }
+            return \.never
+          }
+          public var incrTapped: CasePaths.AnyCasePath<Action, Void> {
+            ._$embed({
+                Action.incrTapped
+              }) {
+              guard case .incrTapped = $0 else {
+                return nil
+              }
+              return ()
+            }
+          }
+          public var nthPrimeResponse: CasePaths.AnyCasePath<Action, (n: Int, prime: Int?)> {
+            ._$embed(Action.nthPrimeResponse) {
+              guard case let .nthPrimeResponse(v0, v1) = $0 else {
+                return nil
+              }
+              return (v0, v1)
+            }
+          }
+          public var counter: CasePaths.AnyCasePath<Action, Counter.Action> {
+            ._$embed(Action.counter) {
+              guard case let .counter(v0) = $0 else {
+                return nil
+              }
+              return v0
+            }
+          }
+          public var `default`: CasePaths.AnyCasePath<Action, Void> {
+            ._$embed({
+                Action.`default`
+              }) {
+              guard case .`default` = $0 else {
+                return nil
+              }
+              return ()
+            }
+          }
+          public func makeIterator() -> Swift.IndexingIterator<[CasePaths.PartialCaseKeyPath<Action>]> {
+            var allCasePaths: [CasePaths.PartialCaseKeyPath<Action>] = []
+            allCasePaths.append(\.incrTapped)
+            allCasePaths.append(\.nthPrimeResponse)
+            allCasePaths.append(\.counter)
+            allCasePaths.append(\.`default`)
+            return allCasePaths.makeIterator()
+          }
+        }
+
+        public static var allCasePaths: AllCasePaths {
+          AllCasePaths()
+        }
+
+        public static var actionCases: [SwitchyardRuntime.ActionCase] {
+          var cases: [SwitchyardRuntime.ActionCase] = []
+          cases.append(SwitchyardRuntime.ActionCase("incrTapped"))
+          cases.append(SwitchyardRuntime.ActionCase("nthPrimeResponse", payload: [SwitchyardRuntime.ActionPayload(label: "n", type: (Int).self, typeName: "Int"), SwitchyardRuntime.ActionPayload(label: "prime", type: (Int?).self, typeName: "Int?")]))
+          cases.append(SwitchyardRuntime.ActionCase("counter", payload: [SwitchyardRuntime.ActionPayload(label: nil, type: (Counter.Action).self, typeName: "Counter.Action")]))
+          cases.append(SwitchyardRuntime.ActionCase("default"))
+          return cases
+        }
+
+        public var describedCase: SwitchyardRuntime.DescribedCase {
+          switch self {
+          case .incrTapped:
+            return SwitchyardRuntime.DescribedCase("incrTapped")
+          case .nthPrimeResponse:
+            return SwitchyardRuntime.DescribedCase("nthPrimeResponse")
+          case let .counter(payload):
+            return SwitchyardRuntime.DescribedCase("counter", payload: payload)
+          case .`default`:
+            return SwitchyardRuntime.DescribedCase("default")
+          }
+        }
+
+        public static func decodeCases(from value: SwitchyardRuntime.ActionBytes) -> Self? {
+          guard let (key, payload) = value.onlyMember() else {
+            return nil
+          }
+          if value.key(key, is: "incrTapped") {
+            return payload.isEmptyObject ? Self.incrTapped : nil
+          }
+          if value.key(key, is: "counter") {
+            return payload.payload((Counter.Action).self).map {
+              Self.counter($0)
+            }
+          }
+          if value.key(key, is: "default") {
+            return payload.isEmptyObject ? Self.`default` : nil
+          }
+          return nil
+        }
+      }
+
+      extension Action: CasePathable, CasePathIterable, DescribedAction, CaseDecodedAction {
+      }
+      """#
+    }
+  }
+
+  @Test func decodingFromCasesWithNoCaseItCanRead() {
+    assertMacro {
+      """
+      @DescribedAction(decoding: .fromCases)
+      enum Action {
+        case set(to: Int)
+      }
+      """
+    } expansion: {
+      #"""
+      enum Action {
+        case set(to: Int)
+
+        public struct AllCasePaths: CasePaths.CasePathReflectable, Swift.Sendable, Swift.Sequence {
+          public subscript(root: Action) -> CasePaths.PartialCaseKeyPath<Action> {
+            if root.is(\.set) {
+              return \.set
+            }
+            return \.never
+          }
+          public var set: CasePaths.AnyCasePath<Action, Int> {
+            ._$embed(Action.set) {
+              guard case let .set(v0) = $0 else {
+                return nil
+              }
+              return v0
+            }
+          }
+          public func makeIterator() -> Swift.IndexingIterator<[CasePaths.PartialCaseKeyPath<Action>]> {
+            var allCasePaths: [CasePaths.PartialCaseKeyPath<Action>] = []
+            allCasePaths.append(\.set)
+            return allCasePaths.makeIterator()
+          }
+        }
+
+        public static var allCasePaths: AllCasePaths {
+          AllCasePaths()
+        }
+
+        public static var actionCases: [SwitchyardRuntime.ActionCase] {
+          var cases: [SwitchyardRuntime.ActionCase] = []
+          cases.append(SwitchyardRuntime.ActionCase("set", payload: [SwitchyardRuntime.ActionPayload(label: "to", type: (Int).self, typeName: "Int")]))
+          return cases
+        }
+
+        public var describedCase: SwitchyardRuntime.DescribedCase {
+          switch self {
+          case .set:
+            return SwitchyardRuntime.DescribedCase("set")
+          }
+        }
+
+        public static func decodeCases(from value: SwitchyardRuntime.ActionBytes) -> Self? {
+          nil
+        }
+      }
+
+      extension Action: CasePathable, CasePathIterable, DescribedAction, CaseDecodedAction {
+      }
+      """#
     }
   }
 

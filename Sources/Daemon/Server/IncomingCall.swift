@@ -1,4 +1,5 @@
 import SwitchyardJSON
+import SwitchyardRuntime
 import SwitchyardVarlink
 
 /// A call as the server read it: the envelope decoded, the parameters only located in the
@@ -53,6 +54,11 @@ struct IncomingCall {
   /// Decodes the value at `value` straight from the frame's bytes.
   func decode<T: Decodable>(_ type: T.Type, at value: JSONLayout.Value, decoder: JSONBytesDecoder) throws -> T {
     try decoder.decode(type, from: self.bytes, layout: self.frame.layout, at: value)
+  }
+
+  /// `value` for an action type to read its cases from (``CaseDecodedAction``).
+  func actionBytes(at value: JSONLayout.Value) -> ActionBytes {
+    ActionBytes(bytes: self.bytes, layout: self.frame.layout, value: value)
   }
 
   /// The parameter `name` as a tree; `nil` when the call does not have it.

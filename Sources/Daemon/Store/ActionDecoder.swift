@@ -1,4 +1,5 @@
 import SwitchyardJSON
+import SwitchyardRuntime
 import SwitchyardVarlink
 
 /// Decodes a client's action straight from its call's bytes, refusing what the application's
@@ -9,10 +10,23 @@ import SwitchyardVarlink
 /// ```swift
 /// let action = try ActionDecoder<App.Action>().decode(call.parameterLayout("action")!, of: call)
 /// ```
+///
+/// An action type that reads its cases from the bytes (`@DescribedAction(decoding: .fromCases)`)
+/// is asked first; what it does not take — anything but the plain form of nested cases — goes
+/// through `Codable`, which also writes every error.
 struct ActionDecoder<Action: Codable & Sendable>: Sendable {
   private let decoder = JSONBytesDecoder(refusesUnknownKeys: true)
+  private let decodeCases: (@Sendable (ActionBytes) -> Action?)? = {
+    guard let type = Action.self as? any CaseDecodedAction.Type else { return nil }
+    return Self.decodingCases(of: type)
+  }()
+
+  private static func decodingCases<Cases: CaseDecodedAction>(of type: Cases.Type) -> @Sendable (ActionBytes) -> Action? {
+    { bytes in Cases.decodeCases(from: bytes) as? Action }
+  }
 
   func decode(_ action: JSONLayout.Value, of call: IncomingCall) throws(VarlinkError) -> Action {
+    if let decodeCases, let decoded = decodeCases(call.actionBytes(at: action)) { return decoded }
     do {
       return try call.decode(Action.self, at: action, decoder: self.decoder)
     } catch let error as JSONUnknownKeyError {

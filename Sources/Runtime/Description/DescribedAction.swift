@@ -19,11 +19,26 @@ import CasePaths
 /// described with that action's cases (``ActionPayload/actionCases``). Names and labels are
 /// those of the declaration, which are also the keys of the synthesized `Codable` form that
 /// clients send.
-@attached(extension, conformances: CasePathable, CasePathIterable, DescribedAction)
+///
+/// `decoding: .fromCases` also has the enum read the plain form of its cases straight from a
+/// client's bytes (``CaseDecodedAction``), with `Codable` for the rest: for an action whose
+/// `Codable` conformance is the synthesized one, which the macro cannot check when it is written
+/// in an extension.
+///
+/// ```swift
+/// @DescribedAction(decoding: .fromCases)
+/// public enum Action: Equatable, Codable, Sendable {
+///   case counter(Counter.Action)
+///   case favoritePrimes(FavoritePrimes.Action)
+/// }
+/// ```
+@attached(extension, conformances: CasePathable, CasePathIterable, DescribedAction, CaseDecodedAction)
 @attached(
-  member, names: named(AllCasePaths), named(allCasePaths), named(_$Element), named(actionCases), named(describedCase)
+  member, names: named(AllCasePaths), named(allCasePaths), named(_$Element), named(actionCases), named(describedCase),
+  named(decodeCases)
 )
-public macro DescribedAction() = #externalMacro(module: "SwitchyardMacros", type: "DescribedActionMacro")
+public macro DescribedAction(decoding: ActionDecoding = .codable) =
+  #externalMacro(module: "SwitchyardMacros", type: "DescribedActionMacro")
 
 /// An action type that knows its cases, in declaration order. ``DescribedAction()`` writes the
 /// conformance from the enum's declaration; there is no reason to write one by hand.

@@ -1,0 +1,86 @@
+/// How `@DescribedAction` has an action decoded from a client's JSON (``DescribedAction(decoding:)``).
+public enum ActionDecoding {
+  /// Through the action's `Codable` conformance only. The default: it is the conformance the
+  /// type has, whatever it says.
+  case codable
+  /// Case by case, straight from the bytes, where the JSON is the plain form of nested cases
+  /// (`{"counter":{"incrTapped":{}}}`), and through `Codable` for everything else. For an enum
+  /// whose `Codable` conformance is the synthesized one, the compiler's own.
+  case fromCases
+}
+
+/// An action that reads the plain form of its cases straight from the bytes of a checked JSON
+/// text, without `Codable`'s containers. `@DescribedAction(decoding: .fromCases)` writes the
+/// conformance from the enum's declaration.
+///
+/// It is a fast path that only ever agrees with the synthesized `Codable` conformance: it takes a
+/// case without a payload written as `{"name":{}}` and a case whose one unlabeled payload is
+/// itself a case-decoded action, written unwrapped (`{"counter":{"incrTapped":{}}}`); for
+/// anything else — another payload, a payload wrapped as `{"_0":…}`, a key with escape
+/// sequences that is no case, extra members, a malformed value — it answers `nil`, and the
+/// caller decodes the whole action through `Codable`, which also writes the errors.
+///
+/// ```swift
+/// @DescribedAction(decoding: .fromCases)
+/// enum Action: Codable { case counter(Counter.Action), reset }
+///
+/// let text = Array(#"{"counter":{"incrTapped":{}}}"#.utf8)
+/// let action = try text.withUnsafeBytes { bytes in
+///   let layout = try JSONLayout(scanning: bytes)
+///   return Action.decodeCases(from: ActionBytes(bytes: bytes, layout: layout, value: layout.root))
+/// }
+/// // .counter(.incrTapped)
+/// ```
+public protocol CaseDecodedAction: Decodable, SendableMetatype {
+  /// The action `value` is written as, when it is the plain form of nested cases; `nil` for
+  /// anything else, which `Codable` decodes (or refuses) instead.
+  static func decodeCases(from value: ActionBytes) -> Self?
+}
+
+/// One value of a checked JSON text, read as an action's case: what the decoder that
+/// `@DescribedAction(decoding: .fromCases)` writes works with.
+public struct ActionBytes {
+  /// The text.
+  public let bytes: UnsafeRawBufferPointer
+  /// The text's layout, made from `bytes`.
+  public let layout: JSONLayout
+  /// The value read.
+  public let value: JSONLayout.Value
+
+  public init(bytes: UnsafeRawBufferPointer, layout: JSONLayout, value: JSONLayout.Value) {
+    self.bytes = bytes
+    self.layout = layout
+    self.value = value
+  }
+
+  /// The key and value of this object's only member: a case's name and what it carries. `nil`
+  /// for anything but an object of one member.
+  public func onlyMember() -> (key: JSONLayout.Value, payload: ActionBytes)? {
+    guard let (key, payload) = self.layout.onlyMember(of: self.value) else { return nil }
+    return (key, ActionBytes(bytes: self.bytes, layout: self.layout, value: payload))
+  }
+
+  /// Whether the key `key` is `name`.
+  public func key(_ key: JSONLayout.Value, is name: StaticString) -> Bool {
+    self.layout.string(key, is: name, in: self.bytes)
+  }
+
+  /// Whether this is `{}`: what a case without a payload carries.
+  public var isEmptyObject: Bool {
+    self.layout.memberCount(of: self.value) == 0
+  }
+
+  /// This value as the one unlabeled payload of a case, written unwrapped, when the payload's
+  /// type is a case-decoded action; `nil` when it is written wrapped (`{"_0":…}`) or is not the
+  /// plain form of that action's cases.
+  public func payload<Payload: CaseDecodedAction>(_ type: Payload.Type) -> Payload? {
+    // `{"_0":…}` is the payload wrapped, as the synthesized conformance writes it: Codable's to read.
+    if let (key, _) = self.onlyMember(), self.key(key, is: "_0") { return nil }
+    return Payload.decodeCases(from: self)
+  }
+
+  /// Any other payload: not read here; the action is decoded through `Codable`.
+  public func payload<Payload>(_ type: Payload.Type) -> Payload? {
+    nil
+  }
+}
