@@ -207,13 +207,15 @@ import Testing
         return .none
       }
     }
-    blocked.enqueue(true)
-    while !started.value { try await Task.sleep(for: .milliseconds(1)) }
     // Should the other store wait after all, the gate opens anyway: the test fails, and ends.
+    // Started before the store blocks, from a thread of its own: the blocked reducer holds one
+    // of the concurrency pool's few threads, and other tests may hold the rest.
     Thread {
       usleep(2_000_000)
       gate.setValue(true)
     }.start()
+    blocked.enqueue(true)
+    while !started.value { try await Task.sleep(for: .milliseconds(1)) }
     await free.send(true)
     #expect(!gate.value, "the other store reduced while this one was blocked")
     gate.setValue(true)

@@ -68,7 +68,10 @@ import Testing
 
   @Test func aProbeIsNotAnsweredWhileTheStoreIsBlocked() async throws {
     let gate = LockIsolated(false)
-    let store = Store(initialState: 0) {
+    // The reducer blocks a thread of its own: blocking one of the few the concurrency pool has
+    // can leave none for the test that opens the gate, when other tests block the rest.
+    let executor = ThreadExecutor()
+    let store = Store(initialState: 0, executor: executor) {
       Reduce<Int, Bool> { state, _ in
         while !gate.value { usleep(1_000) }
         state += 1
