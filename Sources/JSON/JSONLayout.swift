@@ -121,12 +121,10 @@ public struct JSONLayout: Sendable {
   /// if let (key, _) = layout.onlyMember(of: action), layout.string(key, is: "incrTapped", in: bytes) { … }
   /// ```
   public func string(_ value: Value, is text: StaticString, in bytes: UnsafeRawBufferPointer) -> Bool {
-    let entry = tape[value.index]
-    guard entry.kind == .string, bytes.count == byteCount else { return false }
-    let input = bytes.assumingMemoryBound(to: UInt8.self)
-    guard !entry.hasEscapes else { return string(at: value.index, in: input) == text.description }
-    let raw = UnsafeBufferPointer(rebasing: input[(entry.start + 1)..<(entry.end - 1)])
-    return text.withUTF8Buffer { utf8 in utf8.count == raw.count && utf8.elementsEqual(raw) }
+    guard tape[value.index].kind == .string, bytes.count == byteCount else { return false }
+    return text.withUTF8Buffer { utf8 in
+      stringEquals(value.index, utf8: utf8, in: bytes.assumingMemoryBound(to: UInt8.self)) { $0 == text.description }
+    }
   }
 
   /// The elements of an array, in order; empty when `array` is no array.
@@ -185,11 +183,20 @@ public struct JSONLayout: Sendable {
 
   /// Whether the string at `index` is `key`.
   func keyEquals(_ index: Int, _ key: String, in input: UnsafeBufferPointer<UInt8>) -> Bool {
+    var utf8 = key
+    return utf8.withUTF8 { stringEquals(index, utf8: $0, in: input) { $0 == key } }
+  }
+
+  /// Whether the string at `index` is the text `utf8`: its raw bytes compared, or — written with
+  /// escape sequences — decoded and handed to `decodedEquals`, which compares as `String` does.
+  private func stringEquals(
+    _ index: Int, utf8: UnsafeBufferPointer<UInt8>, in input: UnsafeBufferPointer<UInt8>,
+    decodedEquals: (String) -> Bool
+  ) -> Bool {
     let entry = tape[index]
-    guard !entry.hasEscapes else { return string(at: index, in: input) == key }
+    guard !entry.hasEscapes else { return decodedEquals(string(at: index, in: input)) }
     let raw = UnsafeBufferPointer(rebasing: input[(entry.start + 1)..<(entry.end - 1)])
-    var key = key
-    return key.withUTF8 { utf8 in utf8.count == raw.count && utf8.elementsEqual(raw) }
+    return utf8.count == raw.count && utf8.elementsEqual(raw)
   }
 
   /// Whether an earlier member of `object` has the key at `keyIndex`.

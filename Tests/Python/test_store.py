@@ -84,6 +84,44 @@ def test_send_replies_with_the_seq_that_includes_it(store):
     assert store.Get(path="/primes/count") == {"seq": 2, "state": 2}
 
 
+def test_every_form_of_an_action_is_the_same_action_however_the_daemon_reads_it(daemon):
+    """PrimeTime's actions read the plain form of their cases straight from the bytes and leave
+    everything else to Codable: each form below is one incrTapped, whichever read it."""
+    forms = [
+        b'{"counter":{"incrTapped":{}}}',
+        b'{"counter":{"_0":{"incrTapped":{}}}}',
+        b'{"\\u0063ounter":{"incr\\u0054apped":{}}}',
+        b'{"counter":{"incrTapped":{}},"note":null}',
+        b'{"counter":{"incrTapped":{"note":null}}}',
+        b' { "counter" : { "incrTapped" : { } } } ',
+    ]
+    with daemon.raw() as conn:
+        for n, form in enumerate(forms, start=1):
+            conn.write(b'{"method":"io.switchyard.Store.Send","parameters":{"action":' + form + b"}}\0")
+            reply = conn.read()
+            assert reply == {"parameters": {"seq": n}}, (form, reply)
+    assert daemon.get("/primes/count") == (len(forms), len(forms))
+
+
+def test_the_worst_of_an_action_shaped_input_is_refused_and_the_daemon_serves_on(daemon):
+    """Nesting past the depth limit, a key of a hundred thousand bytes, thousands of members:
+    each an InvalidRequest or InvalidAction, nothing applied, the daemon alive."""
+    deep = b'{"counter":' * 5000 + b"{}" + b"}" * 5000
+    long_key = b'{"' + b"c" * 100_000 + b'":{}}'
+    many = b"{" + b",".join(b'"k%d":null' % i for i in range(5000)) + b',"counter":{"incrTapped":{}}}'
+    escaped = b'{"counter":{"' + b"\\u0069" * 20_000 + b'":{}}}'
+    with daemon.raw() as conn:
+        for action, error in ((deep, "InvalidRequest"), (long_key, "InvalidAction"), (escaped, "InvalidAction")):
+            conn.write(b'{"method":"io.switchyard.Store.Send","parameters":{"action":' + action + b"}}\0")
+            reply = conn.read()
+            assert reply["error"] == f"{STORE}.{error}", reply
+        # Thousands of null members beside the case: Codable's to read, and it takes them.
+        conn.write(b'{"method":"io.switchyard.Store.Send","parameters":{"action":' + many + b"}}\0")
+        assert conn.read() == {"parameters": {"seq": 1}}
+    assert daemon.alive()
+    assert daemon.get("/primes/count") == (1, 1)
+
+
 def test_send_batch_applies_in_order_with_one_reply(store):
     store.Send(action=INCR)
     reply = store.SendBatch(actions=[INCR, INCR, {"counter": {"decrTapped": {}}}, INCR])

@@ -9,8 +9,10 @@ import SwitchyardVarlink
 /// the first byte picks an action type, the rest is a frame. The frame's layout is refused
 /// exactly where `JSONValue(parsing:)` refuses it; its envelope is read exactly as
 /// `VarlinkCall(parsing:)` reads it; its `parameters.action` (or the whole frame) decodes to the
-/// same action, or fails with the same error at the same path, as through `JSONValueDecoder`; and
-/// with unknown keys refused, what decodes is what the tree decodes.
+/// same action, or fails with the same error at the same path, as through `JSONValueDecoder`;
+/// with unknown keys refused, what decodes is what the tree decodes; and an action that reads its
+/// cases (`@DescribedAction(decoding: .fromCases)`, as the daemon asks first) reads only what the
+/// bytes decoder decodes, as the same action.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard let data, size > 1 else { return 0 }
@@ -84,6 +86,12 @@ private func compare<Action: Codable & Equatable>(
   case (.success, .failure(let error)): precondition(error is JSONUnknownKeyError, "refused with \(error)")
   case (.failure, .success(let b)): preconditionFailure("decoded \(b) where the tree fails")
   case (.failure, .failure): break
+  }
+  if let cases = Action.self as? any CaseDecodedAction.Type,
+    let read = cases.decodeCases(from: ActionBytes(bytes: bytes, layout: layout, value: target))
+  {
+    guard case .success(let decoded) = strict else { preconditionFailure("the cases read \(read) where Codable gives \(strict)") }
+    precondition(read as? Action == decoded, "the cases read \(read), not \(decoded)")
   }
 }
 
