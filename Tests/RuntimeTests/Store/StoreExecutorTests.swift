@@ -209,9 +209,10 @@ import Testing
     }
     // Should the other store wait after all, the gate opens anyway: the test fails, and ends.
     // Started before the store blocks, from a thread of its own: the blocked reducer holds one
-    // of the concurrency pool's few threads, and other tests may hold the rest.
+    // of the concurrency pool's few threads, and other tests may hold the rest for seconds at a
+    // time (a fresh-clone run took 7 s to get here), so the gate waits long.
     Thread {
-      usleep(2_000_000)
+      usleep(15_000_000)
       gate.setValue(true)
     }.start()
     blocked.enqueue(true)
