@@ -56,6 +56,14 @@ public struct JSONValueEncoder: Sendable {
   /// - Throws: `EncodingError.invalidValue` for values JSON cannot represent (non-finite numbers,
   ///   integers too large for both `Int64` and exact `Double`), or if `value` encodes nothing.
   public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
+    // The commonest values need no encoder: a tracked change is often one number or flag.
+    if T.self == Int.self {
+      return .int(Int64(unsafeBitCast(value, to: Int.self)))
+    } else if T.self == Bool.self {
+      return .bool(unsafeBitCast(value, to: Bool.self))
+    } else if T.self == String.self {
+      return .string(unsafeBitCast(value, to: String.self))
+    }
     let encoder = _JSONTreeEncoder(
       parent: nil,
       component: .current,

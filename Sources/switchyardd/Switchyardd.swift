@@ -16,7 +16,7 @@ struct Switchyardd: SwitchyardApplication {
       // The nth-prime computation runs in a worker process: a crash there cannot take the daemon down.
       .process("primes", state: \.primes, action: App.primesRoute, afterRestart: .counter(.restarted)) { Primes() },
       .actor("activityFeed", state: \.activityFeed, action: App.activityFeedRoute) { ActivityFeed() },
-      .actor("signUp", state: \.signUp, action: .case(\App.Action.Cases.signUp)) { SignUp() },
+      .actor("signUp", state: \.signUp, action: .case(\.signUp)) { SignUp() },
     ]
   )
 }

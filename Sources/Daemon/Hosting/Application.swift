@@ -9,7 +9,7 @@ import SwitchyardRuntime
 ///   features: [
 ///     .process("primes", state: \.primes, action: App.primesRoute) { Primes() },
 ///     .actor("activityFeed", state: \.activityFeed, action: App.activityFeedRoute) { ActivityFeed() },
-///     .actor("signUp", state: \.signUp, action: .case(\App.Action.Cases.signUp)) { SignUp() },
+///     .actor("signUp", state: \.signUp, action: .case(\.signUp)) { SignUp() },
 ///   ]
 /// )
 /// ```

@@ -163,7 +163,11 @@ extension Feature {
     let internalAction: @Sendable (RootAction) -> String?
     // Declared names are matched against the action as it encodes.
     if let check = visibility.check(for: LocalAction.self) {
-      internalAction = { action in route.extract(from: action).flatMap(check) }
+      // Not `flatMap(check)`: in this unspecialized closure that is a generic call per action.
+      internalAction = { action in
+        guard let local = route.extract(from: action) else { return nil }
+        return check(local)
+      }
     } else {
       internalAction = { _ in nil }
     }

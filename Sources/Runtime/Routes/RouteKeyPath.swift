@@ -39,10 +39,16 @@ public struct _RouteSegment<Root, Value>: @unchecked Sendable {
       let next = next as! AnyCasePath<Root, Appended>
       return _RouteSegment<Root, Appended>(steps: (next.extract(from:), next.embed))
     }
+    // The next step's closures taken out once: `next.extract(from:)` written inside the closure
+    // would make a closure on every extraction, and `flatMap` costs a generic call.
+    let (extractNext, embedNext) = (next.extract(from:), next.embed(_:))
     return _RouteSegment<Root, Appended>(
       steps: (
-        extract: { extract($0).flatMap(next.extract(from:)) },
-        embed: { embed(next.embed($0)) }
+        extract: { root in
+          guard let value = extract(root) else { return nil }
+          return extractNext(value)
+        },
+        embed: { embed(embedNext($0)) }
       )
     )
   }

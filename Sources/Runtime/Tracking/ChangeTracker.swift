@@ -28,7 +28,10 @@
 ///
 /// A subtree whose place in the JSON is unknown — a computed key path, custom `CodingKeys`, an
 /// enum case — is *opaque*: whatever its child touches counts as a touch of the whole enclosing
-/// subtree. Uncertainty only ever widens what is re-encoded, never narrows it.
+/// subtree. Uncertainty only ever widens what is re-encoded, never narrows it. A computed key
+/// path of a struct whose encoding is its stored properties goes further: its scope compares the
+/// parent's fields before and after, and records the ones that changed
+/// (``exit(recordingFields:)``, ``_StoredFields``).
 @usableFromInline
 final class _ChangeTracker {
   /// One subtree entered by a scope operator; the root is the store's state.
@@ -147,5 +150,27 @@ final class _ChangeTracker {
       return
     }
     self.records.append(Record(pointer: JSONPointer(tokens: self.tokens), value: value))
+  }
+
+  /// The child entered last, along a key path that is not one stored property, is done: when it
+  /// touched anything, the parent's fields it changed are recorded in place of the parent's whole
+  /// subtree (see ``_StoredFields``).
+  ///
+  /// - Parameter fields: The parent's fields that may differ now, with their values; `nil` when
+  ///   that is not known, which touches the whole parent.
+  func exit(recordingFields fields: () -> [(name: String, value: any Encodable)]?) {
+    let frame = self.frames.removeLast()
+    // Entered without a member, the frame is opaque: whatever its reducers touched, it says so
+    // as a whole touch, never as records.
+    guard frame.isWholeTouched else { return }
+    guard !self.frames[self.frames.count - 1].isOpaque, let fields = fields() else {
+      self.touchWhole()
+      return
+    }
+    for field in fields {
+      self.tokens.append(field.name)
+      self.records.append(Record(pointer: JSONPointer(tokens: self.tokens), value: field.value))
+      self.tokens.removeLast()
+    }
   }
 }

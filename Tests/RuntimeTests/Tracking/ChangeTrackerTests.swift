@@ -78,6 +78,7 @@ import Testing
 
   struct Parent: Codable {
     var stored = TrackedCounter.State()
+    var untouched = [1, 2, 3]
     var computed: TrackedCounter.State {
       get { self.stored }
       set { self.stored = newValue }
@@ -85,10 +86,115 @@ import Testing
   }
   @CasePathable enum ParentAction { case child(TrackedCounter.Action) }
 
-  @Test func scopeAlongAComputedKeyPathTouchesItsParent() {
+  @Test func scopeAlongAComputedKeyPathRecordsTheParentsFieldsThatChanged() {
     let reducer = Scope(state: \Parent.computed, action: \ParentAction.Cases.child) { TrackedCounter() }
     var state = Parent()
+    #expect(touched(by: reducer, in: &state, .child(.increment)) == .subtrees(["/stored"]))
+    #expect(state.stored.count == 1)
+  }
+
+  /// Like PrimeTime's screens: a view assembled from some of the parent's fields.
+  struct Screens: Codable {
+    var count = 0
+    var favorites: [Int] = []
+    var isBusy = false
+    var title = "primes"
+    var counter: Counter {
+      get { Counter(count: self.count, isBusy: self.isBusy) }
+      set { (self.count, self.isBusy) = (newValue.count, newValue.isBusy) }
+    }
+    var modal: Modal {
+      get { Modal(count: self.count, favorites: self.favorites) }
+      set { (self.count, self.favorites) = (newValue.count, newValue.favorites) }
+    }
+    var renamed: Renamed {
+      get { Renamed(values: self.favorites) }
+      set { self.favorites = newValue.values }
+    }
+    struct Counter: Codable { var count: Int; var isBusy: Bool }
+    struct Modal: Codable { var count: Int; var favorites: [Int] }
+    struct Renamed: Codable { var values: [Int] }
+  }
+  @CasePathable enum ScreensAction { case counter(Int), modal(Int), renamed(Int), nothing }
+
+  static var screens: some Reducer<Screens, ScreensAction> {
+    CombineReducers {
+    Scope(state: \Screens.counter, action: \ScreensAction.Cases.counter) {
+      Reduce { state, by in
+        state.count += by
+        return .none
+      }
+    }
+    Scope(state: \Screens.modal, action: \ScreensAction.Cases.modal) {
+      Reduce { state, prime in
+        state.favorites.append(prime)
+        return .none
+      }
+    }
+    Scope(state: \Screens.renamed, action: \ScreensAction.Cases.renamed) {
+      Reduce { state, value in
+        state.values.append(value)
+        return .none
+      }
+    }
+    Scope(state: \Screens.counter, action: \ScreensAction.Cases.nothing) {
+      Reduce { _, _ in .none }
+    }
+    }
+  }
+
+  @Test func aComputedViewRecordsOnlyTheFieldsWhoseValueChanged() {
+    var state = Screens()
+    #expect(touched(by: Self.screens, in: &state, .counter(2)) == .subtrees(["/count"]))
+    #expect(touched(by: Self.screens, in: &state, .counter(0)) == .subtrees([]))
+    #expect(touched(by: Self.screens, in: &state, .nothing) == .subtrees([]))
+  }
+
+  @Test func aFieldWithReferencesThatTheViewNamesIsRecordedWheneverTheViewRuns() {
+    // Bytes cannot show an object changed in place through a reference the child holds, so a
+    // field the child has by name is re-encoded unless its type holds no references.
+    var state = Screens()
+    #expect(touched(by: Self.screens, in: &state, .modal(7)) == .subtrees(["/favorites"]))
+    #expect(state.favorites == [7])
+  }
+
+  @Test func aFieldChangedUnderAnotherNameIsFoundByItsBytes() {
+    // The copy of the parent kept while the child runs holds the array's buffer, so appending
+    // copies it: the field's bytes differ.
+    var state = Screens()
+    #expect(touched(by: Self.screens, in: &state, .renamed(5)) == .subtrees(["/favorites"]))
+    #expect(touched(by: Self.screens, in: &state, .renamed(6)) == .subtrees(["/favorites"]))
+    #expect(state.favorites == [5, 6])
+  }
+
+  @Test func aComputedViewChangeIsPublishedAsTheFullDiffWouldBe() async throws {
+    let store = Store(initialState: Screens()) { Self.screens }
+    let (snapshot, changes) = try await publishedChanges(
+      of: store, sending: [.counter(1), .modal(2), .renamed(3), .nothing, .counter(-1)]
+    )
+    var document = snapshot
+    for change in changes { try change.patch.apply(to: &document) }
+    #expect(changes.count == 4)
+    #expect(document == (try JSONValueEncoder().encode(await store.state)))
+  }
+
+  struct RenamedParent: Codable {
+    var stored = TrackedCounter.State()
+    var computed: TrackedCounter.State {
+      get { self.stored }
+      set { self.stored = newValue }
+    }
+    enum CodingKeys: String, CodingKey { case stored = "kept" }
+  }
+  @CasePathable enum RenamedParentAction { case child(TrackedCounter.Action) }
+
+  @Test func aComputedViewOfAParentThatDoesNotEncodeItsFieldsByNameTouchesTheParent() {
+    let reducer = Scope(state: \RenamedParent.computed, action: \RenamedParentAction.Cases.child) {
+      TrackedCounter()
+    }
+    var state = RenamedParent()
     #expect(touched(by: reducer, in: &state, .child(.increment)) == .whole)
+    #expect(_StoredFields.of(RenamedParent.self)?.isKnownUnfaithful == true)
   }
 
   struct Renamed: Codable {

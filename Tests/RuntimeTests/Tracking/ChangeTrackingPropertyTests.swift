@@ -102,6 +102,28 @@ import Testing
     }
   }
 
+  @Test func trackedPatchesOfComputedViewsGiveTheFullEncoding() async {
+    typealias Action = ChangeTrackerTests.ScreensAction
+    let actions = Gen.oneOf(
+      Gen.int(in: -2...2).map(Action.counter),
+      Gen.int(in: 0...9).map(Action.modal),
+      Gen.int(in: 0...9).map(Action.renamed),
+      Gen.always(Action.nothing)
+    )
+    .array(of: 0...30)
+    await propertyCheck(input: actions) { actions in
+      let store = Store(initialState: ChangeTrackerTests.Screens()) { ChangeTrackerTests.screens }
+      do {
+        let (snapshot, changes) = try await publishedChanges(of: store, sending: actions)
+        var document = snapshot
+        for change in changes { try change.patch.apply(to: &document) }
+        #expect(document == (try JSONValueEncoder().encode(await store.state)), "after \(actions)")
+      } catch {
+        Issue.record(error)
+      }
+    }
+  }
+
   struct Outer: Codable, Equatable, Sendable {
     var inner = Feature.State()
     var label = "outer"

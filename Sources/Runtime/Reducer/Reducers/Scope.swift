@@ -1,4 +1,5 @@
 import CasePaths
+import SwitchyardJSON
 
 /// Runs a child reducer on a part of the parent's state, for the actions a route extracts.
 ///
@@ -29,6 +30,8 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   @usableFromInline let lifting: _EffectLifting<ParentState, ParentAction, Child.State, Child.Action>
   /// Where the child's state is in the parent's JSON; `nil` for a computed key path.
   @usableFromInline let member: _StateMember?
+  /// The parent's fields, when the key path is not one of them (a computed property, `\.self`).
+  @usableFromInline let projection: _StoredFields.Projection?
 
   /// Scopes `child` to the state at `toChildState` and the actions at `toChildAction`.
   ///
@@ -71,6 +74,11 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
     self.route = _AnyRoute(route)
     self.child = reduceChild
     self.member = _StateMember.at(toChildState)
+    self.projection =
+      self.member == nil
+      ? _StoredFields.of(ParentState.self).map {
+        _StoredFields.Projection($0, childFields: StoredProperty.names(of: Child.State.self))
+      } : nil
     self.lifting = _EffectLifting(
       project: { parent, body in body(&parent[keyPath: toChildState]) },
       embed: route.embed,
@@ -93,12 +101,29 @@ public struct Scope<ParentState, ParentAction, Child: Reducer>: Reducer {
   func reduceChild(
     _ state: inout ParentState, _ childAction: Child.Action, tracker: _ChangeTracker
   ) -> Effect<Child.Action> {
+    if let projection = self.projection {
+      return self.reduceChild(&state, childAction, tracker: tracker, projection: projection)
+    }
     tracker.enter(self.member)
     let effect = self.child(&state[keyPath: self.toChildState], childAction)
     tracker.exit(
       recording: state[keyPath: self.toChildState],
       verifying: self.member?.isFaithful(parent: state, child: state[keyPath: self.toChildState]) ?? false
     )
+    return effect
+  }
+
+  /// Along a computed key path the child's subtree has no place in the JSON: the scope compares
+  /// the parent's fields before and after instead (see ``_StoredFields``).
+  @usableFromInline
+  func reduceChild(
+    _ state: inout ParentState, _ childAction: Child.Action, tracker: _ChangeTracker,
+    projection: _StoredFields.Projection
+  ) -> Effect<Child.Action> {
+    let before = state
+    tracker.enter(nil)
+    let effect = self.child(&state[keyPath: self.toChildState], childAction)
+    tracker.exit(recordingFields: { projection.touched(from: before, to: state) })
     return effect
   }
 
