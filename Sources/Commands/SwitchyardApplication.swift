@@ -13,7 +13,7 @@ import SwitchyardVarlink
 ///   static let application = Application(
 ///     initialState: Flags.State(),
 ///     features: [
-///       .actor("flags", state: \.flags, action: .case(\.flags)) { FlagList() },
+///       .actor("flags", state: \.flags, action: .case(\Flags.Action.Cases.flags)) { FlagList() },
 ///     ]
 ///   )
 /// }

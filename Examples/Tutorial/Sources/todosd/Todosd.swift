@@ -19,7 +19,7 @@ struct Todosd: SwitchyardApplication {
   static let application = Application(
     initialState: AppState(),
     features: [
-      .actor("todos", state: \.todos, action: .case(\.todos)) { Todos() }
+      .actor("todos", state: \.todos, action: .case(\AppAction.Cases.todos)) { Todos() }
     ]
   )
 }
