@@ -26,6 +26,6 @@ extension Application {
     guard let worker = feature.worker else {
       throw WorkerStartError("feature \(name) cannot run in a worker: its state and actions are not Codable")
     }
-    try await worker.run(WorkerLink(fd: 3), InProgressPage(fd: 4))
+    try await worker.run(3, InProgressPage(fd: 4))
   }
 }

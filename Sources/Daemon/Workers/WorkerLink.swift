@@ -1,60 +1,78 @@
-import Foundation
-import SwitchyardSynchronization
+import NIOCore
 
-/// The worker's end of its link to the daemon: blocking reads on one thread, writes from any
-/// thread, each frame written whole under a lock so that frames never interleave.
+/// The worker's end of its link to the daemon: a channel on the event loop that also runs the
+/// feature's store, so that an action read from the link is reduced and answered on the thread
+/// that read it.
+///
+/// Frames written on the loop are flushed once the loop has run what it has queued — the
+/// answers to a burst of pipelined actions go out in one write. A frame sent from another
+/// thread (an effect's action, a durable timer) hops to the loop first; frames from one thread
+/// keep their order.
 final class WorkerLink: Sendable {
-  let fd: CInt
-  private let writing = Mutex(())
+  private let channel: any Channel
+  /// Whether a flush is queued on the loop: touched on the loop only.
+  private let flushQueued: NIOLoopBoundBox<Bool>
 
-  init(fd: CInt) {
-    self.fd = fd
+  init(channel: any Channel) {
+    self.channel = channel
+    self.flushQueued = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
   }
 
-  /// Writes one message. A daemon that is gone ends the worker: there is nobody left to work for.
+  var eventLoop: any EventLoop { self.channel.eventLoop }
+
+  /// Writes one message. A daemon that is gone closes the link, which ends the worker.
   func send(_ message: WorkerMessage) {
     let frame = message.encoded()
-    self.writing.withLock { _ in
-      frame.withUnsafeBytes { bytes in
-        var offset = 0
-        while offset < bytes.count {
-          let written = write(self.fd, bytes.baseAddress! + offset, bytes.count - offset)
-          if written < 0 {
-            if errno == EINTR { continue }
-            _exit(0)
-          }
-          offset += written
-        }
-      }
+    if self.channel.eventLoop.inEventLoop {
+      self.write(frame)
+    } else {
+      self.channel.eventLoop.execute { self.write(frame) }
     }
   }
 
-  /// The next message, or `nil` once the daemon closed the link. Only one thread reads.
-  func receive() throws(WorkerProtocolError) -> WorkerMessage? {
-    var prefix = [UInt8](repeating: 0, count: 4)
-    guard try self.read(into: &prefix) else { return nil }
-    guard let length = try WorkerMessage.frameLength(prefix: prefix) else { return nil }
-    var frame = [UInt8](repeating: 0, count: length)
-    guard try self.read(into: &frame) else { throw WorkerProtocolError("the link closed inside a frame") }
-    let decoded = frame.withUnsafeBytes { bytes in Result { () throws(WorkerProtocolError) in try WorkerMessage(frame: bytes) } }
-    return try decoded.get()
+  private func write(_ frame: [UInt8]) {
+    var buffer = self.channel.allocator.buffer(capacity: frame.count)
+    buffer.writeBytes(frame)
+    self.channel.write(buffer, promise: nil)
+    guard !self.flushQueued.value else { return }
+    self.flushQueued.value = true
+    self.channel.eventLoop.execute {
+      self.flushQueued.value = false
+      self.channel.flush()
+    }
   }
 
-  /// Fills `buffer`; `false` on end of file before the first byte.
-  private func read(into buffer: inout [UInt8]) throws(WorkerProtocolError) -> Bool {
-    var offset = 0
-    while offset < buffer.count {
-      let count = buffer.withUnsafeMutableBytes { Glibc.read(self.fd, $0.baseAddress! + offset, $0.count - offset) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw WorkerProtocolError("reading the link failed: \(String(cString: strerror(errno)))")
-      }
-      if count == 0 {
-        if offset == 0 { return false }
-        throw WorkerProtocolError("the link closed inside a frame")
-      }
-      offset += count
+  /// Closes the link: the worker breaks off.
+  func close() {
+    self.channel.close(promise: nil)
+  }
+}
+
+/// Hands each frame from the daemon to the worker, on the link's loop. A frame the worker
+/// cannot take breaks the protocol: the link closes and the worker ends with the error.
+final class DaemonLinkHandler: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+
+  private let received: (UnsafeRawBufferPointer) throws -> Void
+  private let failed: (any Error) -> Void
+
+  init(received: @escaping (UnsafeRawBufferPointer) throws -> Void, failed: @escaping (any Error) -> Void) {
+    self.received = received
+    self.failed = failed
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let frame = Self.unwrapInboundIn(data)
+    do {
+      try frame.withUnsafeReadableBytes { try self.received($0) }
+    } catch {
+      self.failed(error)
+      context.close(promise: nil)
     }
-    return true
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    self.failed(error)
+    context.close(promise: nil)
   }
 }

@@ -5,9 +5,8 @@ struct WorkerFrameDecoder: ByteToMessageDecoder {
   typealias InboundOut = ByteBuffer
 
   mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-    guard let prefix = buffer.getBytes(at: buffer.readerIndex, length: min(4, buffer.readableBytes)),
-      let length = try WorkerMessage.frameLength(prefix: prefix)
-    else { return .needMoreData }
+    guard let prefix = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
+    let length = try WorkerMessage.frameLength(Int(prefix))
     guard buffer.readableBytes >= 4 + length else { return .needMoreData }
     buffer.moveReaderIndex(forwardBy: 4)
     context.fireChannelRead(Self.wrapInboundOut(buffer.readSlice(length: length)!))

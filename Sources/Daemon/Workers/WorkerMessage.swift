@@ -132,10 +132,16 @@ enum WorkerMessage: Equatable, Sendable {
     }
   }
 
-  /// The length of the frame at the start of `bytes`, when its length prefix is complete.
-  static func frameLength(prefix bytes: some Collection<UInt8>) throws(WorkerProtocolError) -> Int? {
-    guard bytes.count >= 4 else { return nil }
-    let length = bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+  /// The id and the body of an `action` frame's content, the body left as text: the worker
+  /// decodes its action straight from it. `nil` for a frame of another kind.
+  static func action(inFrame bytes: UnsafeRawBufferPointer) -> (id: UInt64, body: UnsafeRawBufferPointer)? {
+    guard bytes.count >= 9, bytes[0] == Kind.action.rawValue else { return nil }
+    let id = bytes[1..<9].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    return (id, UnsafeRawBufferPointer(rebasing: bytes[9...]))
+  }
+
+  /// `length`, read from a frame's 4-byte prefix, when it is a length either side accepts.
+  static func frameLength(_ length: Int) throws(WorkerProtocolError) -> Int {
     guard (9...Self.maximumFrameLength).contains(length) else {
       throw WorkerProtocolError("a frame length of \(length) bytes")
     }

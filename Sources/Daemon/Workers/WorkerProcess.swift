@@ -2,6 +2,9 @@ import CWorkerSpawn
 import Dependencies
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
+import SwitchyardJSON
 import SwitchyardSynchronization
 import SwitchyardRuntime
 
@@ -139,96 +142,176 @@ struct _WorkerTaggedReducer<Base: Reducer>: Reducer {
   }
 }
 
-/// The worker's loop for a feature of these types: it takes the state the daemon hands it, runs
+/// The worker's side of a feature of these types: it takes the state the daemon hands it, runs
 /// the feature's store, reduces the actions the daemon sends in order, and answers each with
-/// the change it made.
+/// the change it made — all on one event loop, which reads the link and runs the store, so an
+/// action crosses no thread inside the worker.
+///
+/// Returns when the daemon closes the link; throws when the daemon breaks the protocol.
 func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>(
-  link: WorkerLink,
+  linkDescriptor: CInt,
   page: InProgressPage,
   keepsTimers: Bool,
   reducer: @escaping @Sendable () -> R,
   prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
 ) async throws where R: Reducer<LocalState, LocalAction> & SendableMetatype {
-  // A standby worker waits here until the daemon needs it, or closes the link without.
-  guard let first = try link.receive() else { return }
-  guard case let .start(stateJSON, _) = first else {
-    throw WorkerProtocolError("the daemon did not start with the feature's state")
-  }
-  let state = try JSONValueDecoder().decode(LocalState.self, from: stateJSON)
-  let tags = WorkerActionTags(page: page)
-  let encoder = JSONValueEncoder()
-  // Every action an effect sends goes to the daemon, which routes it (full route) or sends it
-  // back (read-only route): so every action this store reduces came from the daemon, with an id.
-  let effectActions: @Sendable (LocalAction) -> Void = { action in
-    do {
-      let encoded = try encoder.encode(action)
-      if !tags.hold(effect: encoded) { link.send(.effect(action: encoded)) }
-    } catch {
-      Logger(label: "worker").error("an effect's action cannot be encoded", metadata: ["error": "\(error)"])
-    }
-  }
-  // On a full route the daemon keeps the store's timers, so they outlive this process too.
-  let timers = keepsTimers ? WorkerTimers<LocalAction>(link: link, encoder: encoder) : nil
-  let store: Store<LocalState, LocalAction>
-  if let prepareDependencies {
-    store = Store(
-      initialState: state,
-      reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
-      withDependencies: { prepareDependencies(&$0) },
-      effectActions: effectActions,
-      timers: timers
-    )
-  } else {
-    store = Store(
-      initialState: state,
-      reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
-      effectActions: effectActions,
-      timers: timers
-    )
-  }
-  let (_, observation) = try await store.observe { change in
-    if !tags.keep(change.patch) { link.send(.change(change.patch)) }
-  }
-  defer { observation.cancel() }
-  link.send(.ready)
-  // Reads block, so they get a thread of their own rather than one of the few the concurrency
-  // pool has, which the feature's effects need.
-  let decoder = JSONValueDecoder()
-  let ended: Result<Void, any Error> = await withCheckedContinuation { continuation in
-    let reader = Thread {
-      do {
-        while let message = try link.receive() {
-          switch message {
-          case let .action(id, json):
-            let action: LocalAction
-            do {
-              action = try decoder.decode(LocalAction.self, from: json)
-            } catch {
-              Logger(label: "worker").error("an action from the daemon cannot be decoded", metadata: ["error": "\(error)"])
-              link.send(.reduced(id: id, patch: nil))
-              continue
-            }
-            tags.queue(id)
-            store.enqueue(action) { _ in
-              let (patch, nanoseconds, effects) = tags.finish()
-              link.send(.reduced(id: id, patch: patch, nanoseconds: nanoseconds))
-              for action in effects { link.send(.effect(action: action)) }
-            }
-          case let .probe(id):
-            store.probe { link.send(.probeAnswer(id: id)) }
-          default:
-            throw WorkerProtocolError("the daemon sent \(message), which only a worker sends")
-          }
-        }
-        continuation.resume(returning: .success(()))
-      } catch {
-        continuation.resume(returning: .failure(error))
+  let failure = Mutex<(any Error)?>(nil)
+  let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton.next())
+    .channelInitializer { channel in
+      channel.eventLoop.makeCompletedFuture {
+        let worker = _WorkerStoreRunner<LocalState, LocalAction, R>(
+          link: WorkerLink(channel: channel),
+          page: page,
+          keepsTimers: keepsTimers,
+          reducer: reducer,
+          prepareDependencies: prepareDependencies
+        )
+        try channel.pipeline.syncOperations.addHandlers(
+          ByteToMessageHandler(WorkerFrameDecoder()),
+          DaemonLinkHandler(
+            received: { try worker.received(frame: $0) },
+            failed: { error in failure.withLock { $0 = $0 ?? error } }
+          )
+        )
       }
     }
-    reader.name = "switchyard-worker-link"
-    reader.start()
+    .withConnectedSocket(linkDescriptor)
+    .get()
+  // A standby worker waits here until the daemon needs it, or closes the link without.
+  try await channel.closeFuture.get()
+  if let error = failure.withLock({ $0 }) { throw error }
+}
+
+/// The worker's store behind its link, on the link's event loop: made from the state the
+/// daemon's first frame carries, then handed each action frame.
+final class _WorkerStoreRunner<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>
+where R: Reducer<LocalState, LocalAction> & SendableMetatype {
+  private let link: WorkerLink
+  private let tags: WorkerActionTags
+  private let keepsTimers: Bool
+  private let reducer: @Sendable () -> R
+  private let prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
+  private let decoder = JSONBytesDecoder(refusesUnknownKeys: false)
+  /// Reads an action made of cases straight from its bytes (``CaseDecodedAction``); `Codable`
+  /// decodes the others.
+  private let decodeCases: ((ActionBytes) -> LocalAction?)? = {
+    guard let type = LocalAction.self as? any CaseDecodedAction.Type else { return nil }
+    return _WorkerStoreRunner.decodingCases(of: type)
+  }()
+  private var store: Store<LocalState, LocalAction>?
+  private var observation: StoreObservation?
+
+  init(
+    link: WorkerLink,
+    page: InProgressPage,
+    keepsTimers: Bool,
+    reducer: @escaping @Sendable () -> R,
+    prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
+  ) {
+    self.link = link
+    self.tags = WorkerActionTags(page: page)
+    self.keepsTimers = keepsTimers
+    self.reducer = reducer
+    self.prepareDependencies = prepareDependencies
   }
-  try ended.get()
+
+  deinit {
+    self.observation?.cancel()
+  }
+
+  /// Takes one frame's content from the daemon.
+  func received(frame: UnsafeRawBufferPointer) throws {
+    guard let store else {
+      guard case let .start(state, _) = try WorkerMessage(frame: frame) else {
+        throw WorkerProtocolError("the daemon did not start with the feature's state")
+      }
+      return try self.start(from: state)
+    }
+    if let (id, body) = WorkerMessage.action(inFrame: frame) {
+      return self.reduce(body, id: id, in: store)
+    }
+    let message = try WorkerMessage(frame: frame)
+    guard case let .probe(id) = message else {
+      throw WorkerProtocolError("the daemon sent \(message), which only a worker sends")
+    }
+    let link = self.link
+    store.probe { link.send(.probeAnswer(id: id)) }
+  }
+
+  private static func decodingCases<Cases: CaseDecodedAction>(of type: Cases.Type) -> (ActionBytes) -> LocalAction? {
+    { bytes in Cases.decodeCases(from: bytes) as? LocalAction }
+  }
+
+  private func start(from stateJSON: JSONValue) throws {
+    let state = try JSONValueDecoder().decode(LocalState.self, from: stateJSON)
+    let (link, tags) = (self.link, self.tags)
+    let encoder = JSONValueEncoder()
+    // Every action an effect sends goes to the daemon, which routes it (full route) or sends it
+    // back (read-only route): so every action this store reduces came from the daemon, with an id.
+    let effectActions: @Sendable (LocalAction) -> Void = { action in
+      do {
+        let encoded = try encoder.encode(action)
+        if !tags.hold(effect: encoded) { link.send(.effect(action: encoded)) }
+      } catch {
+        Logger(label: "worker").error("an effect's action cannot be encoded", metadata: ["error": "\(error)"])
+      }
+    }
+    // On a full route the daemon keeps the store's timers, so they outlive this process too.
+    let timers = self.keepsTimers ? WorkerTimers<LocalAction>(link: link, encoder: encoder) : nil
+    let executor = EventLoopStoreExecutor(link.eventLoop)
+    let reducer = self.reducer
+    let store: Store<LocalState, LocalAction>
+    if let prepareDependencies {
+      store = Store(
+        initialState: state,
+        executor: executor,
+        reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
+        withDependencies: { prepareDependencies(&$0) },
+        effectActions: effectActions,
+        timers: timers
+      )
+    } else {
+      store = Store(
+        initialState: state,
+        executor: executor,
+        reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
+        effectActions: effectActions,
+        timers: timers
+      )
+    }
+    // On the loop, which is the store's executor: no change can come before the observer.
+    let (_, observation) = try store.assumeIsolated { store in
+      try store.observe { change in
+        if !tags.keep(change.patch) { link.send(.change(change.patch)) }
+      }
+    }
+    self.store = store
+    self.observation = observation
+    link.send(.ready)
+  }
+
+  private func reduce(_ body: UnsafeRawBufferPointer, id: UInt64, in store: Store<LocalState, LocalAction>) {
+    let action: LocalAction
+    do {
+      let layout = try JSONLayout(scanning: body)
+      if let decoded = self.decodeCases?(ActionBytes(bytes: body, layout: layout, value: layout.root)) {
+        action = decoded
+      } else {
+        action = try self.decoder.decode(LocalAction.self, from: body, layout: layout, at: layout.root)
+      }
+    } catch {
+      Logger(label: "worker").error("an action from the daemon cannot be decoded", metadata: ["error": "\(error)"])
+      self.link.send(.reduced(id: id, patch: nil))
+      return
+    }
+    let (link, tags) = (self.link, self.tags)
+    tags.queue(id)
+    store.enqueue(action) { _ in
+      let (patch, nanoseconds, effects) = tags.finish()
+      link.send(.reduced(id: id, patch: patch, nanoseconds: nanoseconds))
+      for action in effects { link.send(.effect(action: action)) }
+    }
+  }
 }
 
 /// A worker store's ``TimerHost``: its durable timers go to the daemon, which journals them and

@@ -12,7 +12,7 @@ struct WorkerSupport<RootAction: Sendable>: Sendable {
   /// The lifecycle action sent first after a restart, as JSON.
   let afterRestart: JSONValue?
   /// The worker process's side: runs the feature's store behind the link.
-  let run: @Sendable (WorkerLink, InProgressPage) async throws -> Void
+  let run: @Sendable (_ linkDescriptor: CInt, InProgressPage) async throws -> Void
 
   init<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>(
     route: some ActionRoute<RootAction, LocalAction>,
@@ -32,7 +32,7 @@ struct WorkerSupport<RootAction: Sendable>: Sendable {
     let keepsTimers = route.embed != nil
     self.run = { link, page in
       try await runWorkerStore(
-        link: link, page: page, keepsTimers: keepsTimers, reducer: reducer, prepareDependencies: prepareDependencies
+        linkDescriptor: link, page: page, keepsTimers: keepsTimers, reducer: reducer, prepareDependencies: prepareDependencies
       ) as Void
     }
   }

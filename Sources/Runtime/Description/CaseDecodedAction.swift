@@ -15,9 +15,10 @@ public enum ActionDecoding {
 ///
 /// It is a fast path that only ever agrees with the synthesized `Codable` conformance: it takes a
 /// case without a payload written as `{"name":{}}` and a case whose one unlabeled payload is
-/// itself a case-decoded action, written unwrapped (`{"counter":{"incrTapped":{}}}`); for
-/// anything else — another payload, a payload wrapped as `{"_0":…}`, a key with escape
-/// sequences that is no case, extra members, a malformed value — it answers `nil`, and the
+/// itself a case-decoded action, written unwrapped (`{"counter":{"incrTapped":{}}}`) or wrapped
+/// as the synthesized conformance writes it (`{"counter":{"_0":{"incrTapped":{}}}}`); for
+/// anything else — another payload, a key with escape sequences that is no case, extra
+/// members, a malformed value — it answers `nil`, and the
 /// caller decodes the whole action through `Codable`, which also writes the errors.
 ///
 /// ```swift
@@ -70,12 +71,12 @@ public struct ActionBytes {
     self.layout.memberCount(of: self.value) == 0
   }
 
-  /// This value as the one unlabeled payload of a case, written unwrapped, when the payload's
-  /// type is a case-decoded action; `nil` when it is written wrapped (`{"_0":…}`) or is not the
-  /// plain form of that action's cases.
+  /// This value as the one unlabeled payload of a case, when the payload's type is a
+  /// case-decoded action: written unwrapped, as clients write it, or wrapped (`{"_0":…}`), as the
+  /// synthesized `Encodable` conformance writes it (and the daemon hands a worker its actions).
+  /// `nil` when it is not the plain form of that action's cases.
   public func payload<Payload: CaseDecodedAction>(_ type: Payload.Type) -> Payload? {
-    // `{"_0":…}` is the payload wrapped, as the synthesized conformance writes it: Codable's to read.
-    if let (key, _) = self.onlyMember(), self.key(key, is: "_0") { return nil }
+    if let (key, wrapped) = self.onlyMember(), self.key(key, is: "_0") { return Payload.decodeCases(from: wrapped) }
     return Payload.decodeCases(from: self)
   }
 

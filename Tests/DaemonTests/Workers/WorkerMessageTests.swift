@@ -1,3 +1,5 @@
+import NIOCore
+import NIOEmbedded
 import Testing
 
 @testable import SwitchyardDaemon
@@ -23,7 +25,8 @@ import Testing
   @Test(arguments: messages)
   func everyMessageSurvivesItsFrame(_ message: WorkerMessage) throws {
     let frame = message.encoded()
-    #expect(try WorkerMessage.frameLength(prefix: frame) == frame.count - 4, "the prefix counts what follows it")
+    let prefix = frame.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+    #expect(try WorkerMessage.frameLength(prefix) == frame.count - 4, "the prefix counts what follows it")
     let decoded = try frame.dropFirst(4).withUnsafeBytes { try WorkerMessage(frame: $0) }
     #expect(decoded == message)
   }
@@ -33,13 +36,40 @@ import Testing
     #expect(WorkerMessage.action(id: 1, action: ["increment": [:]]).encoded().count == 13 + #"{"increment":{}}"#.utf8.count)
   }
 
-  @Test func anIncompletePrefixWaitsForMore() throws {
-    #expect(try WorkerMessage.frameLength(prefix: [0, 0, 0]) == nil)
+  @Test func anActionFrameHandsOverItsBodyUnparsed() throws {
+    let frame = WorkerMessage.action(id: 42, action: ["append": [7]]).encoded()
+    try frame.dropFirst(4).withUnsafeBytes { bytes in
+      let action = try #require(WorkerMessage.action(inFrame: bytes))
+      #expect(action.id == 42)
+      #expect(String(decoding: action.body, as: UTF8.self) == #"{"append":[7]}"#)
+    }
+    WorkerMessage.probe(id: 1).encoded().dropFirst(4).withUnsafeBytes { bytes in
+      #expect(WorkerMessage.action(inFrame: bytes) == nil, "only an action frame")
+    }
   }
 
-  @Test func impossibleLengthsAndKindsAreRefused() {
-    #expect(throws: WorkerProtocolError.self) { try WorkerMessage.frameLength(prefix: [0, 0, 0, 3]) }
-    #expect(throws: WorkerProtocolError.self) { try WorkerMessage.frameLength(prefix: [0xff, 0xff, 0xff, 0xff]) }
+  @Test func theDecoderWaitsForAWholeFrame() throws {
+    let channel = EmbeddedChannel(handler: ByteToMessageHandler(WorkerFrameDecoder()))
+    let frame = WorkerMessage.probe(id: 7).encoded() + WorkerMessage.ready.encoded()
+    try channel.writeInbound(ByteBuffer(bytes: frame.prefix(3)))
+    #expect(try channel.readInbound(as: ByteBuffer.self) == nil, "an incomplete prefix waits for more")
+    try channel.writeInbound(ByteBuffer(bytes: frame.dropFirst(3).prefix(6)))
+    #expect(try channel.readInbound(as: ByteBuffer.self) == nil, "an incomplete frame waits for more")
+    try channel.writeInbound(ByteBuffer(bytes: frame.dropFirst(9)))
+    let first = try #require(try channel.readInbound(as: ByteBuffer.self))
+    #expect(try first.withUnsafeReadableBytes { try WorkerMessage(frame: $0) } == .probe(id: 7))
+    let second = try #require(try channel.readInbound(as: ByteBuffer.self))
+    #expect(try second.withUnsafeReadableBytes { try WorkerMessage(frame: $0) } == .ready)
+    #expect(try channel.finish().isClean)
+  }
+
+  @Test func impossibleLengthsAndKindsAreRefused() throws {
+    #expect(throws: WorkerProtocolError.self) { try WorkerMessage.frameLength(3) }
+    #expect(throws: WorkerProtocolError.self) { try WorkerMessage.frameLength(0xffff_ffff) }
+    let channel = EmbeddedChannel(handler: ByteToMessageHandler(WorkerFrameDecoder()))
+    #expect(throws: WorkerProtocolError.self, "the decoder refuses the length before its frame arrives") {
+      try channel.writeInbound(ByteBuffer(bytes: [0xff, 0xff, 0xff, 0xff]))
+    }
     #expect(throws: WorkerProtocolError.self) {
       try [0x7f, 0, 0, 0, 0, 0, 0, 0, 0].withUnsafeBytes { try WorkerMessage(frame: $0) }
     }
