@@ -16,14 +16,7 @@ import SwitchyardVarlink
 /// through `Codable`, which also writes every error.
 struct ActionDecoder<Action: Codable & Sendable>: Sendable {
   private let decoder = JSONBytesDecoder(refusesUnknownKeys: true)
-  private let decodeCases: (@Sendable (ActionBytes) -> Action?)? = {
-    guard let type = Action.self as? any CaseDecodedAction.Type else { return nil }
-    return Self.decodingCases(of: type)
-  }()
-
-  private static func decodingCases<Cases: CaseDecodedAction>(of type: Cases.Type) -> @Sendable (ActionBytes) -> Action? {
-    { bytes in Cases.decodeCases(from: bytes) as? Action }
-  }
+  private let decodeCases = caseDecoder(of: Action.self)
 
   func decode(_ action: JSONLayout.Value, of call: IncomingCall) throws(VarlinkError) -> Action {
     if let decodeCases, let decoded = decodeCases(call.actionBytes(at: action)) { return decoded }

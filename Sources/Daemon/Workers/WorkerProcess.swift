@@ -194,10 +194,7 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
   private let decoder = JSONBytesDecoder(refusesUnknownKeys: false)
   /// Reads an action made of cases straight from its bytes (``CaseDecodedAction``); `Codable`
   /// decodes the others.
-  private let decodeCases: ((ActionBytes) -> LocalAction?)? = {
-    guard let type = LocalAction.self as? any CaseDecodedAction.Type else { return nil }
-    return _WorkerStoreRunner.decodingCases(of: type)
-  }()
+  private let decodeCases = caseDecoder(of: LocalAction.self)
   private var store: Store<LocalState, LocalAction>?
   private var observation: StoreObservation?
 
@@ -236,10 +233,6 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     }
     let link = self.link
     store.probe { link.send(.probeAnswer(id: id)) }
-  }
-
-  private static func decodingCases<Cases: CaseDecodedAction>(of type: Cases.Type) -> (ActionBytes) -> LocalAction? {
-    { bytes in Cases.decodeCases(from: bytes) as? LocalAction }
   }
 
   private func start(from stateJSON: JSONValue) throws {

@@ -38,6 +38,25 @@ public protocol CaseDecodedAction: Decodable, SendableMetatype {
   static func decodeCases(from value: ActionBytes) -> Self?
 }
 
+/// What reads `Action` case by case from its bytes when it is a ``CaseDecodedAction``; `nil`
+/// for any other type, which `Codable` decodes. Made once per type by a decoder that takes
+/// actions of a type it knows only as a generic parameter.
+///
+/// ```swift
+/// let decodeCases = caseDecoder(of: Primes.Action.self)
+/// let action = decodeCases?(ActionBytes(bytes: bytes, layout: layout, value: layout.root))
+/// ```
+public func caseDecoder<Action>(of _: Action.Type) -> (@Sendable (ActionBytes) -> Action?)? {
+  guard let type = Action.self as? any CaseDecodedAction.Type else { return nil }
+  return caseDecoder(of: type, as: Action.self)
+}
+
+private func caseDecoder<Cases: CaseDecodedAction, Action>(
+  of _: Cases.Type, as _: Action.Type
+) -> @Sendable (ActionBytes) -> Action? {
+  { bytes in Cases.decodeCases(from: bytes) as? Action }
+}
+
 /// One value of a checked JSON text, read as an action's case: what the decoder that
 /// `@DescribedAction(decoding: .fromCases)` writes works with.
 public struct ActionBytes {

@@ -49,6 +49,16 @@ import Testing
     #endif
   }
 
+  @Test func aDecoderOfAGenericActionTypeReadsTheCasesOnlyOfCaseDecodedOnes() throws {
+    #expect(caseDecoder(of: String.self) == nil, "a type without cases is Codable's to decode")
+    let decodeCases = try #require(caseDecoder(of: Node.self))
+    let decoded = try Array(#"{"inner":{"pong":{}}}"#.utf8).withUnsafeBytes { bytes in
+      let layout = try JSONLayout(scanning: bytes)
+      return decodeCases(ActionBytes(bytes: bytes, layout: layout, value: layout.root))
+    }
+    #expect(decoded == .inner(.pong))
+  }
+
   @Test func aPayloadWrappedAsTheSynthesizedConformanceWritesItIsReadToo() throws {
     #expect(try self.fromCases(#"{"inner":{"_0":{"pong":{}}}}"#) == .inner(.pong))
     #expect(try self.fromCases(#"{"nested":{"_0":{"inner":{"ping":{}}}}}"#) == .nested(.inner(.ping)))
