@@ -3,15 +3,15 @@ import NIOCore
 import SwitchyardSynchronization
 import SwitchyardRuntime
 
-/// One subscription's queue of changes, bounded.
+/// One subscription: where it reads in its path's ``PathFeed``, and what it gets besides.
 ///
-/// When the subscriber falls behind by more than `limit` changes, the queued patches are dropped
-/// and the next item it takes is a fresh snapshot: memory stays bounded and the subscriber never
-/// sees a gap.
+/// When the subscriber falls behind by more than `limit` changes, what it had to take is dropped
+/// and the next item it takes is ``Item/overflow``: it gets a fresh snapshot instead. Memory stays
+/// bounded and the subscriber never sees a gap.
 ///
 /// Whoever delivers the items to the client ``attach(_:)``es a function that schedules a
-/// delivery; a push schedules one only when none is due yet, so a burst of changes costs one
-/// delivery, which takes them all (``take(limit:)``).
+/// delivery; a change or a push schedules one only when none is due yet, so a burst of changes
+/// costs one delivery, which takes them all (``takeBatch(limit:)``).
 final class Subscriber: Sendable {
   enum Item: Sendable {
     /// The whole value at the subscription's path, at `seq`.
@@ -25,16 +25,6 @@ final class Subscriber: Sendable {
     case overflow
   }
 
-  private struct Contents: ~Copyable {
-    var queue = Deque<Item>()
-    var overflowed = false
-    var ended: SubscriptionEnd?
-    var isEndTaken = false
-    var scheduleDelivery: (@Sendable () -> Void)?
-    /// A delivery is scheduled or running, and takes whatever is pushed meanwhile.
-    var isDeliveryDue = false
-  }
-
   let id: Int
   let pointer: JSONPointer
   let limit: Int
@@ -45,13 +35,15 @@ final class Subscriber: Sendable {
   let resumedFrom: UInt64?
   /// Each change comes with the feature that made it and its cause (`Subscribe` with `causes`).
   let withCauses: Bool
+  /// The changes to its path, which it shares with the other subscribers of the path.
+  let feed: PathFeed
   /// Resumed, its first reply names the history, which no shared encoding of a change does.
   private let announcesHistory: Atomic<Bool>
-  private let contents = Mutex(Contents())
 
+  /// A subscriber reading `feed` from its next change on.
   init(
     id: Int, pointer: JSONPointer, limit: Int, resumedFrom: UInt64? = nil, withCauses: Bool = false,
-    encode: @escaping Subscriptions.Encode
+    feed: PathFeed, encode: @escaping Subscriptions.Encode
   ) {
     self.id = id
     self.withCauses = withCauses
@@ -60,6 +52,8 @@ final class Subscriber: Sendable {
     self.resumedFrom = resumedFrom
     self.announcesHistory = Atomic(resumedFrom != nil)
     self.encode = encode
+    self.feed = feed
+    feed.join(id: id, limit: self.limit)
   }
 
   /// Whether the next change written must name the history: the subscription resumed and has
@@ -78,120 +72,60 @@ final class Subscriber: Sendable {
 
   /// How many items wait to be delivered.
   var queuedCount: Int {
-    self.contents.withLock { $0.queue.count }
+    self.feed.queuedCount(of: self.id)
   }
 
-  func push(_ item: Item) {
-    let schedule = self.contents.withLock { contents -> (@Sendable () -> Void)? in
-      if contents.ended != nil || contents.overflowed { return nil }
-      if contents.queue.count >= self.limit {
-        contents.queue.removeAll()
-        contents.overflowed = true
-      } else {
-        contents.queue.append(item)
-      }
-      return Self.deliveryToSchedule(&contents)
-    }
-    schedule?()
+  /// Queues `item` for this subscriber alone, after the changes before feed index `at` (by
+  /// default, every change so far).
+  func push(_ item: Item, at index: Int? = nil) {
+    self.feed.push(item, at: index, to: self.id)
   }
 
-  /// Drops whatever is queued; the caller hands the subscriber a snapshot instead.
+  /// Drops whatever is queued and skips the changes so far; the caller hands the subscriber a
+  /// snapshot instead.
   func reset() {
-    self.contents.withLock { contents in
-      contents.queue.removeAll()
-      contents.overflowed = false
-    }
+    self.feed.reset(self.id)
   }
 
-  func end(_ reason: SubscriptionEnd) {
-    let schedule = self.contents.withLock { contents -> (@Sendable () -> Void)? in
-      if contents.ended != nil { return nil }
-      contents.ended = reason
-      return Self.deliveryToSchedule(&contents)
-    }
-    schedule?()
+  /// Ends the subscription once the changes before feed index `at` (by default, every change so
+  /// far) and the items queued before it are delivered.
+  func end(_ reason: SubscriptionEnd, at index: Int? = nil) {
+    self.feed.end(reason, at: index, for: self.id)
   }
 
   /// Starts delivering: `schedule` is called whenever items wait and no delivery is due, from
   /// whatever thread pushed them, possibly under the change log's lock — it must only schedule.
   func attach(_ schedule: @escaping @Sendable () -> Void) {
-    let now = self.contents.withLock { contents -> (@Sendable () -> Void)? in
-      contents.scheduleDelivery = schedule
-      let hasItems = !contents.queue.isEmpty || contents.overflowed || contents.ended != nil
-      return hasItems ? Self.deliveryToSchedule(&contents) : nil
-    }
-    now?()
+    self.feed.attach(schedule, to: self.id)
   }
 
-  private static func deliveryToSchedule(_ contents: inout Contents) -> (@Sendable () -> Void)? {
-    guard !contents.isDeliveryDue, let schedule = contents.scheduleDelivery else { return nil }
-    contents.isDeliveryDue = true
-    return schedule
-  }
-
-  /// What one delivery takes: the changes queued in a row, gathered into one buffer, and the
-  /// item queued after them when it is not a change.
+  /// What one delivery takes: the changes in a row, gathered into one buffer, and the item
+  /// after them when it is not a change.
   struct Batch {
-    /// The changes' bytes, one after another: the shared bytes themselves for a lone change.
+    /// The changes' bytes, one after another: for a lone change the bytes every subscriber of
+    /// the path shares, for a run that the subscribers who keep up all take, one buffer they share.
     var changes: ByteBuffer?
     /// A snapshot, the end, or ``Item/overflow``: what the delivery handles after the changes.
     var then: Item?
+    /// Nothing else waits: the delivery ends once it has written this batch, and the next change
+    /// or push schedules the next one.
+    var isLast = false
 
     var isEmpty: Bool { self.changes == nil && self.then == nil }
   }
 
   /// The items to deliver now, as ``take(limit:)`` takes them, with the changes' bytes gathered
-  /// into one buffer as they leave the queue: what a delivery writes in one go, with no array of
-  /// items between. An empty batch ends the delivery, as an empty `take` does.
+  /// into one buffer: what a delivery writes in one go, with no array of items between. An empty
+  /// batch ends the delivery, as an empty `take` does.
   func takeBatch(limit: Int) -> Batch {
-    self.contents.withLock { contents in
-      if contents.overflowed { return Batch(then: .overflow) }
-      var batch = Batch()
-      var taken = 0
-      var gathered: ByteBuffer?
-      while taken < limit, let item = contents.queue.popFirst() {
-        taken += 1
-        guard case let .encoded(_, bytes) = item else {
-          batch.then = item
-          break
-        }
-        if gathered != nil {
-          gathered!.writeImmutableBuffer(bytes)
-        } else if let first = batch.changes {
-          // A second change: both go into a buffer of their own; the shared bytes stay as they are.
-          var buffer = ByteBufferAllocator().buffer(capacity: first.readableBytes * min(limit, contents.queue.count + 2))
-          buffer.writeImmutableBuffer(first)
-          buffer.writeImmutableBuffer(bytes)
-          gathered = buffer
-        } else {
-          batch.changes = bytes
-        }
-      }
-      if let gathered { batch.changes = gathered }
-      if batch.then == nil, contents.queue.isEmpty, let reason = contents.ended, !contents.isEndTaken, taken < limit {
-        contents.isEndTaken = true
-        batch.then = .end(reason: reason)
-      }
-      if batch.isEmpty { contents.isDeliveryDue = false }
-      return batch
-    }
+    self.feed.takeBatch(for: self.id, limit: limit)
   }
 
   /// The items to deliver now, in order, up to `limit` of them: `[.overflow]` after an overflow,
   /// and the end once everything before it was taken. Empty when nothing waits, and then the
-  /// next push schedules a delivery again.
+  /// next change or push schedules a delivery again.
   func take(limit: Int) -> [Item] {
-    self.contents.withLock { contents in
-      if contents.overflowed { return [.overflow] }
-      var taken: [Item] = []
-      while taken.count < limit, let item = contents.queue.popFirst() { taken.append(item) }
-      if contents.queue.isEmpty, let reason = contents.ended, !contents.isEndTaken, taken.count < limit {
-        contents.isEndTaken = true
-        taken.append(.end(reason: reason))
-      }
-      if taken.isEmpty { contents.isDeliveryDue = false }
-      return taken
-    }
+    self.feed.take(for: self.id, limit: limit)
   }
 }
 

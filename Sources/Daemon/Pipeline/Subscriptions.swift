@@ -32,16 +32,24 @@ final class Subscriptions: Sendable {
   }
 
   private struct Contents: ~Copyable {
-    /// In the order they subscribed: a change walks an array, not a dictionary's buckets.
-    var byPath: [Key: [Subscriber]] = [:]
+    var byPath: [Key: PathFeed] = [:]
     var nextID = 0
     var count = 0
   }
 
-  /// What waits for the disk: each subscriber's next item, with the change it shows.
+  /// An item for one subscriber alone, at an index of its feed.
+  private struct Addressed {
+    let feed: PathFeed
+    let id: Int
+    let at: Int
+    let item: Subscriber.Item
+  }
+
+  /// What waits for the disk: the subscribers' own items, each with the change it shows. The
+  /// changes the feeds share wait there, behind ``FeedVisibility``.
   private struct HeldBack: ~Copyable {
     var releasedSeq: UInt64
-    var items = Deque<(seq: UInt64, subscriber: Subscriber, item: Subscriber.Item)>()
+    var items = Deque<(seq: UInt64, item: Addressed)>()
   }
 
   private let contents = Mutex(Contents())
@@ -49,6 +57,7 @@ final class Subscriptions: Sendable {
   private let encodeCaused: EncodeCaused
   private let holdsBack: Bool
   private let heldBack: Mutex<HeldBack>
+  private let visibility: FeedVisibility
 
   /// - Parameter holdBackAfter: With a journal that replies wait for, the last change it kept:
   ///   items for later changes wait for ``release(upTo:)``. `nil`: nothing waits.
@@ -59,51 +68,55 @@ final class Subscriptions: Sendable {
     self.encodeCaused = encodeCaused ?? { seq, patch, _, _ in encode(seq, patch) }
     self.holdsBack = releasedSeq != nil
     self.heldBack = Mutex(HeldBack(releasedSeq: releasedSeq ?? .max))
+    self.visibility = FeedVisibility(upTo: releasedSeq ?? .max)
   }
 
   /// Hands `item`, which shows the state at `seq`, to `subscriber`: at once, or once `seq` is
   /// released, after every item held back before it.
   func push(_ item: Subscriber.Item, seq: UInt64, to subscriber: Subscriber) {
-    guard self.holdsBack else { return Self.hand(item, to: subscriber) }
-    self.heldBack.withLock { held in
-      if seq <= held.releasedSeq, held.items.isEmpty {
-        Self.hand(item, to: subscriber)
-      } else {
-        held.items.append((seq, subscriber, item))
-      }
-    }
+    self.push(item, seq: seq, to: [subscriber.id], of: subscriber.feed)
   }
 
-  /// Hands `item` to each of `subscribers`, as ``push(_:seq:to:)`` does to one: the hold-back
-  /// decided once for all of them.
-  private func push(_ item: Subscriber.Item, seq: UInt64, to subscribers: [Subscriber]) {
+  /// Hands `item` to each subscriber `ids` of `feed`, placed after the changes so far, as
+  /// ``push(_:seq:to:)`` does to one: the hold-back decided once for all of them.
+  private func push(_ item: Subscriber.Item, seq: UInt64, to ids: [Int], of feed: PathFeed) {
+    let at = feed.endIndex
     guard self.holdsBack else {
-      for subscriber in subscribers { Self.hand(item, to: subscriber) }
+      for id in ids { Self.hand(Addressed(feed: feed, id: id, at: at, item: item)) }
       return
     }
     self.heldBack.withLock { held in
       if seq <= held.releasedSeq, held.items.isEmpty {
-        for subscriber in subscribers { Self.hand(item, to: subscriber) }
+        for id in ids { Self.hand(Addressed(feed: feed, id: id, at: at, item: item)) }
       } else {
-        for subscriber in subscribers { held.items.append((seq, subscriber, item)) }
+        for id in ids { held.items.append((seq, Addressed(feed: feed, id: id, at: at, item: item))) }
       }
     }
   }
 
-  /// Every change up to `seq` is on the disk: its items go to their subscribers.
+  /// Every change up to `seq` is on the disk: the items held for it go to their subscribers, then
+  /// the feeds' changes up to it.
   func release(upTo seq: UInt64) {
     guard self.holdsBack else { return }
     self.heldBack.withLock { held in
       held.releasedSeq = max(held.releasedSeq, seq)
       while let first = held.items.first, first.seq <= held.releasedSeq {
         held.items.removeFirst()
-        Self.hand(first.item, to: first.subscriber)
+        Self.hand(first.item)
       }
+      // After the items: a delivery that sees the changes finds the items before them queued.
+      self.visibility.seq.store(held.releasedSeq, ordering: .releasing)
     }
+    let feeds = self.contents.withLock { Array($0.byPath.values) }
+    for feed in feeds { feed.reveal() }
   }
 
-  private static func hand(_ item: Subscriber.Item, to subscriber: Subscriber) {
-    if case let .end(reason) = item { subscriber.end(reason) } else { subscriber.push(item) }
+  private static func hand(_ addressed: Addressed) {
+    if case let .end(reason) = addressed.item {
+      addressed.feed.end(reason, at: addressed.at, for: addressed.id)
+    } else {
+      addressed.feed.push(addressed.item, at: addressed.at, to: addressed.id)
+    }
   }
 
   /// A new subscriber to the state at `pointer`, resumed from `since` or not; its first item is
@@ -112,12 +125,14 @@ final class Subscriptions: Sendable {
   /// - Parameter withCauses: Each change comes with the feature that made it and its cause.
   func add(pointer: JSONPointer, queueLimit: Int, resumedFrom since: UInt64? = nil, withCauses: Bool = false) -> Subscriber {
     self.contents.withLock { contents in
+      let key = Key(pointer: pointer, withCauses: withCauses)
+      let feed = contents.byPath[key] ?? PathFeed(visibility: self.visibility)
+      contents.byPath[key] = feed
       let subscriber = Subscriber(
         id: contents.nextID, pointer: pointer, limit: queueLimit, resumedFrom: since, withCauses: withCauses,
-        encode: self.encode
+        feed: feed, encode: self.encode
       )
       contents.nextID += 1
-      contents.byPath[Key(pointer: pointer, withCauses: withCauses), default: []].append(subscriber)
       contents.count += 1
       return subscriber
     }
@@ -125,15 +140,13 @@ final class Subscriptions: Sendable {
 
   /// Ends `subscriber`'s subscription: it is cancelled, and gets no more changes.
   func remove(_ subscriber: Subscriber) {
+    subscriber.end(.cancelled)
     self.contents.withLock { contents in
       let key = Key(pointer: subscriber.pointer, withCauses: subscriber.withCauses)
-      if let index = contents.byPath[key]?.firstIndex(where: { $0 === subscriber }) {
-        contents.byPath[key]!.remove(at: index)
-        contents.count -= 1
-        if contents.byPath[key]!.isEmpty { contents.byPath[key] = nil }
-      }
+      guard subscriber.feed.leave(id: subscriber.id), let feed = contents.byPath[key], feed === subscriber.feed else { return }
+      contents.count -= 1
+      if feed.memberCount == 0 { contents.byPath[key] = nil }
     }
-    subscriber.end(.cancelled)
   }
 
   var count: Int {
@@ -142,13 +155,13 @@ final class Subscriptions: Sendable {
 
   /// Changes waiting in the subscribers' queues: in all, and in the longest. For the metrics.
   func queueDepths() -> (queued: Int, deepest: Int) {
-    let subscribers = self.contents.withLock { contents in Array(contents.byPath.values.joined()) }
+    let feeds = self.contents.withLock { contents in Array(contents.byPath.values) }
     var queued = 0
     var deepest = 0
-    for subscriber in subscribers {
-      let depth = subscriber.queuedCount
-      queued += depth
-      deepest = max(deepest, depth)
+    for feed in feeds {
+      let depths = feed.queueDepths()
+      queued += depths.queued
+      deepest = max(deepest, depths.deepest)
     }
     return (queued, deepest)
   }
@@ -161,18 +174,16 @@ final class Subscriptions: Sendable {
   ///   - feature: The feature that made it, and `cause`, why: for the subscribers that asked.
   func deliver(_ change: StateChange, state: JSONValue, feature: String? = nil, cause: ChangeCause? = nil) {
     self.contents.withLock { contents in
-      for (key, subscribers) in contents.byPath {
-        let item: Subscriber.Item
+      for (key, feed) in contents.byPath {
         switch Self.relative(change.patch, to: key.pointer, in: state) {
         case nil:
-          item = .end(reason: .pathRemoved)
+          self.push(.end(reason: .pathRemoved), seq: change.seq, to: feed.memberIDs, of: feed)
         case let patch? where patch.isEmpty:
           continue
         case let patch?:
           let bytes = key.withCauses ? self.encodeCaused(change.seq, patch, feature, cause) : self.encode(change.seq, patch)
-          item = .encoded(seq: change.seq, bytes)
+          feed.append(seq: change.seq, bytes: bytes)
         }
-        self.push(item, seq: change.seq, to: subscribers)
       }
     }
   }
@@ -192,13 +203,13 @@ final class Subscriptions: Sendable {
 
   /// Ends every subscription with `reason`.
   func endAll(_ reason: SubscriptionEnd) {
-    let subscribers = self.contents.withLock { contents in
+    let feeds = self.contents.withLock { contents in
       defer {
         contents.byPath.removeAll()
         contents.count = 0
       }
-      return Array(contents.byPath.values.joined())
+      return Array(contents.byPath.values)
     }
-    for subscriber in subscribers { subscriber.end(reason) }
+    for feed in feeds { feed.endAll(reason) }
   }
 }

@@ -168,7 +168,10 @@ struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendabl
         let bytes = isFirst ? SubscribeReply.naming(self.responder.changeLog.historyID, in: changes) : changes
         self.answer.reply(.encoded(bytes), flushingNow: true)
       }
-      guard var item = batch.then else { continue }
+      guard var item = batch.then else {
+        if batch.isLast { return }
+        continue
+      }
       if case .overflow = item {
         item = self.responder.changeLog.resnapshot(self.subscriber)
         self.responder.metrics?.resnapshots.increment()
@@ -180,6 +183,7 @@ struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendabl
           "seq": .int(Int64(seq)), "history": .string(self.responder.changeLog.historyID), "state": value,
         ]
         self.answer.reply(.reply(VarlinkReply(parameters: parameters, continues: true)))
+        if batch.isLast { return }
       case let .end(reason):
         self.responder.ended(self.subscriber)
         self.answer.finish(self.error(endingWith: reason))

@@ -1,0 +1,398 @@
+import DequeModule
+import NIOCore
+import SwitchyardSynchronization
+
+/// The changes to one subscribed path, each encoded once, which every subscriber of the path
+/// reads at its own cursor: a change costs one append, and each subscriber at most one scheduled
+/// delivery per turn of its loop — not an item in every subscriber's queue.
+///
+/// ```swift
+/// let feed = PathFeed(visibility: visibility)
+/// feed.join(id: 1, limit: 1_000)
+/// feed.append(seq: 7, bytes)                    // under the change log's lock
+/// let batch = feed.takeBatch(for: 1, limit: 64)  // on the subscriber's loop: 7, and any after it
+/// ```
+///
+/// Besides the shared changes, each subscriber has a queue of its own for what only it gets — its
+/// snapshot, the changes replayed to it from the history, its end — each placed at the feed's
+/// position when it was pushed, so that it goes out between the changes it falls between.
+///
+/// The feed keeps the changes some subscriber has yet to take, and no more: one that falls more
+/// than its limit behind is marked overflowed and no longer holds changes back; it gets a fresh
+/// snapshot (``reset(_:)``) and reads on from the newest change. Subscribers that keep up take the
+/// same run of changes on each delivery; the run is gathered into one buffer once, and they all
+/// write that buffer.
+///
+/// One lock guards the changes and every subscriber's place in them; it is taken last, after any
+/// other lock of the pipeline, and nothing is scheduled while it is held.
+final class PathFeed: Sendable {
+  /// One change as every subscriber of the path receives it.
+  private struct Entry {
+    let seq: UInt64
+    let bytes: ByteBuffer
+  }
+
+  /// A subscriber's place in the feed and its own queue.
+  private struct Member {
+    let id: Int
+    let limit: Int
+    /// The absolute index of the next change it takes.
+    var cursor: Int
+    /// What only this subscriber gets, each at the feed's index when it was pushed: it goes out
+    /// once the cursor reaches that index, before the change there.
+    var queue = Deque<(at: Int, item: Subscriber.Item)>()
+    var overflowed = false
+    /// The end, and the feed's index when it came: the changes before it go out first.
+    var ended: (reason: SubscriptionEnd, at: Int)?
+    var isEndTaken = false
+    var scheduleDelivery: (@Sendable () -> Void)?
+    /// A delivery is scheduled or running, and takes whatever comes meanwhile.
+    var isDeliveryDue = false
+
+    var backlog: Int { self.queue.count }
+
+    /// The next thing it gets, taken: its own next item when the cursor reached it, else the run
+    /// of visible changes up to that item, its end or `limit`.
+    mutating func step(visibleEnd: Int, limit: Int) -> Step? {
+      let nextOwn = self.queue.first?.at
+      if let nextOwn, nextOwn <= self.cursor {
+        return .own(self.queue.removeFirst().item)
+      }
+      let stop = min(visibleEnd, self.ended?.at ?? .max, nextOwn ?? .max, self.cursor + limit)
+      guard self.cursor < stop else { return nil }
+      defer { self.cursor = stop }
+      return .changes(self.cursor..<stop)
+    }
+
+    /// Its end, once everything before it was taken; at most once.
+    mutating func takeEnd(visibleEnd: Int) -> Subscriber.Item? {
+      guard let ended = self.ended, !self.isEndTaken, self.queue.isEmpty, self.cursor >= min(ended.at, visibleEnd) else {
+        return nil
+      }
+      self.isEndTaken = true
+      return .end(reason: ended.reason)
+    }
+
+    /// Whether it has taken everything it may take now.
+    func isDrained(visibleEnd: Int) -> Bool {
+      guard self.queue.isEmpty, !self.overflowed else { return false }
+      return self.ended != nil ? self.isEndTaken : self.cursor >= visibleEnd
+    }
+
+    /// A change came, and the feed now ends at `end`: overflows the member when that puts it
+    /// too far behind, and returns the oldest index it still needs and, for a change it may see,
+    /// what schedules its delivery when none is due.
+    mutating func follow(to end: Int, isVisible: Bool) -> (needs: Int, schedule: (@Sendable () -> Void)?) {
+      if self.overflowed { return (end, nil) }
+      if let ended = self.ended { return (min(self.cursor, ended.at), nil) }
+      if end - self.cursor + self.backlog > self.limit {
+        // Too far behind: it no longer holds changes back, and its next delivery asks for a
+        // snapshot.
+        self.queue.removeAll()
+        self.overflowed = true
+        return (end, self.deliveryToSchedule())
+      }
+      return (self.cursor, isVisible ? self.deliveryToSchedule() : nil)
+    }
+
+    /// Marks a delivery due when none is, and returns what schedules it.
+    mutating func deliveryToSchedule() -> (@Sendable () -> Void)? {
+      guard !self.isDeliveryDue, let schedule = self.scheduleDelivery else { return nil }
+      self.isDeliveryDue = true
+      return schedule
+    }
+  }
+
+  private struct Contents: ~Copyable {
+    var entries = Deque<Entry>()
+    /// The absolute index of `entries.first`.
+    var startIndex = 0
+    var members: [Member] = []
+    /// Each member's index in `members`, by id.
+    var slots: [Int: Int] = [:]
+    /// The last run of changes gathered into one buffer, by absolute indexes.
+    var gathered: (range: Range<Int>, bytes: ByteBuffer)?
+
+    var endIndex: Int { self.startIndex + self.entries.count }
+
+    /// The end of the changes subscribers may see: with a journal, those it has kept.
+    func visibleEnd(upTo seq: UInt64) -> Int {
+      var end = self.endIndex
+      while end > self.startIndex, self.entries[end - 1 - self.startIndex].seq > seq { end -= 1 }
+      return end
+    }
+
+    /// The changes in `range` as one buffer: the shared bytes themselves for one change.
+    mutating func bytes(of range: Range<Int>) -> ByteBuffer {
+      if range.count == 1 { return self.entries[range.lowerBound - self.startIndex].bytes }
+      if let gathered = self.gathered, gathered.range == range { return gathered.bytes }
+      let entries = self.entries[(range.lowerBound - self.startIndex)..<(range.upperBound - self.startIndex)]
+      var buffer = ByteBufferAllocator().buffer(capacity: entries.reduce(0) { $0 + $1.bytes.readableBytes })
+      for entry in entries { buffer.writeImmutableBuffer(entry.bytes) }
+      self.gathered = (range, buffer)
+      return buffer
+    }
+  }
+
+  /// One step of a delivery: an item of the subscriber's own queue, or a run of shared changes.
+  fileprivate enum Step {
+    case own(Subscriber.Item)
+    case changes(Range<Int>)
+  }
+
+  private let contents = Mutex(Contents())
+  private let visibility: FeedVisibility
+
+  init(visibility: FeedVisibility) {
+    self.visibility = visibility
+  }
+
+  /// The index the next change gets: where an item pushed now is placed.
+  var endIndex: Int {
+    self.contents.withLock { $0.endIndex }
+  }
+
+  /// How many changes the feed keeps.
+  var keptCount: Int {
+    self.contents.withLock { $0.entries.count }
+  }
+
+  /// How many subscribers read the feed.
+  var memberCount: Int {
+    self.contents.withLock { $0.members.count }
+  }
+
+  /// A new subscriber, which reads from the next change on; it may fall `limit` changes behind.
+  func join(id: Int, limit: Int) {
+    self.contents.withLock { contents in
+      contents.slots[id] = contents.members.count
+      contents.members.append(Member(id: id, limit: max(1, limit), cursor: contents.endIndex))
+    }
+  }
+
+  /// The subscriber leaves; what it had not taken is dropped.
+  ///
+  /// - Returns: Whether it was reading the feed until now.
+  @discardableResult
+  func leave(id: Int) -> Bool {
+    self.contents.withLock { contents in
+      guard let slot = contents.slots.removeValue(forKey: id) else { return false }
+      let last = contents.members.count - 1
+      if slot != last {
+        contents.members.swapAt(slot, last)
+        contents.slots[contents.members[slot].id] = slot
+      }
+      contents.members.removeLast()
+      return true
+    }
+  }
+
+  /// Every subscriber's id.
+  var memberIDs: [Int] {
+    self.contents.withLock { $0.members.map(\.id) }
+  }
+
+  /// Appends the change numbered `seq`, as its subscribers receive it, and schedules a delivery
+  /// for each subscriber that has none due — once it may be seen (``FeedVisibility``).
+  func append(seq: UInt64, bytes: ByteBuffer) {
+    let isVisible = seq <= self.visibility.seq.load(ordering: .acquiring)
+    var schedules: [@Sendable () -> Void] = []
+    self.contents.withLock { contents in
+      contents.entries.append(Entry(seq: seq, bytes: bytes))
+      let end = contents.endIndex
+      var oldestNeeded = end
+      for slot in contents.members.indices {
+        let (needed, schedule) = contents.members[slot].follow(to: end, isVisible: isVisible)
+        oldestNeeded = min(oldestNeeded, needed)
+        if let schedule { schedules.append(schedule) }
+      }
+      if oldestNeeded > contents.startIndex {
+        contents.entries.removeFirst(oldestNeeded - contents.startIndex)
+        contents.startIndex = oldestNeeded
+        if let gathered = contents.gathered, gathered.range.lowerBound < oldestNeeded { contents.gathered = nil }
+      }
+    }
+    for schedule in schedules { schedule() }
+  }
+
+  /// Schedules a delivery for each subscriber with changes it may now see and none due: the
+  /// journal kept more of them.
+  func reveal() {
+    let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
+    var schedules: [@Sendable () -> Void] = []
+    self.contents.withLock { contents in
+      let visibleEnd = contents.visibleEnd(upTo: visibleSeq)
+      for slot in contents.members.indices where contents.members[slot].cursor < visibleEnd {
+        if let schedule = contents.members[slot].deliveryToSchedule() { schedules.append(schedule) }
+      }
+    }
+    for schedule in schedules { schedule() }
+  }
+
+  /// Queues `item` for subscriber `id` alone, at index `at` (by default the next change's), so
+  /// that it goes out after the changes before it.
+  func push(_ item: Subscriber.Item, at index: Int? = nil, to id: Int) {
+    let schedule = self.contents.withLock { contents -> (@Sendable () -> Void)? in
+      guard let slot = contents.slots[id] else { return nil }
+      let end = contents.endIndex
+      if contents.members[slot].ended != nil || contents.members[slot].overflowed { return nil }
+      if end - contents.members[slot].cursor + contents.members[slot].backlog >= contents.members[slot].limit {
+        contents.members[slot].queue.removeAll()
+        contents.members[slot].overflowed = true
+      } else {
+        contents.members[slot].queue.append((index ?? end, item))
+      }
+      return contents.members[slot].deliveryToSchedule()
+    }
+    schedule?()
+  }
+
+  /// Ends subscriber `id`'s subscription with `reason`, after the changes before index `at` (by
+  /// default, every change so far).
+  func end(_ reason: SubscriptionEnd, at index: Int? = nil, for id: Int) {
+    let schedule = self.contents.withLock { contents -> (@Sendable () -> Void)? in
+      guard let slot = contents.slots[id], contents.members[slot].ended == nil else { return nil }
+      contents.members[slot].ended = (reason, index ?? contents.endIndex)
+      return contents.members[slot].deliveryToSchedule()
+    }
+    schedule?()
+  }
+
+  /// Ends every subscriber's subscription with `reason`.
+  func endAll(_ reason: SubscriptionEnd) {
+    for id in self.memberIDs { self.end(reason, for: id) }
+  }
+
+  /// Starts delivering to subscriber `id`: `schedule` is called whenever something waits for it
+  /// and no delivery is due.
+  func attach(_ schedule: @escaping @Sendable () -> Void, to id: Int) {
+    let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
+    let now = self.contents.withLock { contents -> (@Sendable () -> Void)? in
+      guard let slot = contents.slots[id] else { return nil }
+      contents.members[slot].scheduleDelivery = schedule
+      let waits = !contents.members[slot].queue.isEmpty || contents.members[slot].overflowed
+        || contents.members[slot].ended != nil || contents.members[slot].cursor < contents.visibleEnd(upTo: visibleSeq)
+      return waits ? contents.members[slot].deliveryToSchedule() : nil
+    }
+    now?()
+  }
+
+  /// Drops what subscriber `id` has queued and moves it past every change so far: it gets a
+  /// snapshot of the state with all of them instead. Called under the change log's lock.
+  func reset(_ id: Int) {
+    self.contents.withLock { contents in
+      guard let slot = contents.slots[id] else { return }
+      contents.members[slot].queue.removeAll()
+      contents.members[slot].overflowed = false
+      contents.members[slot].cursor = contents.endIndex
+    }
+  }
+
+  /// How many items wait for subscriber `id`.
+  func queuedCount(of id: Int) -> Int {
+    self.contents.withLock { contents in
+      guard let slot = contents.slots[id], !contents.members[slot].overflowed else { return 0 }
+      return contents.members[slot].backlog + max(0, contents.endIndex - contents.members[slot].cursor)
+    }
+  }
+
+  /// What waits for each subscriber: in all, and for the one furthest behind.
+  func queueDepths() -> (queued: Int, deepest: Int) {
+    self.contents.withLock { contents in
+      var queued = 0
+      var deepest = 0
+      for member in contents.members where !member.overflowed {
+        let depth = member.backlog + max(0, contents.endIndex - member.cursor)
+        queued += depth
+        deepest = max(deepest, depth)
+      }
+      return (queued, deepest)
+    }
+  }
+
+  /// What subscriber `id`'s delivery writes now (``Subscriber/takeBatch(limit:)``).
+  func takeBatch(for id: Int, limit: Int) -> Subscriber.Batch {
+    let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
+    return self.contents.withLock { contents in
+      guard let slot = contents.slots[id] else { return Subscriber.Batch() }
+      if contents.members[slot].overflowed { return Subscriber.Batch(then: .overflow) }
+      let visibleEnd = contents.visibleEnd(upTo: visibleSeq)
+      var batch = Subscriber.Batch()
+      var gathered: ByteBuffer?
+      var taken = 0
+      walk: while taken < limit, let step = contents.members[slot].step(visibleEnd: visibleEnd, limit: limit - taken) {
+        let bytes: ByteBuffer
+        switch step {
+        case let .own(.encoded(_, own)):
+          bytes = own
+          taken += 1
+        case let .own(item):
+          batch.then = item
+          break walk
+        case let .changes(range):
+          bytes = contents.bytes(of: range)
+          taken += range.count
+        }
+        if gathered != nil {
+          gathered!.writeImmutableBuffer(bytes)
+        } else if let first = batch.changes {
+          // A second part: both go into a buffer of this subscriber's own.
+          var buffer = ByteBufferAllocator().buffer(capacity: first.readableBytes + bytes.readableBytes)
+          buffer.writeImmutableBuffer(first)
+          buffer.writeImmutableBuffer(bytes)
+          gathered = buffer
+        } else {
+          batch.changes = bytes
+        }
+      }
+      if let gathered { batch.changes = gathered }
+      if batch.then == nil, taken < limit, let end = contents.members[slot].takeEnd(visibleEnd: visibleEnd) {
+        batch.then = end
+      }
+      // Nothing left: the delivery ends with this batch, and whatever comes next schedules the
+      // next one — no second take only to find the queue empty.
+      if batch.isEmpty || contents.members[slot].isDrained(visibleEnd: visibleEnd) {
+        contents.members[slot].isDeliveryDue = false
+        batch.isLast = true
+      }
+      return batch
+    }
+  }
+
+  /// What subscriber `id`'s delivery writes now, an item a change (``Subscriber/take(limit:)``).
+  func take(for id: Int, limit: Int) -> [Subscriber.Item] {
+    let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
+    return self.contents.withLock { contents in
+      guard let slot = contents.slots[id] else { return [] }
+      if contents.members[slot].overflowed { return [.overflow] }
+      let visibleEnd = contents.visibleEnd(upTo: visibleSeq)
+      var taken: [Subscriber.Item] = []
+      while taken.count < limit,
+        let step = contents.members[slot].step(visibleEnd: visibleEnd, limit: limit - taken.count)
+      {
+        switch step {
+        case let .own(item):
+          taken.append(item)
+        case let .changes(range):
+          for index in range {
+            let entry = contents.entries[index - contents.startIndex]
+            taken.append(.encoded(seq: entry.seq, entry.bytes))
+          }
+        }
+      }
+      if taken.count < limit, let end = contents.members[slot].takeEnd(visibleEnd: visibleEnd) { taken.append(end) }
+      if taken.isEmpty { contents.members[slot].isDeliveryDue = false }
+      return taken
+    }
+  }
+}
+
+/// The last change subscribers may see, shared by the feeds of one ``Subscriptions``: with a
+/// journal, the last one it kept; without, any (`.max`).
+final class FeedVisibility: Sendable {
+  let seq: Atomic<UInt64>
+
+  init(upTo seq: UInt64 = .max) {
+    self.seq = Atomic(seq)
+  }
+}
