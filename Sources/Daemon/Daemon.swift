@@ -111,6 +111,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let counters = ServerCounters(calls: self.metrics.calls, requests: requests)
     let responder = StoreResponder(
       router: hosted.router,
+      drains: hosted.drains,
       changeLog: hosted.changeLog,
       subscriptions: hosted.subscriptions,
       features: self.application.features,

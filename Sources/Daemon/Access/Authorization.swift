@@ -10,28 +10,27 @@ extension Grants {
   /// do anything at all, and to nobody else. Malformed parameters are left to the method, which
   /// names them.
   func denial(of call: VarlinkCall) -> VarlinkError? {
-    self.denial(of: call.method, interface: call.interface, name: call.name) { call.parameters[$0] }
+    self.denial(of: call.method, StoreInterface.Method.named(call.method)) { call.parameters[$0] }
   }
 
   /// Why a call read straight from its frame is refused: as ``denial(of:)-(VarlinkCall)``, with
   /// a parameter made a tree only when the policy must look at it (an unrestricted writer's
   /// actions are never looked at).
   func denial(of call: IncomingCall) -> VarlinkError? {
-    self.denial(of: call.method, interface: call.interface, name: call.name) { call.parameter($0) }
+    self.denial(of: call.method, call.storeMethod) { call.parameter($0) }
   }
 
+  /// - Parameter storeMethod: The method of `io.switchyard.Store` that `method` names; `nil` for
+  ///   any other, of another interface or none.
   private func denial(
-    of method: String, interface: String, name: String, parameter: (String) -> JSONValue?
+    of method: String, _ storeMethod: StoreInterface.Method?, parameter: (String) -> JSONValue?
   ) -> VarlinkError? {
-    guard interface == StoreInterface.name else {
-      return self.mayDoAnything ? nil : .permissionDenied(method, "this policy grants you nothing")
-    }
-    switch StoreInterface.Method(rawValue: name) {
+    switch storeMethod {
     case .send, .sendBatch:
       guard self.mayWrite else { return .permissionDenied(method, "writing needs the write permission") }
       if self.mayWriteAll { return nil }
       let actions: [JSONValue]
-      if name == StoreInterface.Method.send.rawValue {
+      if storeMethod == .send {
         actions = parameter("action").map { [$0] } ?? []
       } else if case let .array(batch)? = parameter("actions") {
         actions = batch

@@ -233,6 +233,9 @@ struct HostingContext<RootAction: Sendable>: Sendable {
   /// The daemon's event loop: the stores of actor-hosted features run on it
   /// (``EventLoopStoreExecutor``), and so do the links to worker processes.
   let loop: any EventLoop
+  /// Where those stores' drains wait while the loop routes a call (``LoopDrains``); `nil`: to
+  /// the loop.
+  var drains: LoopDrains? = nil
   /// Where effects' global actions go: the router.
   let effectActions: @Sendable (RootAction) -> Void
   /// Where the actor features' durable timers go.
@@ -261,7 +264,7 @@ extension Feature {
     switch isolation {
     case .actor:
       return try await self.startActor(
-        initialState, sink, EventLoopStoreExecutor(context.loop), context.effectActions, context.timers
+        initialState, sink, EventLoopStoreExecutor(context.loop, drains: context.drains), context.effectActions, context.timers
       )
     case .process:
       guard let support = self.worker else {

@@ -23,6 +23,9 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
   let journal: JournalWriter?
   /// The durable timers of the actor features.
   let timers: DurableTimers
+  /// Where the actor features' stores ask for drains while the loop routes a call: whoever
+  /// routes on the loop does it inside ``LoopDrains/collecting(_:)``.
+  let drains: LoopDrains
 
   /// Starts the actor-hosted features; the workers wait for their supervisor.
   ///
@@ -84,9 +87,11 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
         )
       }
     }
+    let drains = LoopDrains(loop: loop)
     let context = HostingContext<Action>(
       changeLog: changeLog,
       loop: loop,
+      drains: drains,
       effectActions: { [weak router] action in
         router?.routeEffectAction(action, cause: writer == nil ? nil : .effect(Self.journalText(of: action)))
       },
@@ -135,7 +140,8 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       hosts: hosts,
       workers: hosts.compactMap { $0 as? WorkerHost<Action> },
       journal: writer,
-      timers: timers
+      timers: timers,
+      drains: drains
     )
   }
 

@@ -25,6 +25,8 @@ struct IncomingCall {
   var interface: String { self.frame.interface }
   /// The method's own name.
   var name: String { self.frame.name }
+  /// The method of `io.switchyard.Store` the call is to; `nil` for any other.
+  var storeMethod: StoreInterface.Method? { StoreInterface.Method.named(self.frame.method) }
   /// The caller wants every reply until one without `continues`.
   var more: Bool { self.frame.more }
   /// The caller wants no reply.

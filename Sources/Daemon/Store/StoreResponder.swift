@@ -15,6 +15,8 @@ import SwitchyardVarlink
 /// until it is answered, so a `Get` sees exactly the sends before it.
 final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable>: VarlinkResponder {
   let router: Router<Action>
+  /// The actor features' drains, run as soon as a call read on the loop is routed.
+  let drains: LoopDrains?
   let changeLog: ChangeLog
   /// What `Status` says of durability.
   let durability: DurabilityStatus
@@ -44,6 +46,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
 
   init(
     router: Router<Action>,
+    drains: LoopDrains? = nil,
     changeLog: ChangeLog,
     subscriptions: Subscriptions,
     features: [Feature<State, Action>],
@@ -62,6 +65,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     self.metrics = metrics
     self.journalReader = changeLog.journalWriter.map(JournalReader.init(writer:))
     self.router = router
+    self.drains = drains
     self.changeLog = changeLog
     self.subscriptions = subscriptions
     self.features = features
@@ -82,7 +86,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
       refused.kind = CallKind(method: call.method)
       return refused
     }
-    guard call.interface == StoreInterface.name, let method = StoreInterface.Method(rawValue: call.name) else {
+    guard let method = call.storeMethod else {
       let call = call.tree()
       var prepared = PreparedCall.answering { () throws(VarlinkError) in try self.service(call) }
       prepared.kind = CallKind(method: call.method)
@@ -146,6 +150,13 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     return self.configuration.access.grants(for: caller, socketGroup: group < 0 ? nil : gid_t(group))
   }
 
+  /// Routes with `route`, then reduces at once what the actor features it reached queued: the
+  /// reply can be written in the same pass as the read.
+  private func routeNow(_ route: () -> RouteTicket) -> RouteTicket {
+    guard let drains = self.drains else { return route() }
+    return drains.collecting(route)
+  }
+
   /// Decodes the actions of a `Send` or `SendBatch` straight from the call's bytes and routes
   /// them now; the reply waits for them.
   private func route(_ call: IncomingCall, _ method: StoreInterface.Method, caller: Caller?) -> PreparedCall {
@@ -157,7 +168,8 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
         guard let layout = call.parameterLayout("action") else { throw .invalidParameter("action") }
         let action = try self.decoder.decode(layout, of: call)
         try self.checkJournalIsWritable()
-        ticket = self.router.route(action, cause: self.cause(of: layout, in: call, caller: caller))
+        let cause = self.cause(of: layout, in: call, caller: caller)
+        ticket = self.routeNow { self.router.route(action, cause: cause) }
         count = 1
       } else {
         guard let batch = call.parameterLayout("actions"), call.isArray(batch) else { throw .invalidParameter("actions") }
@@ -165,7 +177,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
         let actions = try layouts.map { action throws(VarlinkError) in try self.decoder.decode(action, of: call) }
         try self.checkJournalIsWritable()
         let causes = self.changeLog.isJournaled ? layouts.compactMap { self.cause(of: $0, in: call, caller: caller) } : nil
-        ticket = self.router.route(actions, causes: causes)
+        ticket = self.routeNow { self.router.route(actions, causes: causes) }
         count = actions.count
       }
     } catch {

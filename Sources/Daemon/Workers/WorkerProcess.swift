@@ -197,6 +197,8 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
   private let decodeCases = caseDecoder(of: LocalAction.self)
   private var store: Store<LocalState, LocalAction>?
   private var observation: StoreObservation?
+  /// The store's drains: an action read from the link is reduced before the next frame is read.
+  private let drains: LoopDrains
 
   init(
     link: WorkerLink,
@@ -206,6 +208,7 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
   ) {
     self.link = link
+    self.drains = LoopDrains(loop: link.eventLoop)
     self.tags = WorkerActionTags(page: page)
     self.keepsTimers = keepsTimers
     self.reducer = reducer
@@ -225,7 +228,7 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
       return try self.start(from: state)
     }
     if let (id, body) = WorkerMessage.action(inFrame: frame) {
-      return self.reduce(body, id: id, in: store)
+      return self.drains.collecting { self.reduce(body, id: id, in: store) }
     }
     let message = try WorkerMessage(frame: frame)
     guard case let .probe(id) = message else {
@@ -251,7 +254,7 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     }
     // On a full route the daemon keeps the store's timers, so they outlive this process too.
     let timers = self.keepsTimers ? WorkerTimers<LocalAction>(link: link, encoder: encoder) : nil
-    let executor = EventLoopStoreExecutor(link.eventLoop)
+    let executor = EventLoopStoreExecutor(link.eventLoop, drains: self.drains)
     let reducer = self.reducer
     let store: Store<LocalState, LocalAction>
     if let prepareDependencies {

@@ -53,17 +53,17 @@ final class Mailbox<Action: Sendable>: Sendable {
     }
   }
 
-  /// Takes everything queued; when the queue is empty, also clears the drain flag, so the next
-  /// `push` schedules a new drain.
-  func takeAll() -> Deque<Envelope> {
+  /// Takes everything queued into `taken`, which must be empty, leaving its buffer to the queue:
+  /// a drain and the queue trade two buffers back and forth, and neither allocates. When the
+  /// queue is empty, also clears the drain flag, so the next `push` schedules a new drain.
+  func takeAll(into taken: inout Deque<Envelope>) {
     self.contents.withLock { contents in
       if contents.queue.isEmpty {
         contents.isDrainScheduled = false
-        return []
+        return
       }
       self.count.store(0, ordering: .releasing)
-      defer { contents.queue.removeAll(keepingCapacity: true) }
-      return contents.queue
+      swap(&taken, &contents.queue)
     }
   }
 }

@@ -1,3 +1,4 @@
+import DequeModule
 import Dependencies
 import IssueReporting
 
@@ -59,6 +60,13 @@ public actor Store<State: Sendable, Action: Sendable> {
   private var observers: [Int: @Sendable (StateChange, _ cause: (any Sendable)?) -> Void] = [:]
   /// The cause the host gave the action being reduced (``enqueue(_:cause:onReduced:)``).
   private var cause: (any Sendable)?
+  /// The envelopes of one drain. It trades buffers with the mailbox's queue, so that neither
+  /// allocates once both have grown to the size of a burst.
+  private var drained = Deque<Mailbox<Action>.Envelope>()
+  /// A reduction or a drain is running on the store's isolation: what is enqueued meanwhile (an
+  /// effect's `.send`) goes to the mailbox, behind it, and a drain asked for meanwhile leaves
+  /// the queue to the one running, so a batch is never overtaken by what was queued after it.
+  @usableFromInline var isReducing = false
   private var nextObserverID = 0
   private var publishedJSON: JSONValue?
 
@@ -161,7 +169,9 @@ public actor Store<State: Sendable, Action: Sendable> {
   @discardableResult
   public func send(_ action: Action) -> UInt64 {
     if self.mailbox.hasPending { self.drain() }
+    self.isReducing = true
     self.reduce(action)
+    self.isReducing = false
     if self.mailbox.hasPending { self.drain() }
     return self._seq
   }
@@ -201,9 +211,38 @@ public actor Store<State: Sendable, Action: Sendable> {
   nonisolated func enqueue(
     _ emission: Emission<Action>, cause: (any Sendable)? = nil, onReduced: (@Sendable (UInt64) -> Void)?
   ) {
+    // On the executor with nothing queued or being reduced: the reduction itself goes to the
+    // executor, with no envelope in the mailbox and no drain to take it out. What comes after it
+    // on the executor runs after it, so the order is the mailbox's.
+    if let executor = self.executor, !self.mailbox.hasPending, executor.isCurrent, self.assumeIsolated({ !$0.isReducing }) {
+      executor.execute { self.assumeIsolated { $0.reduceAlone(emission, cause: cause, onReduced: onReduced) } }
+      return
+    }
     if self.mailbox.push(Mailbox.Envelope(emission: emission, cause: cause, onReduced: onReduced)) {
       self.scheduleDrain()
     }
+  }
+
+  /// Reduces an action that skipped the mailbox (``enqueue(_:cause:onReduced:)``), then what
+  /// the mailbox got meanwhile: all of it came after this action. Inside a running drain it
+  /// queues instead, for that drain.
+  private func reduceAlone(
+    _ emission: Emission<Action>, cause: (any Sendable)?, onReduced: (@Sendable (UInt64) -> Void)?
+  ) {
+    if self.isReducing {
+      _ = self.mailbox.push(Mailbox.Envelope(emission: emission, cause: cause, onReduced: onReduced))
+      return
+    }
+    self.isReducing = true
+    self.cause = cause
+    switch emission {
+    case let .action(action): self.reduce(action)
+    case let .reduction(reduction): self.reduce(reduction)
+    }
+    self.cause = nil
+    onReduced?(self._seq)
+    self.isReducing = false
+    if self.mailbox.hasPending { self.drain() }
   }
 
   /// Drains the mailbox soon, on the store's isolation: on the host's executor directly, or
@@ -256,10 +295,14 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   @usableFromInline
   func drain() {
+    if self.isReducing { return }
+    self.isReducing = true
+    defer { self.isReducing = false }
     while true {
-      let batch = self.mailbox.takeAll()
-      if batch.isEmpty { return }
-      for envelope in batch {
+      self.mailbox.takeAll(into: &self.drained)
+      if self.drained.isEmpty { return }
+      defer { self.drained.removeAll(keepingCapacity: true) }
+      for envelope in self.drained {
         self.cause = envelope.cause
         switch envelope.emission {
         case let .action(action)?: self.reduce(action)

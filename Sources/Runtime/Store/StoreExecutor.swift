@@ -38,4 +38,14 @@
 public protocol StoreExecutor: SerialExecutor {
   /// Runs `work` on this executor, soon, after what is already queued; never before returning.
   func execute(_ work: @escaping @Sendable () -> Void)
+
+  /// Whether the calling code runs on this executor now. When it does, an action enqueued there
+  /// while the store has nothing queued skips the mailbox: its reduction itself goes to
+  /// ``execute(_:)``, which must then run closures in the order it was given them. `false`, the
+  /// default, keeps every action in the mailbox.
+  var isCurrent: Bool { get }
+}
+
+extension StoreExecutor {
+  public var isCurrent: Bool { false }
 }

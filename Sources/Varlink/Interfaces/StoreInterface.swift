@@ -304,3 +304,13 @@ public enum StoreInterface {
     """
 
 }
+
+extension StoreInterface.Method {
+  /// The method `qualifiedName` names (`io.switchyard.Store.Send`), found with one look-up
+  /// rather than by splitting the name at its last dot: what a server does for every call.
+  public static func named(_ qualifiedName: String) -> Self? {
+    Self.byQualifiedName[qualifiedName]
+  }
+
+  private static let byQualifiedName = Dictionary(uniqueKeysWithValues: Self.allCases.map { ($0.qualifiedName, $0) })
+}

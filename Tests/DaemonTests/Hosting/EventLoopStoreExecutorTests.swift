@@ -1,6 +1,7 @@
 import ConcurrencyExtras
 import NIOCore
 import NIOPosix
+import SwitchyardSynchronization
 import Testing
 
 @testable import SwitchyardDaemon
@@ -9,8 +10,8 @@ import Testing
 /// A NIO event loop as a store's executor: the store's isolation is the loop's.
 @Suite(.timeLimit(.minutes(1))) struct EventLoopStoreExecutorTests {
   /// Counts to the sum of its actions, and the actions it reduced anywhere but on `loop`.
-  static func counter(on loop: any EventLoop) -> Store<Tally, Int> {
-    Store(initialState: Tally(), executor: EventLoopStoreExecutor(loop)) {
+  static func counter(on loop: any EventLoop, drains: LoopDrains? = nil) -> Store<Tally, Int> {
+    Store(initialState: Tally(), executor: EventLoopStoreExecutor(loop, drains: drains)) {
       Reduce<Tally, Int> { state, n in
         state.sum += n
         if !loop.inEventLoop { state.offTheLoop += 1 }
