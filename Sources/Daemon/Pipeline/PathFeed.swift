@@ -79,20 +79,21 @@ final class PathFeed: Sendable {
       return self.ended != nil ? self.isEndTaken : self.cursor >= visibleEnd
     }
 
-    /// A change came, and the feed now ends at `end`: overflows the member when that puts it
-    /// too far behind, and returns the oldest index it still needs and, for a change it may see,
-    /// what schedules its delivery when none is due.
-    mutating func follow(to end: Int, isVisible: Bool) -> (needs: Int, schedule: (@Sendable () -> Void)?) {
+    /// A change came; the feed now ends at `end`, and subscribers may see it up to `visibleEnd`.
+    /// Overflows the member when that puts it too far behind in what it may see, and returns the
+    /// oldest index it still needs and, when it has something to take, what schedules its
+    /// delivery if none is due.
+    mutating func follow(to end: Int, visibleEnd: Int) -> (needs: Int, schedule: (@Sendable () -> Void)?) {
       if self.overflowed { return (end, nil) }
       if let ended = self.ended { return (min(self.cursor, ended.at), nil) }
-      if end - self.cursor + self.backlog > self.limit {
+      if visibleEnd - self.cursor + self.backlog > self.limit {
         // Too far behind: it no longer holds changes back, and its next delivery asks for a
-        // snapshot.
+        // snapshot. Changes the journal has not kept yet do not count: they are not late.
         self.queue.removeAll()
         self.overflowed = true
         return (end, self.deliveryToSchedule())
       }
-      return (self.cursor, isVisible ? self.deliveryToSchedule() : nil)
+      return (self.cursor, self.cursor < visibleEnd ? self.deliveryToSchedule() : nil)
     }
 
     /// Marks a delivery due when none is, and returns what schedules it.
@@ -107,6 +108,8 @@ final class PathFeed: Sendable {
     var entries = Deque<Entry>()
     /// The absolute index of `entries.first`.
     var startIndex = 0
+    /// The changes before this index may be seen (``visibleEnd(upTo:)``).
+    var revealedEnd = 0
     var members: [Member] = []
     /// Each member's index in `members`, by id.
     var slots: [Int: Int] = [:]
@@ -115,11 +118,14 @@ final class PathFeed: Sendable {
 
     var endIndex: Int { self.startIndex + self.entries.count }
 
-    /// The end of the changes subscribers may see: with a journal, those it has kept.
-    func visibleEnd(upTo seq: UInt64) -> Int {
-      var end = self.endIndex
-      while end > self.startIndex, self.entries[end - 1 - self.startIndex].seq > seq { end -= 1 }
-      return end
+    /// The end of the changes subscribers may see: with a journal, those it has kept up to
+    /// `seq`. Found from where it was last time: each change is looked at once.
+    mutating func visibleEnd(upTo seq: UInt64) -> Int {
+      self.revealedEnd = max(self.revealedEnd, self.startIndex)
+      while self.revealedEnd < self.endIndex, self.entries[self.revealedEnd - self.startIndex].seq <= seq {
+        self.revealedEnd += 1
+      }
+      return self.revealedEnd
     }
 
     /// The changes in `range` as one buffer: the shared bytes themselves for one change.
@@ -195,14 +201,17 @@ final class PathFeed: Sendable {
   /// Appends the change numbered `seq`, as its subscribers receive it, and schedules a delivery
   /// for each subscriber that has none due — once it may be seen (``FeedVisibility``).
   func append(seq: UInt64, bytes: ByteBuffer) {
-    let isVisible = seq <= self.visibility.seq.load(ordering: .acquiring)
     var schedules: [@Sendable () -> Void] = []
     self.contents.withLock { contents in
+      // Read under the lock: a release that came before it is seen here, and one that comes
+      // after it finds this change in the feed when it reveals (no wake-up is lost between).
+      let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
       contents.entries.append(Entry(seq: seq, bytes: bytes))
       let end = contents.endIndex
+      let visibleEnd = contents.visibleEnd(upTo: visibleSeq)
       var oldestNeeded = end
       for slot in contents.members.indices {
-        let (needed, schedule) = contents.members[slot].follow(to: end, isVisible: isVisible)
+        let (needed, schedule) = contents.members[slot].follow(to: end, visibleEnd: visibleEnd)
         oldestNeeded = min(oldestNeeded, needed)
         if let schedule { schedules.append(schedule) }
       }
@@ -218,9 +227,9 @@ final class PathFeed: Sendable {
   /// Schedules a delivery for each subscriber with changes it may now see and none due: the
   /// journal kept more of them.
   func reveal() {
-    let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
     var schedules: [@Sendable () -> Void] = []
     self.contents.withLock { contents in
+      let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
       let visibleEnd = contents.visibleEnd(upTo: visibleSeq)
       for slot in contents.members.indices where contents.members[slot].cursor < visibleEnd {
         if let schedule = contents.members[slot].deliveryToSchedule() { schedules.append(schedule) }
@@ -235,8 +244,9 @@ final class PathFeed: Sendable {
     let schedule = self.contents.withLock { contents -> (@Sendable () -> Void)? in
       guard let slot = contents.slots[id] else { return nil }
       let end = contents.endIndex
+      let visibleEnd = contents.visibleEnd(upTo: self.visibility.seq.load(ordering: .acquiring))
       if contents.members[slot].ended != nil || contents.members[slot].overflowed { return nil }
-      if end - contents.members[slot].cursor + contents.members[slot].backlog >= contents.members[slot].limit {
+      if visibleEnd - contents.members[slot].cursor + contents.members[slot].backlog >= contents.members[slot].limit {
         contents.members[slot].queue.removeAll()
         contents.members[slot].overflowed = true
       } else {
@@ -266,8 +276,8 @@ final class PathFeed: Sendable {
   /// Starts delivering to subscriber `id`: `schedule` is called whenever something waits for it
   /// and no delivery is due.
   func attach(_ schedule: @escaping @Sendable () -> Void, to id: Int) {
-    let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
     let now = self.contents.withLock { contents -> (@Sendable () -> Void)? in
+      let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
       guard let slot = contents.slots[id] else { return nil }
       contents.members[slot].scheduleDelivery = schedule
       let waits = !contents.members[slot].queue.isEmpty || contents.members[slot].overflowed
@@ -312,8 +322,8 @@ final class PathFeed: Sendable {
 
   /// What subscriber `id`'s delivery writes now (``Subscriber/takeBatch(limit:)``).
   func takeBatch(for id: Int, limit: Int) -> Subscriber.Batch {
-    let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
-    return self.contents.withLock { contents in
+    self.contents.withLock { contents in
+      let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
       guard let slot = contents.slots[id] else { return Subscriber.Batch() }
       if contents.members[slot].overflowed { return Subscriber.Batch(then: .overflow) }
       let visibleEnd = contents.visibleEnd(upTo: visibleSeq)
@@ -361,8 +371,8 @@ final class PathFeed: Sendable {
 
   /// What subscriber `id`'s delivery writes now, an item a change (``Subscriber/take(limit:)``).
   func take(for id: Int, limit: Int) -> [Subscriber.Item] {
-    let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
-    return self.contents.withLock { contents in
+    self.contents.withLock { contents in
+      let visibleSeq = self.visibility.seq.load(ordering: .acquiring)
       guard let slot = contents.slots[id] else { return [] }
       if contents.members[slot].overflowed { return [.overflow] }
       let visibleEnd = contents.visibleEnd(upTo: visibleSeq)

@@ -121,4 +121,17 @@ import Testing
     feed.reveal()
     #expect(self.seqs(feed.take(for: 0, limit: 10)) == [3])
   }
+
+  @Test func changesTheJournalHasNotKeptDoNotCountTowardTheLimit() {
+    // They are not late, only not kept yet: the subscriber gets them once they are, not a snapshot
+    // of a state a crash could still take back.
+    let visibility = FeedVisibility(upTo: 0)
+    let feed = PathFeed(visibility: visibility)
+    feed.join(id: 0, limit: 2)
+    for n in 1...5 { feed.append(seq: UInt64(n), bytes: self.change(n)) }
+    #expect(feed.take(for: 0, limit: 10).isEmpty)
+    visibility.seq.store(5, ordering: .releasing)
+    feed.reveal()
+    #expect(self.seqs(feed.take(for: 0, limit: 10)) == [1, 2, 3, 4, 5])
+  }
 }
