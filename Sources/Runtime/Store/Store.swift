@@ -63,6 +63,11 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// The envelopes of one drain. It trades buffers with the mailbox's queue, so that neither
   /// allocates once both have grown to the size of a burst.
   private var drained = Deque<Mailbox<Action>.Envelope>()
+  /// An action enqueued on the executor while nothing was queued: the head of the queue, kept
+  /// here rather than in the mailbox (``enqueue(_:cause:onReduced:)``).
+  private var handedOver: Mailbox<Action>.Envelope?
+  /// Whether an action waits in ``handedOver``, for `send`, which reduces after it.
+  @usableFromInline var hasHandedOver: Bool { self.handedOver != nil }
   /// A reduction or a drain is running on the store's isolation: what is enqueued meanwhile (an
   /// effect's `.send`) goes to the mailbox, behind it, and a drain asked for meanwhile leaves
   /// the queue to the one running, so a batch is never overtaken by what was queued after it.
@@ -168,7 +173,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   @inlinable
   @discardableResult
   public func send(_ action: Action) -> UInt64 {
-    if self.mailbox.hasPending { self.drain() }
+    if self.mailbox.hasPending || self.hasHandedOver { self.drain() }
     self.isReducing = true
     self.reduce(action)
     self.isReducing = false
@@ -211,38 +216,27 @@ public actor Store<State: Sendable, Action: Sendable> {
   nonisolated func enqueue(
     _ emission: Emission<Action>, cause: (any Sendable)? = nil, onReduced: (@Sendable (UInt64) -> Void)?
   ) {
-    // On the executor with nothing queued or being reduced: the reduction itself goes to the
-    // executor, with no envelope in the mailbox and no drain to take it out. What comes after it
-    // on the executor runs after it, so the order is the mailbox's.
-    if let executor = self.executor, !self.mailbox.hasPending, executor.isCurrent, self.assumeIsolated({ !$0.isReducing }) {
-      executor.execute { self.assumeIsolated { $0.reduceAlone(emission, cause: cause, onReduced: onReduced) } }
+    // On the executor with nothing queued, handed over or being reduced: the envelope waits in
+    // the store itself, ahead of anything the mailbox gets later, and the executor is handed a
+    // drain — no lock, no queue. Whichever drain comes first (or `send`) takes it first.
+    let envelope = Mailbox.Envelope(emission: emission, cause: cause, onReduced: onReduced)
+    if let executor = self.executor, !self.mailbox.hasPending, executor.isCurrent,
+      self.assumeIsolated({ $0.handOver(envelope) })
+    {
+      executor.execute { self.assumeIsolated { $0.drain() } }
       return
     }
-    if self.mailbox.push(Mailbox.Envelope(emission: emission, cause: cause, onReduced: onReduced)) {
+    if self.mailbox.push(envelope) {
       self.scheduleDrain()
     }
   }
 
-  /// Reduces an action that skipped the mailbox (``enqueue(_:cause:onReduced:)``), then what
-  /// the mailbox got meanwhile: all of it came after this action. Inside a running drain it
-  /// queues instead, for that drain.
-  private func reduceAlone(
-    _ emission: Emission<Action>, cause: (any Sendable)?, onReduced: (@Sendable (UInt64) -> Void)?
-  ) {
-    if self.isReducing {
-      _ = self.mailbox.push(Mailbox.Envelope(emission: emission, cause: cause, onReduced: onReduced))
-      return
-    }
-    self.isReducing = true
-    self.cause = cause
-    switch emission {
-    case let .action(action): self.reduce(action)
-    case let .reduction(reduction): self.reduce(reduction)
-    }
-    self.cause = nil
-    onReduced?(self._seq)
-    self.isReducing = false
-    if self.mailbox.hasPending { self.drain() }
+  /// Keeps `envelope` as the next to reduce, unless something is already handed over or being
+  /// reduced: then it belongs in the mailbox, behind that.
+  private func handOver(_ envelope: Mailbox<Action>.Envelope) -> Bool {
+    guard !self.isReducing, self.handedOver == nil else { return false }
+    self.handedOver = envelope
+    return true
   }
 
   /// Drains the mailbox soon, on the store's isolation: on the host's executor directly, or
@@ -290,29 +284,39 @@ public actor Store<State: Sendable, Action: Sendable> {
     repeat {
       await self.effects.waitUntilIdle()
       self.drain()
-    } while self.effects.inFlightCount > 0 || self.mailbox.hasPending
+    } while self.effects.inFlightCount > 0 || self.mailbox.hasPending || self.handedOver != nil
   }
 
+  /// Reduces what was handed over, then everything in the mailbox, until both are empty.
   @usableFromInline
   func drain() {
     if self.isReducing { return }
     self.isReducing = true
     defer { self.isReducing = false }
+    if let envelope = self.handedOver {
+      self.handedOver = nil
+      self.reduce(envelope)
+      // Nothing queued: no drain is owed either (the mailbox's count only drops to 0 inside a
+      // drain, which ends by emptying it), so its lock is not worth taking.
+      if !self.mailbox.hasPending { return }
+    }
     while true {
       self.mailbox.takeAll(into: &self.drained)
       if self.drained.isEmpty { return }
       defer { self.drained.removeAll(keepingCapacity: true) }
-      for envelope in self.drained {
-        self.cause = envelope.cause
-        switch envelope.emission {
-        case let .action(action)?: self.reduce(action)
-        case let .reduction(reduction)?: self.reduce(reduction)
-        case nil: break
-        }
-        self.cause = nil
-        envelope.onReduced?(self._seq)
-      }
+      for envelope in self.drained { self.reduce(envelope) }
     }
+  }
+
+  private func reduce(_ envelope: Mailbox<Action>.Envelope) {
+    self.cause = envelope.cause
+    switch envelope.emission {
+    case let .action(action)?: self.reduce(action)
+    case let .reduction(reduction)?: self.reduce(reduction)
+    case nil: break
+    }
+    self.cause = nil
+    envelope.onReduced?(self._seq)
   }
 
   private func reduce(_ reduction: _Reduction<Action>) {

@@ -40,9 +40,9 @@ public protocol StoreExecutor: SerialExecutor {
   func execute(_ work: @escaping @Sendable () -> Void)
 
   /// Whether the calling code runs on this executor now. When it does, an action enqueued there
-  /// while the store has nothing queued skips the mailbox: its reduction itself goes to
-  /// ``execute(_:)``, which must then run closures in the order it was given them. `false`, the
-  /// default, keeps every action in the mailbox.
+  /// while the store has nothing queued skips the mailbox: the store keeps it as the head of its
+  /// queue and hands ``execute(_:)`` a drain, with no lock taken. `false`, the default, keeps
+  /// every action in the mailbox.
   var isCurrent: Bool { get }
 }
 

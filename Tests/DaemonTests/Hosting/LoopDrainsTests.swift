@@ -64,8 +64,9 @@ import Testing
     try await group.shutdownGracefully()
   }
 
-  @Test func anActionEnqueuedOnTheLoopWhileTheStoreIsIdleSkipsTheMailboxAndKeepsItsOrder() async throws {
-    // The reduction itself goes to the loop; what the mailbox gets meanwhile comes after it.
+  @Test func anActionEnqueuedOnTheLoopWhileTheStoreIsIdleSkipsTheMailboxAndWhatFollowsQueuesBehindIt() async throws {
+    // The first waits in the store itself, not in the mailbox; the second queues behind it, and
+    // the action 1's effect sends goes behind both, as with any mailbox.
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
     let drains = LoopDrains(loop: loop)
@@ -83,8 +84,30 @@ import Testing
         return [afterFirst, store.mailboxDepth]
       }
     }.get()
-    #expect(depths == [0, 0], "neither went through the mailbox")
-    #expect(await store.state == [1, 10, 2], "the effect's action right after the one that sent it")
+    #expect(depths == [0, 1], "the first skipped the mailbox, the second waits there")
+    #expect(await store.state == [1, 2, 10], "the effect's action after what was queued before it")
+    try await group.shutdownGracefully()
+  }
+
+  @Test func anActionHandedOverBeforeARoutingIsNotOvertakenByOneHandedOverInIt() async throws {
+    // 1 comes from the loop outside any routing (a timer, an effect routed on the loop) and waits
+    // for the loop's next task; 2 is routed after it, so it must be reduced after it too.
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let loop = group.next()
+    let drains = LoopDrains(loop: loop)
+    let store = Store(initialState: [Int](), executor: EventLoopStoreExecutor(loop, drains: drains)) {
+      Reduce<[Int], Int> { log, n in
+        log.append(n)
+        return .none
+      }
+    }
+    try await loop.submit {
+      store.enqueue(1)
+      drains.collecting { store.enqueue(2) }
+    }.get()
+    #expect(await store.state == [1, 2])
+    #expect(await store.send(3) == 3, "send reduces after what was handed over before it")
+    #expect(await store.state == [1, 2, 3])
     try await group.shutdownGracefully()
   }
 }
