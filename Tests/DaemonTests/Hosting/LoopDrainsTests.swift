@@ -10,6 +10,16 @@ import Testing
 /// The drains stores on one loop ask for while the loop routes a call: run when the routing is
 /// done, in the same pass, outside the router's lock; anywhere else, on the loop as before.
 @Suite(.timeLimit(.minutes(1))) struct LoopDrainsTests {
+  /// Logs the actions it reduces, in order; an action in `sending` sends the action it maps to.
+  static func log(on loop: any EventLoop, drains: LoopDrains, sending: [Int: Int] = [:]) -> Store<[Int], Int> {
+    Store(initialState: [Int](), executor: EventLoopStoreExecutor(loop, drains: drains)) {
+      Reduce<[Int], Int> { log, n in
+        log.append(n)
+        return sending[n].map { .send($0) } ?? .none
+      }
+    }
+  }
+
   @Test func aDrainAskedForWhileTheLoopRoutesRunsWhenTheRoutingIsDoneOutsideItsLock() async throws {
     // What a `Send` read on the loop gets: reduced before the routing returns, in the same pass,
     // yet after the router's lock is released — so an effect that routes an action of its own
@@ -70,12 +80,7 @@ import Testing
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
     let drains = LoopDrains(loop: loop)
-    let store = Store(initialState: [Int](), executor: EventLoopStoreExecutor(loop, drains: drains)) {
-      Reduce<[Int], Int> { log, n in
-        log.append(n)
-        return n == 1 ? .send(10) : .none
-      }
-    }
+    let store = Self.log(on: loop, drains: drains, sending: [1: 10])
     let depths = try await loop.submit {
       drains.collecting {
         store.enqueue(1)
@@ -95,12 +100,7 @@ import Testing
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop = group.next()
     let drains = LoopDrains(loop: loop)
-    let store = Store(initialState: [Int](), executor: EventLoopStoreExecutor(loop, drains: drains)) {
-      Reduce<[Int], Int> { log, n in
-        log.append(n)
-        return .none
-      }
-    }
+    let store = Self.log(on: loop, drains: drains)
     try await loop.submit {
       store.enqueue(1)
       drains.collecting { store.enqueue(2) }
