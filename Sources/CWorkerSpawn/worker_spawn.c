@@ -1,6 +1,5 @@
 // Process plumbing that Swift's Glibc module does not expose (it is built without _GNU_SOURCE):
-// posix_spawn_file_actions_addclosefrom_np, prctl, memfd_create and pipe2; and socketpair, whose
-// SOCK_* constants Swift finds or not depending on which module imported <sys/socket.h> first.
+// posix_spawn_file_actions_addclosefrom_np, prctl, memfd_create and pipe2.
 #define _GNU_SOURCE
 #include "worker_spawn.h"
 
@@ -10,7 +9,6 @@
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 int switchyard_spawn(const char *path, char *const argv[], char *const envp[],
@@ -55,9 +53,9 @@ int switchyard_spawn(const char *path, char *const argv[], char *const envp[],
 }
 
 int switchyard_spawn_worker(const char *path, char *const argv[], char *const envp[],
-                            int link_fd, int shared_fd, int stderr_fd, pid_t *pid) {
-  const int fds[] = {-1, -1, stderr_fd, link_fd, shared_fd};
-  return switchyard_spawn(path, argv, envp, fds, 5, pid);
+                            int link_input_fd, int link_output_fd, int shared_fd, int stderr_fd, pid_t *pid) {
+  const int fds[] = {-1, -1, stderr_fd, link_input_fd, shared_fd, link_output_fd};
+  return switchyard_spawn(path, argv, envp, fds, 6, pid);
 }
 
 int switchyard_set_parent_death_signal(int signal) {
@@ -70,8 +68,4 @@ int switchyard_memfd(const char *name) {
 
 int switchyard_pipe(int fds[2]) {
   return pipe2(fds, O_CLOEXEC);
-}
-
-int switchyard_socketpair(int fds[2]) {
-  return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
 }

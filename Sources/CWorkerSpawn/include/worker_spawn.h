@@ -10,12 +10,13 @@
 int switchyard_spawn(const char *path, char *const argv[], char *const envp[],
                      const int fds[], int fd_count, pid_t *pid);
 
-/// Starts `path` with `argv` and `envp` as a worker process: `link_fd` becomes its fd 3,
-/// `shared_fd` its fd 4, `stderr_fd` its stderr, /dev/null its stdin and stdout; every other fd
-/// is closed and every signal has its default disposition and is unblocked.
+/// Starts `path` with `argv` and `envp` as a worker process: `link_input_fd` (what the daemon
+/// writes to it) becomes its fd 3, `shared_fd` its fd 4, `link_output_fd` (what it writes to the
+/// daemon) its fd 5, `stderr_fd` its stderr, /dev/null its stdin and stdout; every other fd is
+/// closed and every signal has its default disposition and is unblocked.
 /// Returns 0 and the child's pid, or an errno value.
 int switchyard_spawn_worker(const char *path, char *const argv[], char *const envp[],
-                            int link_fd, int shared_fd, int stderr_fd, pid_t *pid);
+                            int link_input_fd, int link_output_fd, int shared_fd, int stderr_fd, pid_t *pid);
 
 /// Asks the kernel to send `signal` to this process when its parent thread ends
 /// (prctl PR_SET_PDEATHSIG). Returns 0 or an errno value.
@@ -23,9 +24,6 @@ int switchyard_set_parent_death_signal(int signal);
 
 /// An anonymous memory file (memfd_create, close-on-exec), or -1 with errno set.
 int switchyard_memfd(const char *name);
-
-/// A connected pair of Unix stream sockets, close-on-exec, or -1 with errno set.
-int switchyard_socketpair(int fds[2]);
 
 /// A pipe whose ends are close-on-exec from the start (pipe2), or -1 with errno set.
 int switchyard_pipe(int fds[2]);

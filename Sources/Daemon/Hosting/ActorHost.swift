@@ -94,7 +94,8 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     return host
   }
 
-  func offer(_ action: RootAction, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
+  /// The store takes the local action itself: `text` is for worker processes.
+  func offer(_ action: RootAction, text: () -> [UInt8]?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
     guard let local = self.route.extract(from: action) else { return false }
     guard let ticket else {
       self.store.enqueue(local, cause: cause)

@@ -45,18 +45,22 @@ final class Router<Action: Sendable>: Sendable {
   ///
   /// - Parameter causes: Why each action is sent, one per action, for the journal; `nil`
   ///   without one.
-  func route(_ actions: [Action], causes: [ChangeCause]? = nil) -> RouteTicket {
-    self.route(count: actions.count, { actions[$0] }, causes: { causes?[$0] })
+  /// - Parameter texts: Each action's JSON text as the client sent it, for the hosts that pass
+  ///   it on (``FeatureHost/offer(_:text:ticket:cause:)``); asked for only by them.
+  func route(
+    _ actions: [Action], texts: (Int) -> [UInt8]? = { _ in nil }, causes: [ChangeCause]? = nil
+  ) -> RouteTicket {
+    self.route(count: actions.count, { actions[$0] }, texts: texts, causes: { causes?[$0] })
   }
 
-  /// Routes one action now, as ``route(_:causes:)`` routes a request of one: what a `Send` is.
-  func route(_ action: Action, cause: ChangeCause? = nil) -> RouteTicket {
-    self.route(count: 1, { _ in action }, causes: { _ in cause })
+  /// Routes one action now, as ``route(_:texts:causes:)`` routes a request of one: what a `Send` is.
+  func route(_ action: Action, text: () -> [UInt8]? = { nil }, cause: ChangeCause? = nil) -> RouteTicket {
+    self.route(count: 1, { _ in action }, texts: { _ in text() }, causes: { _ in cause })
   }
 
-  /// Routes the `count` actions `action(index)` gives, in order, each with its cause.
+  /// Routes the `count` actions `action(index)` gives, in order, each with its text and cause.
   private func route(
-    count: Int, _ action: (Int) -> Action, causes cause: (Int) -> ChangeCause?
+    count: Int, _ action: (Int) -> Action, texts text: (Int) -> [UInt8]?, causes cause: (Int) -> ChangeCause?
   ) -> RouteTicket {
     let hosts = self.hosts.withLock { $0 }
     let ticket = RouteTicket()
@@ -79,7 +83,7 @@ final class Router<Action: Sendable>: Sendable {
         // hosts that did not take it given back after.
         ticket.expect(hosts.count)
         var taken = 0
-        for host in hosts where host.offer(action(index), ticket: ticket, cause: cause(index)) {
+        for host in hosts where host.offer(action(index), text: { text(index) }, ticket: ticket, cause: cause(index)) {
           taken += 1
         }
         ticket.unexpect(hosts.count - taken)
@@ -106,7 +110,7 @@ final class Router<Action: Sendable>: Sendable {
     let taken = self.routing.withLock { _ in
       ticket?.expect(hosts.count)
       var taken = 0
-      for host in hosts where host.offer(action, ticket: ticket, cause: cause) {
+      for host in hosts where host.offer(action, text: { nil }, ticket: ticket, cause: cause) {
         taken += 1
       }
       ticket?.unexpect(hosts.count - taken)

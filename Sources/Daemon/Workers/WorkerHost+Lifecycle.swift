@@ -45,7 +45,6 @@ extension WorkerHost {
           Pending(
             id: contents.nextID,
             frame: WorkerMessage.action(id: contents.nextID, action: lifecycle).encoded(),
-            action: lifecycle,
             ticket: nil,
             cause: self.sink.isJournaled ? .restart(nil) : nil,
             isLifecycle: true
@@ -82,7 +81,7 @@ extension WorkerHost {
     self.watch(worker, generation: generation)
     let channel: any Channel
     do {
-      channel = try await ClientBootstrap(group: self.loop)
+      channel = try await NIOPipeBootstrap(group: self.loop)
         .channelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandlers(
@@ -91,10 +90,10 @@ extension WorkerHost {
             )
           }
         }
-        .withConnectedSocket(worker.link)
+        .takingOwnershipOfDescriptors(input: worker.link.input, output: worker.link.output)
         .get()
     } catch {
-      close(worker.link)
+      worker.link.close()
       kill(worker.pid, SIGKILL)
       throw error
     }
@@ -216,7 +215,7 @@ extension WorkerHost {
     if let crashed = outcome.crashed {
       self.logger.error(
         "the worker crashed reducing an action, which is dropped",
-        metadata: ["action": "\(crashed.action)", "reason": "\(outcome.exit)"]
+        metadata: ["action": "\(WorkerMessage.actionText(ofEncoded: crashed.frame))", "reason": "\(outcome.exit)"]
       )
       crashed.ticket?.fail(.featureCrashed(feature: self.name, reason: outcome.exit.description))
     }

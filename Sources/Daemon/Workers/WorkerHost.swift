@@ -34,15 +34,18 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   let launch: WorkerLaunch
   /// The event loop the link to the worker runs on: the daemon's, so that a `Send` read there
   /// goes to the worker and its reply comes back without another thread.
-  let loop: any EventLoop
+  var loop: any EventLoop { self.drains.loop }
+  /// Where the link's writes go while the loop routes a call: written once the routing is done,
+  /// in the same pass as the read that brought the call.
+  let drains: LoopDrains
   let probeTimeout: Duration
   let logger: Logger
   let contents = Mutex(Contents())
 
   struct Pending {
     let id: UInt64
+    /// The `action` or `globalAction` frame, kept to send again to the next worker.
     let frame: [UInt8]
-    let action: JSONValue
     let ticket: RouteTicket?
     /// Why it was sent, for the journal's row of the change it makes.
     let cause: ChangeCause?
@@ -96,11 +99,11 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
     effectActions: @escaping @Sendable (RootAction) -> Void,
     timers: TimerSupport<RootAction>? = nil,
     launch: WorkerLaunch,
-    loop: any EventLoop,
+    drains: LoopDrains,
     probeTimeout: Duration = .seconds(3),
     logger: Logger
   ) {
-    self.loop = loop
+    self.drains = drains
     self.probeTimeout = probeTimeout
     self.name = name
     self.restart = restart
@@ -121,10 +124,17 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
 
   // MARK: Routing
 
-  /// Queues the feature's local action for `action` when its route takes it.
-  func offer(_ action: RootAction, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
+  /// Queues the feature's local action for `action` when its route takes it: the client's text
+  /// of the global action when there is one, which the worker decodes itself, so that the daemon
+  /// does not encode anew what it was handed as bytes; the local action encoded otherwise (an
+  /// effect's action, a timer's).
+  func offer(_ action: RootAction, text: () -> [UInt8]?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
+    guard self.support.takes(action) else { return false }
+    if let text = text() {
+      return self.enqueue(ticket: ticket, cause: cause) { WorkerMessage.globalAction(id: $0, text: text) }
+    }
     guard let local = self.support.extract(action) else { return false }
-    return self.enqueue(local, ticket: ticket, cause: cause)
+    return self.enqueue(ticket: ticket, cause: cause) { WorkerMessage.action(id: $0, action: local) }
   }
 
   func internalAction(_ action: RootAction) -> String? {
@@ -134,16 +144,16 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   /// The supervisor ends the worker; the host has nothing of its own to stop.
   func stop() async {}
 
+  /// Queues the action `message` makes from its id.
   @discardableResult
-  private func enqueue(_ local: JSONValue, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
+  private func enqueue(ticket: RouteTicket?, cause: ChangeCause?, _ message: (UInt64) -> WorkerMessage) -> Bool {
     self.contents.withLock { contents in
       if contents.phase == .stopped { return false }
       let id = contents.nextID
       contents.nextID += 1
       let pending = Pending(
         id: id,
-        frame: WorkerMessage.action(id: id, action: local).encoded(),
-        action: local,
+        frame: message(id).encoded(),
         ticket: ticket,
         cause: cause,
         isLifecycle: false
@@ -160,8 +170,10 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
 
   /// Queues frames for the worker behind `channel`, in order. The first frame queued while the
   /// link's event loop has none pending schedules one write of everything queued by the time it
-  /// runs: a burst of pipelined actions costs the loop one task, one write and one flush.
-  /// `contents` is there to prove the caller holds its lock, which is what orders the frames.
+  /// runs: a burst of pipelined actions costs the loop one write and one flush. Queued while the
+  /// loop routes a call, the write runs as soon as the routing is done (``LoopDrains``); from
+  /// elsewhere, in a task on the loop. `contents` is there to prove the caller holds its lock,
+  /// which is what orders the frames.
   func send(_ frames: [[UInt8]], to channel: any Channel, in contents: inout Contents) {
     let link = ObjectIdentifier(channel)
     let isFirst = self.outboxes.withLock { outboxes in
@@ -169,7 +181,8 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       outboxes[link, default: []].append(contentsOf: frames)
       return isFirst
     }
-    if isFirst { channel.eventLoop.execute { self.writeOutbox(of: channel) } }
+    // The link's channel runs on the drains' loop: `launchProcess` bootstraps it there.
+    if isFirst { self.drains.execute { self.writeOutbox(of: channel) } }
   }
 
   private func writeOutbox(of channel: any Channel) {
@@ -275,7 +288,9 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       } else {
         // A read-only route keeps effect actions with the feature, as an actor's mailbox does;
         // the journal cannot tell which global action that would have been.
-        self.enqueue(action, ticket: nil, cause: self.sink.isJournaled ? .effect(nil) : nil)
+        self.enqueue(ticket: nil, cause: self.sink.isJournaled ? .effect(nil) : nil) {
+          WorkerMessage.action(id: $0, action: action)
+        }
       }
     case let .probeAnswer(id):
       self.contents.withLock { $0.probes.removeValue(forKey: id) }?()
@@ -292,7 +307,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       }
     case let .cancelTimers(id):
       self.timers?.timers.cancel(feature: self.name, id: id)
-    case .start, .action, .probe:
+    case .start, .action, .globalAction, .probe:
       throw WorkerProtocolError("the worker sent \(message), which only the daemon sends")
     }
   }

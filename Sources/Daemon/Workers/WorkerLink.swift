@@ -4,18 +4,26 @@ import NIOCore
 /// feature's store, so that an action read from the link is reduced and answered on the thread
 /// that read it.
 ///
-/// Frames written on the loop are flushed once the loop has run what it has queued — the
-/// answers to a burst of pipelined actions go out in one write. A frame sent from another
-/// thread (an effect's action, a durable timer) hops to the loop first; frames from one thread
-/// keep their order.
+/// Frames written while the link reads are flushed when the read is complete — the answers to a
+/// burst of pipelined actions go out in one write, in the same pass as the read. Frames written
+/// on the loop at other times are flushed once the loop has run what it has queued. A frame
+/// sent from another thread (an effect's action, a durable timer) hops to the loop first;
+/// frames from one thread keep their order.
 final class WorkerLink: Sendable {
+  private struct Flushing {
+    /// A read is under way: its end flushes (``readComplete()``).
+    var isReading = false
+    /// Frames are written and not flushed yet, and a flush is on its way.
+    var isDue = false
+  }
+
   private let channel: any Channel
-  /// Whether a flush is queued on the loop: touched on the loop only.
-  private let flushQueued: NIOLoopBoundBox<Bool>
+  /// Touched on the loop only.
+  private let flushing: NIOLoopBoundBox<Flushing>
 
   init(channel: any Channel) {
     self.channel = channel
-    self.flushQueued = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+    self.flushing = NIOLoopBoundBox(Flushing(), eventLoop: channel.eventLoop)
   }
 
   var eventLoop: any EventLoop { self.channel.eventLoop }
@@ -34,12 +42,27 @@ final class WorkerLink: Sendable {
     var buffer = self.channel.allocator.buffer(capacity: frame.count)
     buffer.writeBytes(frame)
     self.channel.write(buffer, promise: nil)
-    guard !self.flushQueued.value else { return }
-    self.flushQueued.value = true
-    self.channel.eventLoop.execute {
-      self.flushQueued.value = false
-      self.channel.flush()
-    }
+    guard !self.flushing.value.isDue else { return }
+    self.flushing.value.isDue = true
+    guard !self.flushing.value.isReading else { return }
+    self.channel.eventLoop.execute { self.flushIfDue() }
+  }
+
+  /// The link reads frames from the daemon: what is written meanwhile waits for ``readComplete()``.
+  func reading() {
+    self.flushing.value.isReading = true
+  }
+
+  /// The read is done: one flush for everything written during it.
+  func readComplete() {
+    self.flushing.value.isReading = false
+    self.flushIfDue()
+  }
+
+  private func flushIfDue() {
+    guard self.flushing.value.isDue else { return }
+    self.flushing.value.isDue = false
+    self.channel.flush()
   }
 
   /// Closes the link: the worker breaks off.
@@ -48,20 +71,24 @@ final class WorkerLink: Sendable {
   }
 }
 
-/// Hands each frame from the daemon to the worker, on the link's loop. A frame the worker
-/// cannot take breaks the protocol: the link closes and the worker ends with the error.
+/// Hands each frame from the daemon to the worker, on the link's loop, and flushes what the
+/// worker wrote meanwhile once the read is complete. A frame the worker cannot take breaks the
+/// protocol: the link closes and the worker ends with the error.
 final class DaemonLinkHandler: ChannelInboundHandler {
   typealias InboundIn = ByteBuffer
 
+  private let link: WorkerLink
   private let received: (UnsafeRawBufferPointer) throws -> Void
   private let failed: (any Error) -> Void
 
-  init(received: @escaping (UnsafeRawBufferPointer) throws -> Void, failed: @escaping (any Error) -> Void) {
+  init(link: WorkerLink, received: @escaping (UnsafeRawBufferPointer) throws -> Void, failed: @escaping (any Error) -> Void) {
+    self.link = link
     self.received = received
     self.failed = failed
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    self.link.reading()
     let frame = Self.unwrapInboundIn(data)
     do {
       try frame.withUnsafeReadableBytes { try self.received($0) }
@@ -69,6 +96,10 @@ final class DaemonLinkHandler: ChannelInboundHandler {
       self.failed(error)
       context.close(promise: nil)
     }
+  }
+
+  func channelReadComplete(context: ChannelHandlerContext) {
+    self.link.readComplete()
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -13,6 +13,9 @@ enum WorkerMessage: Equatable, Sendable {
   case start(state: JSONValue, restarted: Bool)
   /// A local action to reduce; `reduced` with the same id answers it.
   case action(id: UInt64, action: JSONValue)
+  /// A global action as a client sent it, its JSON text untouched: the worker decodes it and
+  /// takes its own action out along the feature's route. `reduced` with the same id answers it.
+  case globalAction(id: UInt64, text: [UInt8])
   /// A health probe; `probeAnswer` with the same id answers it once the store got to it.
   case probe(id: UInt64)
 
@@ -36,7 +39,7 @@ enum WorkerMessage: Equatable, Sendable {
   case cancelTimers(id: String)
 
   private enum Kind: UInt8 {
-    case start = 1, action, probe
+    case start = 1, action, probe, globalAction
     case ready = 0x11, reduced, change, effect, probeAnswer, schedule, cancelTimers
   }
 
@@ -45,21 +48,24 @@ enum WorkerMessage: Equatable, Sendable {
 
   /// The frame, length prefix included.
   func encoded() -> [UInt8] {
-    let (kind, number, body): (Kind, UInt64, JSONValue?) =
+    let (kind, number, text): (Kind, UInt64, [UInt8]) =
       switch self {
-      case let .start(state, restarted): (.start, restarted ? 1 : 0, state)
-      case let .action(id, action): (.action, id, action)
-      case let .probe(id): (.probe, id, nil)
-      case .ready: (.ready, 0, nil)
-      case let .reduced(id, patch, _): (.reduced, id, patch?.jsonValue)
-      case let .change(patch): (.change, 0, patch.jsonValue)
-      case let .effect(action): (.effect, 0, action)
-      case let .probeAnswer(id): (.probeAnswer, id, nil)
+      case let .start(state, restarted): (.start, restarted ? 1 : 0, state.serializedBytes())
+      case let .action(id, action): (.action, id, action.serializedBytes())
+      case let .globalAction(id, text): (.globalAction, id, text)
+      case let .probe(id): (.probe, id, [])
+      case .ready: (.ready, 0, [])
+      case let .reduced(id, patch, _): (.reduced, id, patch?.jsonValue.serializedBytes() ?? [])
+      case let .change(patch): (.change, 0, patch.jsonValue.serializedBytes())
+      case let .effect(action): (.effect, 0, action.serializedBytes())
+      case let .probeAnswer(id): (.probeAnswer, id, [])
       case let .schedule(action, deadline, ids):
-        (.schedule, deadline.bitPattern, ["action": action, "ids": .array(ids.map(JSONValue.string))])
-      case let .cancelTimers(id): (.cancelTimers, 0, .string(id))
+        (
+          .schedule, deadline.bitPattern,
+          JSONValue.object(["action": action, "ids": .array(ids.map(JSONValue.string))]).serializedBytes()
+        )
+      case let .cancelTimers(id): (.cancelTimers, 0, JSONValue.string(id).serializedBytes())
       }
-    let text = body?.serializedBytes() ?? []
     var time: UInt64?
     if case let .reduced(_, _, nanoseconds) = self { time = nanoseconds }
     let header = 9 + (time == nil ? 0 : 8)
@@ -101,6 +107,7 @@ enum WorkerMessage: Equatable, Sendable {
     switch kind {
     case .start: self = .start(state: try body(), restarted: number != 0)
     case .action: self = .action(id: number, action: try body())
+    case .globalAction: self = .globalAction(id: number, text: Array(text))
     case .probe: self = .probe(id: number)
     case .ready: self = .ready
     case .reduced:
@@ -132,12 +139,17 @@ enum WorkerMessage: Equatable, Sendable {
     }
   }
 
-  /// The id and the body of an `action` frame's content, the body left as text: the worker
-  /// decodes its action straight from it. `nil` for a frame of another kind.
-  static func action(inFrame bytes: UnsafeRawBufferPointer) -> (id: UInt64, body: UnsafeRawBufferPointer)? {
-    guard bytes.count >= 9, bytes[0] == Kind.action.rawValue else { return nil }
+  /// The id and the body of an `action` or `globalAction` frame's content, the body left as
+  /// text: the worker decodes its action straight from it. `nil` for a frame of another kind.
+  static func action(inFrame bytes: UnsafeRawBufferPointer) -> (id: UInt64, body: UnsafeRawBufferPointer, isGlobal: Bool)? {
+    guard bytes.count >= 9, bytes[0] == Kind.action.rawValue || bytes[0] == Kind.globalAction.rawValue else { return nil }
     let id = bytes[1..<9].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    return (id, UnsafeRawBufferPointer(rebasing: bytes[9...]))
+    return (id, UnsafeRawBufferPointer(rebasing: bytes[9...]), bytes[0] == Kind.globalAction.rawValue)
+  }
+
+  /// The JSON text of an encoded `action` or `globalAction` frame, for a log line.
+  static func actionText(ofEncoded frame: [UInt8]) -> String {
+    String(decoding: frame.dropFirst(4 + 9), as: UTF8.self)
   }
 
   /// `length`, read from a frame's 4-byte prefix, when it is a length either side accepts.

@@ -149,33 +149,37 @@ struct _WorkerTaggedReducer<Base: Reducer>: Reducer {
 ///
 /// Returns when the daemon closes the link; throws when the daemon breaks the protocol.
 func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>(
-  linkDescriptor: CInt,
+  link ends: WorkerLinkEnds,
   page: InProgressPage,
   keepsTimers: Bool,
+  decodeGlobal: @escaping @Sendable (ActionBytes) throws -> LocalAction?,
   reducer: @escaping @Sendable () -> R,
   prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
 ) async throws where R: Reducer<LocalState, LocalAction> & SendableMetatype {
   let failure = Mutex<(any Error)?>(nil)
-  let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton.next())
+  let channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton.next())
     .channelInitializer { channel in
       channel.eventLoop.makeCompletedFuture {
+        let link = WorkerLink(channel: channel)
         let worker = _WorkerStoreRunner<LocalState, LocalAction, R>(
-          link: WorkerLink(channel: channel),
+          link: link,
           page: page,
           keepsTimers: keepsTimers,
+          decodeGlobal: decodeGlobal,
           reducer: reducer,
           prepareDependencies: prepareDependencies
         )
         try channel.pipeline.syncOperations.addHandlers(
           ByteToMessageHandler(WorkerFrameDecoder()),
           DaemonLinkHandler(
+            link: link,
             received: { try worker.received(frame: $0) },
             failed: { error in failure.withLock { $0 = $0 ?? error } }
           )
         )
       }
     }
-    .withConnectedSocket(linkDescriptor)
+    .takingOwnershipOfDescriptors(input: ends.input, output: ends.output)
     .get()
   // A standby worker waits here until the daemon needs it, or closes the link without.
   try await channel.closeFuture.get()
@@ -195,6 +199,8 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
   /// Reads an action made of cases straight from its bytes (``CaseDecodedAction``); `Codable`
   /// decodes the others.
   private let decodeCases = caseDecoder(of: LocalAction.self)
+  /// Reads a global action's text and takes the feature's action out of it along its route.
+  private let decodeGlobal: @Sendable (ActionBytes) throws -> LocalAction?
   private var store: Store<LocalState, LocalAction>?
   private var observation: StoreObservation?
   /// The store's drains: an action read from the link is reduced before the next frame is read.
@@ -204,10 +210,12 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     link: WorkerLink,
     page: InProgressPage,
     keepsTimers: Bool,
+    decodeGlobal: @escaping @Sendable (ActionBytes) throws -> LocalAction?,
     reducer: @escaping @Sendable () -> R,
     prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
   ) {
     self.link = link
+    self.decodeGlobal = decodeGlobal
     self.drains = LoopDrains(loop: link.eventLoop)
     self.tags = WorkerActionTags(page: page)
     self.keepsTimers = keepsTimers
@@ -227,8 +235,8 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
       }
       return try self.start(from: state)
     }
-    if let (id, body) = WorkerMessage.action(inFrame: frame) {
-      return self.drains.collecting { self.reduce(body, id: id, in: store) }
+    if let (id, body, isGlobal) = WorkerMessage.action(inFrame: frame) {
+      return self.drains.collecting { self.reduce(body, id: id, isGlobal: isGlobal, in: store) }
     }
     let message = try WorkerMessage(frame: frame)
     guard case let .probe(id) = message else {
@@ -286,11 +294,17 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     link.send(.ready)
   }
 
-  private func reduce(_ body: UnsafeRawBufferPointer, id: UInt64, in store: Store<LocalState, LocalAction>) {
+  private func reduce(_ body: UnsafeRawBufferPointer, id: UInt64, isGlobal: Bool, in store: Store<LocalState, LocalAction>) {
     let action: LocalAction
     do {
       let layout = try JSONLayout(scanning: body)
-      if let decoded = self.decodeCases?(ActionBytes(bytes: body, layout: layout, value: layout.root)) {
+      let bytes = ActionBytes(bytes: body, layout: layout, value: layout.root)
+      if isGlobal {
+        guard let local = try self.decodeGlobal(bytes) else {
+          throw WorkerProtocolError("the daemon sent a global action the feature's route does not take")
+        }
+        action = local
+      } else if let decoded = self.decodeCases?(bytes) {
         action = decoded
       } else {
         action = try self.decoder.decode(LocalAction.self, from: body, layout: layout, at: layout.root)

@@ -7,12 +7,31 @@ import SwitchyardSynchronization
 /// A worker process just started: its pid and the daemon's ends of what connects it.
 struct SpawnedWorker: Sendable {
   let pid: pid_t
-  /// The daemon's end of the socketpair.
-  let link: CInt
+  /// The daemon's ends of the link's two pipes.
+  let link: WorkerLinkEnds
   /// The read end of the worker's stderr.
   let stderr: CInt
   /// The page where the worker notes the action it is reducing.
   let page: SharedPage
+}
+
+/// One side's ends of a worker link: two pipes, one each way. Pipes, not a socketpair: a round
+/// trip over two pipes costs the kernel about two thirds of one over a Unix stream socketpair
+/// (no socket buffer to allocate and charge per write, no wake-up of the writer on every read).
+struct WorkerLinkEnds: Sendable {
+  /// Where this side reads the other's frames.
+  let input: CInt
+  /// Where this side writes its own.
+  let output: CInt
+
+  /// The worker's ends: the daemon places them at fds 3 and 5.
+  static let worker = WorkerLinkEnds(input: 3, output: 5)
+
+  /// Closes both ends, when no channel took them over.
+  func close() {
+    _ = Glibc.close(self.input)
+    _ = Glibc.close(self.output)
+  }
 }
 
 /// Starts worker processes, all from one thread that lives as long as the daemon.
@@ -56,26 +75,34 @@ final class WorkerSpawner: Sendable {
   }
 
   private static func spawnNow(_ executable: String, _ arguments: [String], _ environment: [String: String]) throws -> SpawnedWorker {
-    var pair: [CInt] = [-1, -1]
-    guard switchyard_socketpair(&pair) == 0 else {
-      throw SpawnError("socketpair", errno)
+    var opened: [CInt] = []
+    func pipe() throws -> (read: CInt, write: CInt) {
+      var ends: [CInt] = [-1, -1]
+      guard switchyard_pipe(&ends) == 0 else { throw SpawnError("pipe2", errno) }
+      opened += ends
+      return (ends[0], ends[1])
     }
-    var pipe: [CInt] = [-1, -1]
-    guard switchyard_pipe(&pipe) == 0 else {
-      close(pair[0]); close(pair[1])
-      throw SpawnError("pipe2", errno)
+    let toWorker: (read: CInt, write: CInt)
+    let fromWorker: (read: CInt, write: CInt)
+    let stderr: (read: CInt, write: CInt)
+    do {
+      (toWorker, fromWorker, stderr) = (try pipe(), try pipe(), try pipe())
+    } catch {
+      for fd in opened { close(fd) }
+      throw error
     }
     let memory = switchyard_memfd("switchyard-in-progress")
     guard memory >= 0, ftruncate(memory, 8) == 0 else {
       let code = errno
-      for fd in pair + pipe { close(fd) }
+      for fd in opened { close(fd) }
       if memory >= 0 { close(memory) }
       throw SpawnError("memfd_create", code)
     }
     defer {
-      // The worker has its own copies now (fds 3, 4 and 2).
-      close(pair[1])
-      close(pipe[1])
+      // The worker has its own copies now (fds 3, 5, 4 and 2).
+      close(toWorker.read)
+      close(fromWorker.write)
+      close(stderr.write)
       close(memory)
     }
     let page = SharedPage(fd: memory)
@@ -86,13 +113,16 @@ final class WorkerSpawner: Sendable {
       for pointer in envp { free(pointer) }
     }
     var pid: pid_t = 0
-    let result = switchyard_spawn_worker(executable, argv, envp, pair[1], memory, pipe[1], &pid)
+    let result = switchyard_spawn_worker(
+      executable, argv, envp, toWorker.read, fromWorker.write, memory, stderr.write, &pid
+    )
     guard result == 0 else {
-      close(pair[0])
-      close(pipe[0])
+      close(toWorker.write)
+      close(fromWorker.read)
+      close(stderr.read)
       throw SpawnError("posix_spawn \(executable)", result)
     }
-    return SpawnedWorker(pid: pid, link: pair[0], stderr: pipe[0], page: page)
+    return SpawnedWorker(pid: pid, link: WorkerLinkEnds(input: fromWorker.read, output: toWorker.write), stderr: stderr.read, page: page)
   }
 }
 

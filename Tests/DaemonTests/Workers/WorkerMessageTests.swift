@@ -11,6 +11,7 @@ import Testing
     .start(state: ["count": 1, "log": [1, 2]], restarted: true),
     .start(state: [:], restarted: false),
     .action(id: 42, action: ["append": [7]]),
+    .globalAction(id: 43, text: Array(#"{"primes":{"append":[7]}}"#.utf8)),
     .probe(id: .max),
     .ready,
     .reduced(id: 42, patch: JSONPatch(operations: [.add(path: "/log/-", value: 7)])),
@@ -41,11 +42,26 @@ import Testing
     try frame.dropFirst(4).withUnsafeBytes { bytes in
       let action = try #require(WorkerMessage.action(inFrame: bytes))
       #expect(action.id == 42)
+      #expect(!action.isGlobal, "the local action, encoded by the daemon")
       #expect(String(decoding: action.body, as: UTF8.self) == #"{"append":[7]}"#)
     }
     WorkerMessage.probe(id: 1).encoded().dropFirst(4).withUnsafeBytes { bytes in
       #expect(WorkerMessage.action(inFrame: bytes) == nil, "only an action frame")
     }
+  }
+
+  @Test func aGlobalActionFrameCarriesTheClientsTextByteForByte() throws {
+    // Spacing and key order as the client wrote them: the daemon passes the text on untouched.
+    let text = Array(#"{ "primes" : {"append":[7]} }"#.utf8)
+    let frame = WorkerMessage.globalAction(id: 7, text: text).encoded()
+    #expect(frame.count == 13 + text.count)
+    try frame.dropFirst(4).withUnsafeBytes { bytes in
+      let action = try #require(WorkerMessage.action(inFrame: bytes))
+      #expect(action.id == 7)
+      #expect(action.isGlobal)
+      #expect(Array(action.body) == text)
+    }
+    #expect(WorkerMessage.actionText(ofEncoded: frame) == #"{ "primes" : {"append":[7]} }"#)
   }
 
   @Test func theDecoderWaitsForAWholeFrame() throws {
