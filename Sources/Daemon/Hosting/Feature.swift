@@ -284,7 +284,7 @@ extension Feature {
         effectActions: context.effectActions,
         timers: context.timers,
         launch: context.launch,
-        drains: context.drains ?? LoopDrains(loop: context.loop),
+        loop: context.loop,
         probeTimeout: context.probeTimeout,
         logger: context.logger
       )
