@@ -43,7 +43,7 @@ extension JSONPatch: CustomStringConvertible {
   /// print(JSONPatch(from: ["a": 1], to: [:]))  // [{"op":"remove","path":"/a"}]
   /// ```
   public var description: String {
-    jsonValue.serialized()
+    String(decoding: self.serializedBytes(), as: UTF8.self)
   }
 }
 

@@ -17,6 +17,21 @@ struct JSONPatchTests {
 
   // MARK: RFC 6902 Appendix A
 
+  @Test("every kind of operation is written as its tree would be, escapes included")
+  func everyOperationIsWrittenAsItsTree() {
+    let value: JSONValue = ["name": "say \"hi\"\n", "list": [1, 2.5, nil, true], "": [:]]
+    let patch = JSONPatch(operations: [
+      .add(path: "/a~1b/0", value: value),
+      .remove(path: "/m~0n"),
+      .replace(path: "/\"quoted\"", value: "é"),
+      .move(from: "/a", path: "/b"),
+      .copy(from: "/x/-", path: ""),
+      .test(path: "/t", value: nil),
+    ])
+    #expect(String(decoding: patch.serializedBytes(), as: UTF8.self) == patch.jsonValue.serialized())
+    #expect(JSONPatch(operations: []).serializedBytes() == Array("[]".utf8))
+  }
+
   @Test("A.1 adding an object member")
   func a1() throws {
     let result = try apply(#"[{"op":"add","path":"/baz","value":"qux"}]"#, to: #"{"foo":"bar"}"#)

@@ -126,6 +126,14 @@ struct JSONPropertyTests {
     }
   }
 
+  @Test("a patch written straight from its operations is the text of its tree")
+  func patchTextIsItsTreesText() async {
+    await propertyCheck(count: 100, input: JSONGen.mutatedPair) { pair in
+      let patch = JSONPatch(from: pair.old, to: pair.new)
+      #expect(patch.serializedBytes() == patch.jsonValue.serializedBytes())
+    }
+  }
+
   @Test("encode then decode gives back the same model")
   func codingRoundTrips() async {
     await propertyCheck(count: 200, input: JSONGen.model) { model in

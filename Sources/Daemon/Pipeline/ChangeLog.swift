@@ -73,7 +73,7 @@ final class ChangeLog: Sendable {
       if let journal = self.journal {
         journal.submit(
           JournaledChange(
-            seq: change.seq, feature: feature, cause: cause, patch: patch.jsonValue.serializedBytes(),
+            seq: change.seq, feature: feature, cause: cause, patch: patch.serializedBytes(),
             time: Date().timeIntervalSince1970
           )
         )

@@ -114,9 +114,19 @@ extension StoreResponder {
 
 
   /// A change as every subscriber of one path receives it: one `Subscribe` reply, framed.
+  ///
+  ///     {"continues":true,"parameters":{"patch":[…],"seq":7}}\0
+  ///
+  /// Written straight from the patch, as `VarlinkReply.frame()` would write the reply's tree.
   static func encodeChange(seq: UInt64, patch: JSONPatch) -> ByteBuffer {
-    let reply = VarlinkReply(parameters: ["seq": .int(Int64(seq)), "patch": patch.jsonValue], continues: true)
-    return ByteBuffer(bytes: reply.frame())
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(96)
+    bytes.append(contentsOf: #"{"continues":true,"parameters":{"patch":"#.utf8)
+    patch.serialize(appendingTo: &bytes)
+    bytes.append(contentsOf: #","seq":"#.utf8)
+    JSONValue.int(Int64(seq)).serialize(appendingTo: &bytes)
+    bytes.append(contentsOf: "}}\0".utf8)
+    return ByteBuffer(bytes: bytes)
   }
 
   /// A change as the subscribers of one path that asked for causes receive it: with `cause`,

@@ -55,8 +55,8 @@ enum WorkerMessage: Equatable, Sendable {
       case let .globalAction(id, text): (.globalAction, id, text)
       case let .probe(id): (.probe, id, [])
       case .ready: (.ready, 0, [])
-      case let .reduced(id, patch, _): (.reduced, id, patch?.jsonValue.serializedBytes() ?? [])
-      case let .change(patch): (.change, 0, patch.jsonValue.serializedBytes())
+      case let .reduced(id, patch, _): (.reduced, id, patch?.serializedBytes() ?? [])
+      case let .change(patch): (.change, 0, patch.serializedBytes())
       case let .effect(action): (.effect, 0, action.serializedBytes())
       case let .probeAnswer(id): (.probeAnswer, id, [])
       case let .schedule(action, deadline, ids):

@@ -109,6 +109,12 @@ import Testing
     #expect(replies.last == ["parameters": ["seq": 1, "patch": [["op": "replace", "path": "", "value": 1]]], "continues": true])
   }
 
+  @Test func aChangeIsFramedAsTheReplyTreeWouldBe() {
+    let patch = JSONPatch(operations: [.replace(path: "/primes/count", value: 3), .remove(path: "/a~1b")])
+    let tree = VarlinkReply(parameters: ["seq": 12_345, "patch": patch.jsonValue], continues: true)
+    #expect(Array(buffer: Responder.encodeChange(seq: 12_345, patch: patch)) == tree.frame())
+  }
+
   @Test func describeStatusAndTheServiceInterfaceAnswer() async throws {
     let responder = try await self.responder()
     let described = await self.answer(responder, "io.switchyard.Store.Describe")
