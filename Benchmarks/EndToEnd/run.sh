@@ -87,9 +87,10 @@ stop_servers() {
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b == 0 ? 0 : a / b) }'; }
 
-declare -A pp pl fo cpu
-# measure NAME PREFIX: ping-pong (with the daemon's CPU per call), pipelined and fan-out figures
-# of one server, into pp[NAME], pl[NAME], fo[NAME,subscribers] and cpu[NAME].
+declare -A pp ppp pl fo cpu
+# measure NAME PREFIX: ping-pong (with the daemon's CPU per call; then once more with the client
+# awaiting each reply in poll), pipelined and fan-out figures of one server, into pp[NAME],
+# ppp[NAME], pl[NAME], fo[NAME,subscribers] and cpu[NAME].
 measure() {
   local name=$1 prefix=$2 load="$2 $out/loadgen" proto=switchyard before
   case $name in echo | redis) proto=$name ;; esac
@@ -99,6 +100,7 @@ measure() {
     cpu[$name]=$(awk -v t="$(($(cpu_ticks "${daemon_pid[$name]}") - before))" -v hz="$hz" -v n="$N" \
       'BEGIN { printf "%.1f", t * 1e6 / hz / n }')
   fi
+  ppp[$name]=$($load pingpong-poll "$proto" "$dir/$name.sock" "$N")
   pl[$name]=$($load pipeline "$proto" "$dir/$name.sock" "$((N * 5))" 16)
   [ "$proto" = echo ] && return
   for subscribers in 1 10 100; do
@@ -129,6 +131,8 @@ run_phase() { # $1: label, $2: prefix
   row "Send ping-pong, round trips/s" rate "" pp
   row "Send ping-pong p50, µs" p50_us "pinned: worker ≤ 3×, actor ≤ 2×" pp
   row "Send ping-pong p99, µs" p99_us "" pp
+  row "… client awaiting replies in poll: p50, µs" p50_us "" ppp
+  row "… client awaiting replies in poll: p99, µs" p99_us "" ppp
   row "Send pipelined (16 in flight), msgs/s (Redis: PING)" rate "actor ≥ 0.25×" pl
   echo "| daemon CPU per ping-pong Send (workers included), µs | ${cpu[worker]} | ${cpu[actor]} | | | | | |"
   for subscribers in 1 10 100; do
@@ -150,6 +154,7 @@ run_phase() { # $1: label, $2: prefix
     compare "Send ping-pong, round trips/s" rate pp
     compare "Send ping-pong p50, µs" p50_us pp
     compare "Send ping-pong p99, µs" p99_us pp
+    compare "… client in poll: p50, µs" p50_us ppp
     compare "Send pipelined, msgs/s" rate pl
     echo "| daemon CPU per ping-pong Send, µs | ${cpu[baseline-worker]} → ${cpu[worker]} | ${cpu[baseline-actor]} → ${cpu[actor]} |"
     local -A f100=([baseline-worker]="${fo[baseline-worker,100]}" [worker]="${fo[worker,100]}" [baseline-actor]="${fo[baseline-actor,100]}" [actor]="${fo[actor,100]}")

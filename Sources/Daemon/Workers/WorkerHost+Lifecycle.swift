@@ -44,7 +44,7 @@ extension WorkerHost {
         contents.pending.insert(
           Pending(
             id: contents.nextID,
-            frame: WorkerMessage.action(id: contents.nextID, action: lifecycle).encoded(),
+            frame: WorkerMessage.action(id: contents.nextID, action: lifecycle).frame(),
             ticket: nil,
             cause: self.sink.isJournaled ? .restart(nil) : nil,
             isLifecycle: true
@@ -65,8 +65,8 @@ extension WorkerHost {
         return true
       }
       // Written once the waiter is in place, so that `ready` cannot come before it.
-      let start = WorkerMessage.start(state: state, restarted: restarted).encoded()
-      self.contents.withLock { self.send([start], to: worker.channel, in: &$0) }
+      let start = WorkerMessage.start(state: state, restarted: restarted).frame()
+      self.contents.withLock { self.send(CollectionOfOne(start), to: worker.channel, in: &$0) }
       if !waiting { continuation.resume() }
     }
   }

@@ -42,7 +42,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   struct Pending {
     let id: UInt64
     /// The `action` or `globalAction` frame, kept to send again to the next worker.
-    let frame: [UInt8]
+    let frame: ByteBuffer
     let ticket: RouteTicket?
     /// Why it was sent, for the journal's row of the change it makes.
     let cause: ChangeCause?
@@ -82,10 +82,12 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
     var killedAsUnresponsive = false
   }
 
-  /// Frames queued for a link's event loop and not yet handed to it, by link: whatever queues
-  /// while the loop is busy goes out in one write. A lock of its own, taken inside `contents`'s
-  /// (never the other way round), so the loop never waits for whoever holds `contents`.
-  private let outboxes = Mutex<[ObjectIdentifier: [[UInt8]]]>([:])
+  /// Frames queued for a link's event loop and not yet handed to it, by link, as one buffer:
+  /// whatever queues while the loop is busy goes out in one write. A lone frame is the frame's
+  /// own buffer, uncopied; a second one copies both into a buffer of their own. A lock of its
+  /// own, taken inside `contents`'s (never the other way round), so the loop never waits for
+  /// whoever holds `contents`.
+  private let outboxes = Mutex<[ObjectIdentifier: ByteBuffer]>([:])
 
   init(
     name: String,
@@ -150,7 +152,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       contents.nextID += 1
       let pending = Pending(
         id: id,
-        frame: message(id).encoded(),
+        frame: message(id).frame(),
         ticket: ticket,
         cause: cause,
         isLifecycle: false
@@ -159,7 +161,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       if contents.phase == .running, let channel = contents.channel {
         contents.sent += 1
         // Queued under the lock, so frames reach the worker in the order actions queue.
-        self.send([pending.frame], to: channel, in: &contents)
+        self.send(CollectionOfOne(pending.frame), to: channel, in: &contents)
       }
       return true
     }
@@ -172,21 +174,25 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   /// share the write (writing when each call's routing ends instead cost a pinned fan-out a
   /// third of its rate: a write per call, each waking the worker). `contents` is there to prove
   /// the caller holds its lock, which is what orders the frames.
-  func send(_ frames: [[UInt8]], to channel: any Channel, in contents: inout Contents) {
+  func send(_ frames: some Sequence<ByteBuffer>, to channel: any Channel, in contents: inout Contents) {
     let link = ObjectIdentifier(channel)
     let isFirst = self.outboxes.withLock { outboxes in
-      let isFirst = outboxes[link] == nil
-      outboxes[link, default: []].append(contentsOf: frames)
-      return isFirst
+      let wasEmpty = outboxes[link] == nil
+      for frame in frames {
+        if outboxes[link] == nil {
+          outboxes[link] = frame
+        } else {
+          outboxes[link]!.writeImmutableBuffer(frame)
+        }
+      }
+      return wasEmpty && outboxes[link] != nil
     }
     if isFirst { channel.eventLoop.execute { self.writeOutbox(of: channel) } }
   }
 
   private func writeOutbox(of channel: any Channel) {
-    let frames = self.outboxes.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } ?? []
-    var buffer = channel.allocator.buffer(capacity: frames.reduce(0) { $0 + $1.count })
-    for frame in frames { buffer.writeBytes(frame) }
-    channel.writeAndFlush(buffer, promise: nil)
+    guard let frames = self.outboxes.withLock({ $0.removeValue(forKey: ObjectIdentifier(channel)) }) else { return }
+    channel.writeAndFlush(frames, promise: nil)
   }
 
   /// Answers once the worker's store has reduced everything sent before; at once while no
@@ -201,7 +207,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       let id = contents.nextID
       contents.nextID += 1
       contents.probes[id] = answered
-      self.send([WorkerMessage.probe(id: id).encoded()], to: channel, in: &contents)
+      self.send(CollectionOfOne(WorkerMessage.probe(id: id).frame()), to: channel, in: &contents)
       return (id, contents.generation, channel.eventLoop)
     }
     guard let sent else { return answered() }
@@ -252,7 +258,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
           contents.endedAt = nil
         }
         contents.sent = contents.pending.count
-        if !contents.pending.isEmpty { self.send(contents.pending.map(\.frame), to: channel, in: &contents) }
+        if !contents.pending.isEmpty { self.send(contents.pending.lazy.map(\.frame), to: channel, in: &contents) }
         for waiter in contents.readyWaiters { waiter.resume() }
         contents.readyWaiters.removeAll()
       }

@@ -30,7 +30,7 @@ final class WorkerLink: Sendable {
 
   /// Writes one message. A daemon that is gone closes the link, which ends the worker.
   func send(_ message: WorkerMessage) {
-    let frame = message.encoded()
+    let frame = message.frame(allocator: self.channel.allocator)
     if self.channel.eventLoop.inEventLoop {
       self.write(frame)
     } else {
@@ -38,10 +38,8 @@ final class WorkerLink: Sendable {
     }
   }
 
-  private func write(_ frame: [UInt8]) {
-    var buffer = self.channel.allocator.buffer(capacity: frame.count)
-    buffer.writeBytes(frame)
-    self.channel.write(buffer, promise: nil)
+  private func write(_ frame: ByteBuffer) {
+    self.channel.write(frame, promise: nil)
     guard !self.flushing.value.isDue else { return }
     self.flushing.value.isDue = true
     guard !self.flushing.value.isReading else { return }

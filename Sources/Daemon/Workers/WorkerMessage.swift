@@ -1,6 +1,7 @@
+import NIOCore
 import SwitchyardRuntime
 
-/// What the daemon and a worker process say to each other over their socketpair.
+/// What the daemon and a worker process say to each other over their link (two pipes).
 ///
 /// Each message is one frame: a 4-byte big-endian length, then that many bytes: a kind byte,
 /// an 8-byte big-endian number (an action's id, a probe's id, or 0), and a JSON body (the
@@ -48,6 +49,13 @@ enum WorkerMessage: Equatable, Sendable {
 
   /// The frame, length prefix included.
   func encoded() -> [UInt8] {
+    Array(self.frame().readableBytesView)
+  }
+
+  /// The frame, length prefix included, as the buffer a link writes: written straight into it,
+  /// so that a frame costs one allocation however it travels (queued for a worker, kept to send
+  /// again to the next one, written).
+  func frame(allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
     let (kind, number, text): (Kind, UInt64, [UInt8]) =
       switch self {
       case let .start(state, restarted): (.start, restarted ? 1 : 0, state.serializedBytes())
@@ -69,14 +77,12 @@ enum WorkerMessage: Equatable, Sendable {
     var time: UInt64?
     if case let .reduced(_, _, nanoseconds) = self { time = nanoseconds }
     let header = 9 + (time == nil ? 0 : 8)
-    var frame: [UInt8] = []
-    frame.reserveCapacity(4 + header + text.count)
-    let length = UInt32(header + text.count)
-    withUnsafeBytes(of: length.bigEndian) { frame.append(contentsOf: $0) }
-    frame.append(kind.rawValue)
-    withUnsafeBytes(of: number.bigEndian) { frame.append(contentsOf: $0) }
-    if let time { withUnsafeBytes(of: time.bigEndian) { frame.append(contentsOf: $0) } }
-    frame.append(contentsOf: text)
+    var frame = allocator.buffer(capacity: 4 + header + text.count)
+    frame.writeInteger(UInt32(header + text.count))
+    frame.writeInteger(kind.rawValue)
+    frame.writeInteger(number)
+    if let time { frame.writeInteger(time) }
+    frame.writeBytes(text)
     return frame
   }
 
@@ -148,8 +154,8 @@ enum WorkerMessage: Equatable, Sendable {
   }
 
   /// The JSON text of an encoded `action` or `globalAction` frame, for a log line.
-  static func actionText(ofEncoded frame: [UInt8]) -> String {
-    String(decoding: frame.dropFirst(4 + 9), as: UTF8.self)
+  static func actionText(ofEncoded frame: ByteBuffer) -> String {
+    String(decoding: frame.readableBytesView.dropFirst(4 + 9), as: UTF8.self)
   }
 
   /// `length`, read from a frame's 4-byte prefix, when it is a length either side accepts.

@@ -61,7 +61,9 @@ import Testing
       #expect(action.isGlobal)
       #expect(Array(action.body) == text)
     }
-    #expect(WorkerMessage.actionText(ofEncoded: frame) == #"{ "primes" : {"append":[7]} }"#)
+    let buffer = WorkerMessage.globalAction(id: 7, text: text).frame()
+    #expect(Array(buffer.readableBytesView) == frame, "the buffer a link writes holds the same frame")
+    #expect(WorkerMessage.actionText(ofEncoded: buffer) == #"{ "primes" : {"append":[7]} }"#)
   }
 
   @Test func theDecoderWaitsForAWholeFrame() throws {
