@@ -18,18 +18,8 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
   private let store: Store<LocalState, LocalAction>
   private let sink: ChangeSink
   private let internalActionName: @Sendable (RootAction) -> String?
-  private let versions: Mutex<Versions>
+  private let versions: Mutex<ActorHostVersions>
   private let observation = Mutex<StoreObservation?>(nil)
-
-  /// The store's version (its own count of changes) against the change log's numbers: read and
-  /// written on the store's isolation only, by the observer and by the reductions' callbacks.
-  private struct Versions {
-    /// The store's version when a reduction last reported, and the latest change's.
-    var reported: UInt64
-    var changed: UInt64
-    /// The change log's number for the latest change.
-    var seq: UInt64 = 0
-  }
 
   fileprivate init(
     name: String,
@@ -43,7 +33,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     self.store = store
     self.sink = sink
     self.internalActionName = internalAction
-    self.versions = Mutex(Versions(reported: 0, changed: 0))
+    self.versions = Mutex(ActorHostVersions(reported: 0, changed: 0))
   }
 
   /// Starts the feature's store from `initialState` on `executor` and observes it into `sink`.
@@ -135,7 +125,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
 
   /// Starts from the store's version `version`, observed through `observation`.
   fileprivate func observed(from version: UInt64, through observation: StoreObservation) {
-    self.versions.withLock { $0 = Versions(reported: version, changed: version) }
+    self.versions.withLock { $0 = ActorHostVersions(reported: version, changed: version) }
     self.observation.withLock { $0 = observation }
   }
 
@@ -165,6 +155,18 @@ extension Store where State: Encodable {
     host.observed(from: snapshot.seq, through: observation)
     return host
   }
+}
+
+/// An ``ActorHost``'s store version (its own count of changes) against the change log's numbers:
+/// read and written on the store's isolation only, by the observer and by the reductions'
+/// callbacks. Not nested in the host, which is generic over the application's types: a nested
+/// type would be generic too, and the runtime would be asked for its metadata on every lock.
+private struct ActorHostVersions {
+  /// The store's version when a reduction last reported, and the latest change's.
+  var reported: UInt64
+  var changed: UInt64
+  /// The change log's number for the latest change.
+  var seq: UInt64 = 0
 }
 
 /// Runs `base`, timing each reduction into the feature's metrics: two reads of the monotonic

@@ -91,7 +91,10 @@ extension StoreResponder {
     let subscriptions = self.subscriptions
     self.subscribers.withLock { $0[subscriber.id] = (subscriber, caller) }
     whenClosed { subscriptions.remove(subscriber) }
-    let delivery = SubscriptionDelivery(subscriber: subscriber, method: method, answer: answer, responder: self)
+    let delivery = SubscriptionDelivery(
+      subscriber: subscriber, method: method, answer: answer, changeLog: self.changeLog, metrics: self.metrics,
+      ended: { self.ended($0) }
+    )
     // Made once: each delivery scheduled hands the loop this closure, not a new one.
     let deliver: @Sendable () -> Void = { delivery.deliver() }
     subscriber.attach { answer.execute(deliver) }
@@ -155,11 +158,19 @@ extension StoreResponder {
 /// Writes what a subscriber has queued to its connection, on the connection's event loop, as
 /// many changes as are queued in one write; until the client leaves too much unread, then again
 /// once it has read enough.
-struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
+///
+/// Not generic over the application, though the responder that starts it is: it runs once per
+/// subscriber per change, and code generic over the application's types asks the Swift runtime
+/// for their metadata each time it runs.
+struct SubscriptionDelivery: Sendable {
   let subscriber: Subscriber
   let method: String
   let answer: CallAnswer
-  let responder: StoreResponder<State, Action>
+  /// Where a snapshot comes from after an overflow, and the history a resumed subscription names.
+  let changeLog: ChangeLog
+  let metrics: DaemonMetrics?
+  /// Tells the responder that the subscription is over.
+  let ended: @Sendable (Subscriber) -> Void
 
   /// The most changes written in one go.
   static var batchLimit: Int { 64 }
@@ -175,7 +186,7 @@ struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendabl
       if batch.isEmpty { return }
       if let changes = batch.changes {
         let isFirst = self.subscriber.takeHistoryAnnouncement()
-        let bytes = isFirst ? SubscribeReply.naming(self.responder.changeLog.historyID, in: changes) : changes
+        let bytes = isFirst ? SubscribeReply.naming(self.changeLog.historyID, in: changes) : changes
         self.answer.reply(.encoded(bytes), flushingNow: true)
       }
       guard var item = batch.then else {
@@ -183,19 +194,19 @@ struct SubscriptionDelivery<State: Codable & Sendable, Action: Codable & Sendabl
         continue
       }
       if case .overflow = item {
-        item = self.responder.changeLog.resnapshot(self.subscriber)
-        self.responder.metrics?.resnapshots.increment()
+        item = self.changeLog.resnapshot(self.subscriber)
+        self.metrics?.resnapshots.increment()
       }
       switch item {
       case let .snapshot(seq, value):
         _ = self.subscriber.takeHistoryAnnouncement()
         let parameters: JSONObject = [
-          "seq": .int(Int64(seq)), "history": .string(self.responder.changeLog.historyID), "state": value,
+          "seq": .int(Int64(seq)), "history": .string(self.changeLog.historyID), "state": value,
         ]
         self.answer.reply(.reply(VarlinkReply(parameters: parameters, continues: true)))
         if batch.isLast { return }
       case let .end(reason):
-        self.responder.ended(self.subscriber)
+        self.ended(self.subscriber)
         self.answer.finish(self.error(endingWith: reason))
         return
       case let .encoded(_, bytes):

@@ -4,14 +4,16 @@ import NIOCore
 import NIOPosix
 import SwitchyardRuntime
 
+/// A worker process and its link, not yet handed a state.
+struct LaunchedWorker: @unchecked Sendable {
+  let generation: Int
+  let pid: pid_t
+  let page: SharedPage
+  let channel: any Channel
+}
+
 extension WorkerHost {
-  /// A worker process and its link, not yet handed a state.
-  struct Launched: @unchecked Sendable {
-    let generation: Int
-    let pid: pid_t
-    let page: SharedPage
-    let channel: any Channel
-  }
+  typealias Launched = LaunchedWorker
 
   /// Starts a worker from the feature's part of the daemon's state — the standby when one is
   /// ready, a new process otherwise — and returns once it is ready or has ended, as OTP's

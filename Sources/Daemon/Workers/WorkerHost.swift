@@ -39,48 +39,12 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   let logger: Logger
   let contents = Mutex(Contents())
 
-  struct Pending {
-    let id: UInt64
-    /// The `action` or `globalAction` frame, kept to send again to the next worker.
-    let frame: ByteBuffer
-    let ticket: RouteTicket?
-    /// Why it was sent, for the journal's row of the change it makes.
-    let cause: ChangeCause?
-    let isLifecycle: Bool
-  }
-
-  enum Phase: String {
-    case starting, running, restarting, stopped
-  }
-
-  struct Contents: ~Copyable {
-    var phase = Phase.starting
-    /// The active worker's generation: every process the host starts gets the next number, and
-    /// events of other generations (an old worker's, the standby's) are told apart by it.
-    var generation = 0
-    var lastGeneration = 0
-    var standby: Launched?
-    var isPreparingStandby = false
-    var channel: (any Channel)?
-    var pid: pid_t?
-    var page: SharedPage?
-    var pending = Deque<Pending>()
-    var sent = 0
-    var nextID: UInt64 = 1
-    var probes: [UInt64: @Sendable () -> Void] = [:]
-    var restarts = 0
-    var lastExit: String?
-    var shuttingDown = false
-    var endedAt: ContinuousClock.Instant?
-    var lastRestart: Duration?
-    /// Who waits for the current worker to end (a supervisor that terminates it).
-    var endWaiters: [CheckedContinuation<Exit, Never>] = []
-    /// Who waits for the current worker to be ready, or to end before it is.
-    var readyWaiters: [CheckedContinuation<Void, Never>] = []
-    var ended: (status: Int32?, linkClosed: Bool) = (nil, false)
-    /// The current worker was killed because it left a health probe unanswered.
-    var killedAsUnresponsive = false
-  }
+  // Not nested in this class, which is generic over the application's action: a type nested
+  // in it would be generic too, and each use of one (a `Deque<Pending>` append, a lock on
+  // `Contents`) would ask the Swift runtime for its metadata, eleven times a worker `Send`.
+  typealias Pending = WorkerPendingAction
+  typealias Phase = WorkerHostPhase
+  typealias Contents = WorkerHostContents
 
   /// Frames queued for a link's event loop and not yet handed to it, by link, as one buffer:
   /// whatever queues while the loop is busy goes out in one write. A lone frame is the frame's
@@ -334,4 +298,50 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       )
     }
   }
+}
+
+/// An action routed to a worker-hosted feature, kept until the worker answers it.
+struct WorkerPendingAction {
+  let id: UInt64
+  /// The `action` or `globalAction` frame, kept to send again to the next worker.
+  let frame: ByteBuffer
+  let ticket: RouteTicket?
+  /// Why it was sent, for the journal's row of the change it makes.
+  let cause: ChangeCause?
+  let isLifecycle: Bool
+}
+
+/// Where a worker-hosted feature's current worker is in its life.
+enum WorkerHostPhase: String {
+  case starting, running, restarting, stopped
+}
+
+/// What a ``WorkerHost`` guards with its lock.
+struct WorkerHostContents: ~Copyable {
+  var phase = WorkerHostPhase.starting
+  /// The active worker's generation: every process the host starts gets the next number, and
+  /// events of other generations (an old worker's, the standby's) are told apart by it.
+  var generation = 0
+  var lastGeneration = 0
+  var standby: LaunchedWorker?
+  var isPreparingStandby = false
+  var channel: (any Channel)?
+  var pid: pid_t?
+  var page: SharedPage?
+  var pending = Deque<WorkerPendingAction>()
+  var sent = 0
+  var nextID: UInt64 = 1
+  var probes: [UInt64: @Sendable () -> Void] = [:]
+  var restarts = 0
+  var lastExit: String?
+  var shuttingDown = false
+  var endedAt: ContinuousClock.Instant?
+  var lastRestart: Duration?
+  /// Who waits for the current worker to end (a supervisor that terminates it).
+  var endWaiters: [CheckedContinuation<WorkerExit, Never>] = []
+  /// Who waits for the current worker to be ready, or to end before it is.
+  var readyWaiters: [CheckedContinuation<Void, Never>] = []
+  var ended: (status: Int32?, linkClosed: Bool) = (nil, false)
+  /// The current worker was killed because it left a health probe unanswered.
+  var killedAsUnresponsive = false
 }

@@ -50,6 +50,10 @@ extension ActionRoute {
   /// ```
   ///
   /// Literals are ``RouteKeyPath``s here, resolved once rather than for every action.
+  // Inlinable so that the extraction is compiled where the route is declared, for the
+  // application's own types: compiled here, generic, it asked the Swift runtime for the metadata
+  // of its routes' type on every action it was offered.
+  @inlinable
   public static func anyOf<R: CasePathable, V>(_ paths: RouteKeyPath<R, V>...) -> Self
   where Self == ReadOnlyRoute<R, V> {
     let routes = paths.map { CaseRoute($0) }

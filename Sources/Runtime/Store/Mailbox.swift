@@ -7,7 +7,11 @@ import SwitchyardSynchronization
 /// this queue instead: the order of `push` calls, from any thread, is the order of reduction.
 @usableFromInline
 final class Mailbox<Action: Sendable>: Sendable {
-  struct Envelope: Sendable {
+  /// A class, not a struct: the store's generic code handles it as a reference, whose layout it
+  /// knows, and asks the Swift runtime for its metadata once, when it is made — a struct of the
+  /// application's action type was looked up at each copy, in each closure that captured it, in
+  /// each optional that held it.
+  final class Envelope: Sendable {
     /// What to reduce; `nil` for a health probe, which only reports that the store got to it.
     let emission: Emission<Action>?
     /// What the host says brought the action here (a client's request, say), handed to the

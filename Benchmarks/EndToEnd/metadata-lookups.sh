@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# How many times the daemon asks the Swift runtime for generic metadata per ping-pong `Send`, and
+# from where: an exact count (a uprobe on `swift_getGenericMetadata`), not a sample, so it is the
+# same on a quiet machine and a busy one, and two builds compare without interleaving. Code that
+# is generic over the application's types looks up each type made from them (`Envelope<Action>`,
+# `Optional<…>`) every time it runs; each look-up is a hash-table probe, and together they were a
+# sixth of a pipelined `Send` (BENCHMARKS.md, issue 10, twelfth part).
+#
+#   Benchmarks/EndToEnd/metadata-lookups.sh [DAEMON] [worker|actor]
+#
+# DAEMON defaults to the release build run.sh makes; the feature is hosted as an actor unless
+# `worker` is given. Needs perf with uprobes (root); prints the count per Send, then the callers.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=.build-bench
+N=${N:-1000}
+daemon=${1:-$out/release/switchyardd}
+case ${2:-actor} in
+  worker) isolation=process ;;
+  *) isolation=actor ;;
+esac
+[ -x "$out/loadgen" ] || cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread
+library=$(ldd "$daemon" | awk '/libswiftCore/ { print $3 }')
+event=probe_libswiftCore:swift_getGenericMetadata
+perf probe -q -d "$event" 2>/dev/null || true
+perf probe -q -x "$library" -a swift_getGenericMetadata
+
+dir=$(mktemp -d)
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  perf probe -q -d "$event" 2>/dev/null || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+
+env SWITCHYARD_LOG_LEVEL=warning SWITCHYARD_FEATURES_PRIMES_ISOLATION="$isolation" \
+  "$daemon" --socket "$dir/daemon.sock" & pid=$!
+for _ in $(seq 1 200); do [ -S "$dir/daemon.sock" ] && break; sleep 0.05; done
+[ -S "$dir/daemon.sock" ] || { echo "the daemon did not start" >&2; exit 1; }
+sleep 1
+# A first run warms every cache and lazy path; only the second is counted.
+"$out/loadgen" pingpong switchyard "$dir/daemon.sock" "$N" >/dev/null
+# The worker's look-ups count too: perf follows the daemon's children as well as its threads.
+perf record -q -o "$dir/lookups.data" -e "$event" -g -a -- \
+  "$out/loadgen" pingpong switchyard "$dir/daemon.sock" "$N" >/dev/null 2>&1
+perf script -i "$dir/lookups.data" -F comm,pid,event,ip,sym 2>/dev/null | awk -v n="$N" '
+  /swift_getGenericMetadata/ {
+    # The frames below the probe: the metadata accessor, then the function that asked.
+    getline accessor; getline caller
+    sub(/^[ \t]*[0-9a-f]+ /, "", caller)
+    if (caller ~ /^__swift_instantiate/) { getline caller; sub(/^[ \t]*[0-9a-f]+ /, "", caller) }
+    count[caller]++; total++
+  }
+  END {
+    printf "lookups_per_send=%.1f sends=%d\n", total / n, n
+    # Rows under 0.05 a Send are what the warm-up did not reach.
+    for (c in count) if (count[c] / n >= 0.05) printf "%8.2f  %s\n", count[c] / n, c | "sort -rn"
+  }' | swift demangle --simplified | cut -c1-200
