@@ -24,6 +24,14 @@ final class Mailbox<Action: Sendable>: Sendable {
       self.cause = cause
       self.onReduced = onReduced
     }
+
+    /// An envelope for an action, made in one step: wrapping the action in an `Emission` first
+    /// and handing that over is a copy, and a metadata look-up, more.
+    init(action: Action, cause: (any Sendable)?, onReduced: (@Sendable (UInt64) -> Void)?) {
+      self.emission = .action(action)
+      self.cause = cause
+      self.onReduced = onReduced
+    }
   }
 
   private struct Contents: ~Copyable {

@@ -210,25 +210,48 @@ public actor Store<State: Sendable, Action: Sendable> {
   public nonisolated func enqueue(
     _ action: Action, cause: (any Sendable)? = nil, onReduced: (@Sendable (UInt64) -> Void)? = nil
   ) {
-    self.enqueue(.action(action), cause: cause, onReduced: onReduced)
+    self.enqueue(Mailbox.Envelope(action: action, cause: cause, onReduced: onReduced))
   }
 
   nonisolated func enqueue(
     _ emission: Emission<Action>, cause: (any Sendable)? = nil, onReduced: (@Sendable (UInt64) -> Void)?
   ) {
+    self.enqueue(Mailbox.Envelope(emission: emission, cause: cause, onReduced: onReduced))
+  }
+
+  private nonisolated func enqueue(_ envelope: Mailbox<Action>.Envelope) {
     // On the executor with nothing queued, handed over or being reduced: the envelope waits in
     // the store itself, ahead of anything the mailbox gets later, and the executor is handed a
     // drain — no lock, no queue. Whichever drain comes first (or `send`) takes it first.
-    let envelope = Mailbox.Envelope(emission: emission, cause: cause, onReduced: onReduced)
     if let executor = self.executor, !self.mailbox.hasPending, executor.isCurrent,
-      self.assumeIsolated({ $0.handOver(envelope) })
+      self.onItsExecutor({ $0.handOver(envelope) })
     {
-      executor.execute { self.assumeIsolated { $0.drain() } }
+      executor.execute { self.onItsExecutor { $0.drain() } }
       return
     }
     if self.mailbox.push(envelope) {
       self.scheduleDrain()
     }
+  }
+
+  /// Runs `body` on the store's isolation, which the caller holds: it runs on the store's
+  /// executor (it checked ``StoreExecutor/isCurrent``, or the executor runs it as a closure
+  /// handed to ``StoreExecutor/execute(_:)``, which counts as current).
+  ///
+  /// `assumeIsolated` without its check, in release builds: being generic over the actor, it
+  /// asks the Swift runtime for this generic store's metadata and its conformance to `Actor` on
+  /// every call, three times an action. Debug builds make the check.
+  @inline(__always)
+  private nonisolated func onItsExecutor<T>(_ body: (isolated Store) -> T) -> T {
+    #if DEBUG
+      return self.assumeIsolated(body)
+    #else
+      // What `assumeIsolated` does once it has checked: an isolated parameter is passed as any
+      // other is.
+      return withoutActuallyEscaping(body) { body in
+        unsafeBitCast(body, to: ((Store) -> T).self)(self)
+      }
+    #endif
   }
 
   /// Keeps `envelope` as the next to reduce, unless something is already handed over or being
@@ -245,7 +268,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     if let executor = self.executor {
       // The executor runs the closure as its current context (`checkIsolated`), so the store's
       // isolation is there for the taking: no task, no job, no hop.
-      executor.execute { self.assumeIsolated { $0.drain() } }
+      executor.execute { self.onItsExecutor { $0.drain() } }
     } else {
       Task { await self.drain() }
     }
