@@ -21,15 +21,18 @@ case ${2:-actor} in
 esac
 [ -x "$out/loadgen" ] || cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread
 library=$(ldd "$daemon" | awk '/libswiftCore/ { print $3 }')
-event=probe_libswiftCore:swift_getGenericMetadata
-perf probe -q -d "$event" 2>/dev/null || true
-perf probe -q -x "$library" -a swift_getGenericMetadata
+# Both ways in: code of the module that declares the type, and code of another module that has
+# the type's metadata prespecialized (the standard library's `Optional`, `Array`), which asks
+# through swift_getCanonicalPrespecializedGenericMetadata.
+events=(probe_libswiftCore:swift_getGenericMetadata probe_libswiftCore:swift_getCanonicalPrespecializedGenericMetadata)
+for event in "${events[@]}"; do perf probe -q -d "$event" 2>/dev/null || true; done
+perf probe -q -x "$library" -a swift_getGenericMetadata -a swift_getCanonicalPrespecializedGenericMetadata
 
 dir=$(mktemp -d)
 pid=
 cleanup() {
   [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-  perf probe -q -d "$event" 2>/dev/null || true
+  for event in "${events[@]}"; do perf probe -q -d "$event" 2>/dev/null || true; done
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -42,10 +45,10 @@ sleep 1
 # A first run warms every cache and lazy path; only the second is counted.
 "$out/loadgen" pingpong switchyard "$dir/daemon.sock" "$N" >/dev/null
 # The worker's look-ups count too: perf follows the daemon's children as well as its threads.
-perf record -q -o "$dir/lookups.data" -e "$event" -g -a -- \
+perf record -q -o "$dir/lookups.data" -e "${events[0]}" -e "${events[1]}" -g -a -- \
   "$out/loadgen" pingpong switchyard "$dir/daemon.sock" "$N" >/dev/null 2>&1
 perf script -i "$dir/lookups.data" -F comm,pid,event,ip,sym 2>/dev/null | awk -v n="$N" '
-  /swift_getGenericMetadata/ {
+  /probe_libswiftCore:swift_get/ {
     # The frames below the probe: the metadata accessor, then the function that asked.
     getline accessor; getline caller
     sub(/^[ \t]*[0-9a-f]+ /, "", caller)

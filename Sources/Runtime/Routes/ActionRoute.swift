@@ -31,6 +31,7 @@ extension ActionRoute {
   /// ```swift
   /// let route: some ActionRoute<AppAction, CounterAction> = .case(\.counter)
   /// ```
+  @inlinable
   public static func `case`<R: CasePathable, V>(_ path: RouteKeyPath<R, V>) -> Self
   where Self == CaseRoute<R, V> {
     CaseRoute(path)
@@ -56,13 +57,7 @@ extension ActionRoute {
   @inlinable
   public static func anyOf<R: CasePathable, V>(_ paths: RouteKeyPath<R, V>...) -> Self
   where Self == ReadOnlyRoute<R, V> {
-    let routes = paths.map { CaseRoute($0) }
-    return ReadOnlyRoute { root in
-      for route in routes {
-        if let value = route.extract(from: root) { return value }
-      }
-      return nil
-    }
+    ReadOnlyRoute(firstOf: paths.map { CaseRoute($0).extractor })
   }
 
   /// A read-only route that matches any of several stored case key paths, tried in order.
@@ -92,6 +87,7 @@ public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Send
     self.init(extract: casePath.extract(from:), embed: casePath.embed)
   }
 
+  @usableFromInline
   init(extract: @escaping (Root) -> Value?, embed: @escaping (Value) -> Root) {
     self.extractor = extract
     self.embedder = embed
@@ -121,30 +117,43 @@ public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Send
 /// }
 /// ```
 public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
-  // Unchecked: the extractors only hold case key paths and routes, which are immutable.
-  @usableFromInline let extractors: [(Root) -> Value?]
+  // Unchecked: the extractor only holds case key paths and routes, which are immutable.
+  /// One closure, however many routes it tries: it is called through the route's existential,
+  /// in code generic over the application's action, where walking an array of extractors asks
+  /// the Swift runtime for the array's and the optional's metadata on every action.
+  @usableFromInline let extractor: (Root) -> Value?
 
   /// A route that extracts with `extract`.
   public init(extract: @escaping (Root) -> Value?) {
-    self.extractors = [extract]
+    self.extractor = extract
   }
 
   /// A route that matches any of `paths`, tried in order.
   public init(anyOf paths: [CaseKeyPath<Root, Value>]) where Root: CasePathable {
-    self.extractors = paths.map { AnyCasePath($0).extract(from:) }
+    self.init(firstOf: paths.map { AnyCasePath($0).extract(from:) })
   }
 
   /// A route that matches any of `routes`, tried in order.
   public init(anyOf routes: [any ActionRoute<Root, Value>]) {
-    self.extractors = routes.map { route in { route.extract(from: $0) } }
+    self.init(firstOf: routes.map { route in { route.extract(from: $0) } })
+  }
+
+  /// A route whose extraction is the first of `extractors` that matches; inlinable, so that the
+  /// composed closures are compiled for the application's types where its routes are written.
+  @inlinable
+  init(firstOf extractors: [(Root) -> Value?]) {
+    guard let first = extractors.first else {
+      self.extractor = { _ in nil }
+      return
+    }
+    self.extractor = extractors.dropFirst().reduce(first) { earlier, next in
+      { root in earlier(root) ?? next(root) }
+    }
   }
 
   @inlinable
   public func extract(from root: Root) -> Value? {
-    for extract in self.extractors {
-      if let value = extract(root) { return value }
-    }
-    return nil
+    self.extractor(root)
   }
 
   public var embed: ((Value) -> Root)? { nil }

@@ -21,14 +21,19 @@ public typealias RouteKeyPath<Root, Value> = KeyPath<_RouteSegment<Root, Root>, 
 public struct _RouteSegment<Root, Value>: @unchecked Sendable {
   // Unchecked: the closures only match enum cases and build them.
   /// The route so far; `nil` at the start, where `Root` is `Value`.
-  let steps: (extract: (Root) -> Value?, embed: (Value) -> Root)?
+  @usableFromInline let steps: (extract: (Root) -> Value?, embed: (Value) -> Root)?
 
-  /// The start of every route: `Root` itself.
-  static var root: _RouteSegment<Root, Root> {
-    _RouteSegment<Root, Root>(steps: nil)
+  @usableFromInline
+  init(steps: (extract: (Root) -> Value?, embed: (Value) -> Root)?) {
+    self.steps = steps
   }
 
   /// The route one case further: `\.counter` after this one.
+  ///
+  /// Inlinable, like the initializer that applies the key path, so that the closures are compiled
+  /// where the route is written, for the application's own types: compiled here, generic, each
+  /// extraction asked the Swift runtime for the metadata of the optionals it passed along.
+  @inlinable
   public subscript<Appended>(
     dynamicMember keyPath: KeyPath<Value.AllCasePaths, AnyCasePath<Value, Appended>>
   ) -> _RouteSegment<Root, Appended> where Value: CasePathable {
@@ -60,8 +65,10 @@ extension CaseRoute {
   /// ```swift
   /// let route = CaseRoute<AppAction, CounterAction>(\.counter)
   /// ```
+  @inlinable
   public init(_ path: RouteKeyPath<Root, Value>) {
-    guard let (extract, embed) = _RouteSegment<Root, Root>.root[keyPath: path].steps else {
+    // The start of every route is `Root` itself: no step yet.
+    guard let (extract, embed) = _RouteSegment<Root, Root>(steps: nil)[keyPath: path].steps else {
       // The identity path `\.self`, along which no case was looked up.
       self.init(extract: { $0 as? Value }, embed: { $0 as! Root })
       return

@@ -242,7 +242,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// asks the Swift runtime for this generic store's metadata and its conformance to `Actor` on
   /// every call, three times an action. Debug builds make the check.
   @inline(__always)
-  private nonisolated func onItsExecutor<T>(_ body: (isolated Store) -> T) -> T {
+  private nonisolated func onItsExecutor<T: Sendable>(_ body: (isolated Store) -> T) -> T {
     #if DEBUG
       return self.assumeIsolated(body)
     #else
