@@ -6,6 +6,7 @@
 #   make docs-test  check that the tutorial's code is the code of Examples/Tutorial
 #   make bench   run the runtime benchmarks and print their ratios to the references
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
+#   make bench-lookups  count the Swift runtime's generic metadata look-ups per Send, by caller
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
 #                   APP=… PACKAGE=… installs another application's daemon the same way
 #   make verify-units APP=… [DESTDIR=…]  systemd-analyze verify on APP's installed (or staged) units
@@ -145,6 +146,15 @@ bench: deps
 # End-to-end: switchyardd against a C echo server and Redis, started by the same run.
 bench-e2e: deps
 	Benchmarks/EndToEnd/run.sh
+
+# An exact count (uprobes, needs perf and root), for the release build bench-e2e makes: the
+# actor-hosted counter, then the worker-hosted one.
+.PHONY: bench-lookups
+bench-lookups: deps
+	command -v perf >/dev/null || { apt-get update -qq && apt-get install -y -qq linux-perf; }
+	swift build -c release --scratch-path $(BENCH_DIR) --product switchyardd
+	Benchmarks/EndToEnd/metadata-lookups.sh $(BENCH_DIR)/release/switchyardd actor
+	Benchmarks/EndToEnd/metadata-lookups.sh $(BENCH_DIR)/release/switchyardd worker
 
 clean:
 	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(RELEASE_DIR) $(TSAN_DIR) $(FUZZ_DIR) $(EXAMPLES:%=Examples/%/.build)

@@ -54,6 +54,16 @@ import Testing
     #expect(!CaseRoute(\App.Action.Cases.screenA).isReadOnly)
   }
 
+  @Test func theFirstRouteThatMatchesWinsAndNoRouteMatchesNothing() {
+    let first = ReadOnlyRoute<App.Action, NavigationAction> { _ in .push(.settings) }
+    let second = ReadOnlyRoute<App.Action, NavigationAction> { _ in .push(.profile) }
+    let never = ReadOnlyRoute<App.Action, NavigationAction> { _ in nil }
+    #expect(ReadOnlyRoute(anyOf: [never, first, second]).extract(from: .screenA(.tapped)) == .push(.settings))
+    #expect(ReadOnlyRoute(anyOf: [second, first]).extract(from: .screenA(.tapped)) == .push(.profile))
+    #expect(ReadOnlyRoute<App.Action, NavigationAction>(anyOf: [never, never]).extract(from: .screenA(.tapped)) == nil)
+    #expect(ReadOnlyRoute<App.Action, NavigationAction>(anyOf: [] as [any ActionRoute<App.Action, NavigationAction>]).extract(from: .screenA(.tapped)) == nil)
+  }
+
   @Test func routesCompose() {
     let route = ReadOnlyRoute<App.Action, ScreenAction>.anyOf(\.screenA, \.screenB).appending(\.navigate)
     #expect(route.extract(from: .screenB(.navigate(.pushed(.profile)))) == .pushed(.profile))
