@@ -56,6 +56,9 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// What was written since the last flush, gathered into one buffer.
   private var output = OutboundFrames()
   private var isFlushScheduled = false
+  /// The connection is reading: what is written meanwhile is flushed when the read is complete
+  /// (``channelReadComplete(context:)``), with no task scheduled for it.
+  private var isReading = false
   private var writableWaiters: [@Sendable () -> Void] = []
 
   init(
@@ -118,8 +121,16 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard self.context != nil else { return }
+    self.isReading = true
     self.frames.append((self.unwrapInboundIn(data), self.lastRead.time))
     self.advance()
+  }
+
+  /// The read is done: one flush for every reply its calls wrote, in the same pass.
+  func channelReadComplete(context: ChannelHandlerContext) {
+    self.isReading = false
+    if self.isFlushDue, self.context != nil { self.flush(context) }
+    context.fireChannelReadComplete()
   }
 
   func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -265,7 +276,10 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// in one `writev`.
   private func flushSoon() {
     self.isFlushDue = true
-    guard !self.isFlushScheduled, let context else { return }
+    // Written while the connection reads: its read's end flushes (pipelined calls answered in
+    // the same pass share that flush). Otherwise (an answer from a worker's link, an effect, a
+    // subscriber's delivery), a task after this turn of the loop does.
+    guard !self.isReading, !self.isFlushScheduled, let context else { return }
     self.isFlushScheduled = true
     let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
     context.eventLoop.execute {
