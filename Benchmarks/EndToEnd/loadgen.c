@@ -1,6 +1,9 @@
 // The end-to-end load tool, and the reference echo server it is compared with.
 //
 //   loadgen echo-server PATH                 serves a NUL-framed echo on the Unix socket PATH
+//   loadgen relay-server PATH                the same echo, made by a worker process behind two
+//                                            pipes: the process switches of a worker-hosted
+//                                            feature with nothing else (one client at a time)
 //   loadgen pingpong PROTO PATH N            N round trips, one at a time, the reply awaited in `read`
 //   loadgen pingpong-poll PROTO PATH N       the same, the reply awaited in `poll` (as an event-driven
 //                                            client, redis-benchmark or NIO, awaits it in epoll)
@@ -90,7 +93,11 @@ static double percentile(double *values, long count, double p) {
 
 // ---------------------------------------------------------------------------------------------
 
-static void echo_server(const char *path) {
+// Serves a framed echo on the Unix socket at `path`: what arrives is whole or partial messages, and
+// reflecting the bytes as they come keeps the framing, as a framed server would. With a worker
+// (`to_worker`, `from_worker` not -1), the bytes go down to it and come back up before they are
+// written to the client (one client at a time).
+static void serve_echo(const char *path, int to_worker, int from_worker) {
   unlink(path);
   int listener = socket(AF_UNIX, SOCK_STREAM, 0);
   struct sockaddr_un address = {.sun_family = AF_UNIX};
@@ -100,6 +107,11 @@ static void echo_server(const char *path) {
   int epoll = epoll_create1(0);
   struct epoll_event event = {.events = EPOLLIN, .data.fd = listener};
   epoll_ctl(epoll, EPOLL_CTL_ADD, listener, &event);
+  if (from_worker >= 0) {
+    struct epoll_event added = {.events = EPOLLIN, .data.fd = from_worker};
+    epoll_ctl(epoll, EPOLL_CTL_ADD, from_worker, &added);
+  }
+  int client = -1;  // the one the worker's bytes go back to
   char buffer[65536];
   for (;;) {
     struct epoll_event events[64];
@@ -107,21 +119,52 @@ static void echo_server(const char *path) {
     for (int i = 0; i < ready; i++) {
       int fd = events[i].data.fd;
       if (fd == listener) {
-        int client = accept(listener, NULL, NULL);
-        struct epoll_event added = {.events = EPOLLIN, .data.fd = client};
-        epoll_ctl(epoll, EPOLL_CTL_ADD, client, &added);
+        int accepted = accept(listener, NULL, NULL);
+        struct epoll_event added = {.events = EPOLLIN, .data.fd = accepted};
+        epoll_ctl(epoll, EPOLL_CTL_ADD, accepted, &added);
         continue;
       }
       ssize_t count = read(fd, buffer, sizeof buffer);
+      if (fd == from_worker) {
+        if (count > 0 && client >= 0) write_all(client, buffer, (size_t)count);
+        continue;
+      }
       if (count <= 0) {
         close(fd);
         continue;
       }
-      // Framed echo: what arrives is whole or partial messages; reflecting the bytes as they
-      // come keeps the framing, as a framed server would.
-      write_all(fd, buffer, (size_t)count);
+      client = fd;
+      write_all(to_worker >= 0 ? to_worker : fd, buffer, (size_t)count);
     }
   }
+}
+
+// The echo of a worker process: the server passes what a client sends down one pipe, the worker
+// sends it back up another, and the server writes it to the client. Both wait in epoll, as the
+// daemon's and the worker's event loops do, so a round trip has the same four process switches
+// and the same system calls as a `Send` to a worker-hosted feature, and nothing else: the floor
+// of that path on this machine.
+static void relay_server(const char *path) {
+  int down[2], up[2];
+  if (pipe(down) != 0 || pipe(up) != 0) die("pipe");
+  if (fork() == 0) {
+    close(down[1]);
+    close(up[0]);
+    char buffer[65536];
+    int epoll = epoll_create1(0);
+    struct epoll_event event = {.events = EPOLLIN, .data.fd = down[0]};
+    epoll_ctl(epoll, EPOLL_CTL_ADD, down[0], &event);
+    for (;;) {
+      struct epoll_event ready;
+      if (epoll_wait(epoll, &ready, 1, -1) < 1) continue;
+      ssize_t count = read(down[0], buffer, sizeof buffer);
+      if (count <= 0) exit(0);
+      write_all(up[1], buffer, (size_t)count);
+    }
+  }
+  close(down[0]);
+  close(up[1]);
+  serve_echo(path, down[1], up[0]);
 }
 
 // A client blocked in `read` on a Unix socket is woken by the server's read of its request too:
@@ -356,7 +399,8 @@ static void fanout(const char *proto, const char *path, int subscribers, long n)
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 3 && strcmp(argv[1], "echo-server") == 0) echo_server(argv[2]);
+  if (argc >= 3 && strcmp(argv[1], "echo-server") == 0) serve_echo(argv[2], -1, -1);
+  if (argc >= 3 && strcmp(argv[1], "relay-server") == 0) relay_server(argv[2]);
   if (argc == 5 && strcmp(argv[1], "pingpong") == 0) pingpong(argv[2], argv[3], atol(argv[4]), 0);
   else if (argc == 5 && strcmp(argv[1], "pingpong-poll") == 0) pingpong(argv[2], argv[3], atol(argv[4]), 1);
   else if (argc == 6 && strcmp(argv[1], "pipeline") == 0) pipeline(argv[2], argv[3], atol(argv[4]), atoi(argv[5]));

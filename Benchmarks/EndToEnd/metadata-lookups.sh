@@ -24,9 +24,13 @@ library=$(ldd "$daemon" | awk '/libswiftCore/ { print $3 }')
 # Both ways in: code of the module that declares the type, and code of another module that has
 # the type's metadata prespecialized (the standard library's `Optional`, `Array`), which asks
 # through swift_getCanonicalPrespecializedGenericMetadata.
-events=(probe_libswiftCore:swift_getGenericMetadata probe_libswiftCore:swift_getCanonicalPrespecializedGenericMetadata)
+# A constrained existential's (`any FeatureHost<Action>`) comes from its own cache, keyed by its
+# generalization signature, which costs more to hash.
+entries=(swift_getGenericMetadata swift_getCanonicalPrespecializedGenericMetadata
+  swift_getExtendedExistentialTypeMetadata swift_getExtendedExistentialTypeMetadata_unique)
+events=("${entries[@]/#/probe_libswiftCore:}")
 for event in "${events[@]}"; do perf probe -q -d "$event" 2>/dev/null || true; done
-perf probe -q -x "$library" -a swift_getGenericMetadata -a swift_getCanonicalPrespecializedGenericMetadata
+perf probe -q -x "$library" "${entries[@]/#/-a}"
 
 dir=$(mktemp -d)
 pid=
@@ -45,7 +49,7 @@ sleep 1
 # A first run warms every cache and lazy path; only the second is counted.
 "$out/loadgen" pingpong switchyard "$dir/daemon.sock" "$N" >/dev/null
 # The worker's look-ups count too: perf follows the daemon's children as well as its threads.
-perf record -q -o "$dir/lookups.data" -e "${events[0]}" -e "${events[1]}" -g -a -- \
+perf record -q -o "$dir/lookups.data" "${events[@]/#/-e}" -g -a -- \
   "$out/loadgen" pingpong switchyard "$dir/daemon.sock" "$N" >/dev/null 2>&1
 perf script -i "$dir/lookups.data" -F comm,pid,event,ip,sym 2>/dev/null | awk -v n="$N" '
   /probe_libswiftCore:swift_get/ {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # End-to-end benchmark: switchyardd against references started by this same run — a minimal
-# NUL-framed echo server (C, epoll) and Redis 7 on a Unix socket — with one load tool (loadgen.c)
-# for all of them. Prints each figure and the ratios to the references, unpinned (what a user
-# sees on this VM) and pinned to one CPU (which compares the software, not the cross-CPU wakeups),
-# for the counter feature hosted in a worker process (PrimeTime's default) and in an actor of the
-# daemon; then the daemon's CPU per call, its memory per connection and per subscriber, and how
-# fast a killed worker is back.
+# NUL-framed echo server (C, epoll), the same echo made by a worker process behind two pipes (the
+# process switches of a worker-hosted feature and nothing else) and Redis 7 on a Unix socket —
+# with one load tool (loadgen.c) for all of them. Prints each figure and the ratios to the
+# references, unpinned (what a user sees on this VM) and pinned to one CPU (which compares the
+# software, not the cross-CPU wakeups), for the counter feature hosted in a worker process
+# (PrimeTime's default) and in an actor of the daemon; then the daemon's CPU per call, its memory
+# per connection and per subscriber, and how fast a killed worker is back.
 #
 #   Benchmarks/EndToEnd/run.sh                 everything
 #   Benchmarks/EndToEnd/run.sh unpinned|pinned|workers|memory|durability   one part
@@ -64,10 +65,11 @@ declare -A daemon_pid
 start_servers() { # $1: the command prefix (empty, or taskset)
   local prefix=$1
   $prefix "$out/loadgen" echo-server "$dir/echo.sock" & pids+=($!)
+  $prefix "$out/loadgen" relay-server "$dir/relay.sock" & pids+=($!)
   $prefix redis-server --port 0 --unixsocket "$dir/redis.sock" --save '' --appendonly no --loglevel warning >/dev/null & pids+=($!)
   start_daemon worker "$prefix" "$daemon"
   start_daemon actor "$prefix" "$daemon" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor
-  local sockets=(echo redis worker actor)
+  local sockets=(echo relay redis worker actor)
   if [ -n "${BASELINE:-}" ]; then
     start_daemon baseline-worker "$prefix" "$BASELINE"
     start_daemon baseline-actor "$prefix" "$BASELINE" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor
@@ -93,9 +95,10 @@ declare -A pp ppp pl fo cpu
 # ppp[NAME], pl[NAME], fo[NAME,subscribers] and cpu[NAME].
 measure() {
   local name=$1 prefix=$2 load="$2 $out/loadgen" proto=switchyard before
-  case $name in echo | redis) proto=$name ;; esac
+  case $name in echo | redis) proto=$name ;; relay) proto=echo ;; esac
   [ "$proto" = switchyard ] && before=$(cpu_ticks "${daemon_pid[$name]}")
   pp[$name]=$($load pingpong "$proto" "$dir/$name.sock" "$N")
+  [ "$name" = relay ] && return
   if [ "$proto" = switchyard ]; then
     cpu[$name]=$(awk -v t="$(($(cpu_ticks "${daemon_pid[$name]}") - before))" -v hz="$hz" -v n="$N" \
       'BEGIN { printf "%.1f", t * 1e6 / hz / n }')
@@ -121,7 +124,7 @@ run_phase() { # $1: label, $2: prefix
   local label=$1 prefix=$2
   start_servers "$prefix"
   local name
-  for name in worker actor echo redis; do measure "$name" "$prefix"; done
+  for name in worker actor echo relay redis; do measure "$name" "$prefix"; done
   echo "## $label"
   echo
   echo "The counter feature in a worker process (PrimeTime's default) and in an actor of the daemon."
@@ -131,6 +134,10 @@ run_phase() { # $1: label, $2: prefix
   row "Send ping-pong, round trips/s" rate "" pp
   row "Send ping-pong p50, µs" p50_us "pinned: worker ≤ 3×, actor ≤ 2×" pp
   row "Send ping-pong p99, µs" p99_us "" pp
+  # The same four process switches as a worker-hosted Send, and nothing else.
+  local relay_p50 redis_p50
+  relay_p50=$(field p50_us "${pp[relay]}"); redis_p50=$(field p50_us "${pp[redis]}")
+  echo "| … reference: the C echo through a worker process behind two pipes, p50, µs | $relay_p50 | | | $redis_p50 | $(ratio "$relay_p50" "$redis_p50")× | | the worker path's floor |"
   row "… client awaiting replies in poll: p50, µs" p50_us "" ppp
   row "… client awaiting replies in poll: p99, µs" p99_us "" ppp
   row "Send pipelined (16 in flight), msgs/s (Redis: PING)" rate "actor ≥ 0.25×" pl

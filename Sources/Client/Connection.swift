@@ -46,7 +46,7 @@ final class VarlinkConnection: Sendable {
         .connect(unixDomainSocketPath: path) { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandlers(
-              ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: maximumMessageBytes)),
+              FrameReader(VarlinkFrameDecoder(maximumLength: maximumMessageBytes)),
               MessageToByteHandler(VarlinkMessageEncoder())
             )
             return try NIOAsyncChannel<ByteBuffer, JSONValue>(wrappingChannelSynchronously: channel)

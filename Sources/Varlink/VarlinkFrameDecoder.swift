@@ -5,13 +5,13 @@ import NIOCore
 ///
 /// ```swift
 /// try channel.pipeline.syncOperations.addHandler(
-///   ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: 1 << 20))
+///   FrameReader(VarlinkFrameDecoder(maximumLength: 1 << 20))
 /// )
 /// ```
 ///
 /// A message longer than `maximumLength` cannot be skipped reliably — its end may not have
 /// arrived — so it fails the stream with ``VarlinkFrameTooLarge``, and the connection is closed.
-public struct VarlinkFrameDecoder: ByteToMessageDecoder {
+public struct VarlinkFrameDecoder: NIOSingleStepByteToMessageDecoder {
   public typealias InboundOut = ByteBuffer
 
   public let maximumLength: Int
@@ -20,28 +20,27 @@ public struct VarlinkFrameDecoder: ByteToMessageDecoder {
     self.maximumLength = maximumLength
   }
 
-  public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+  public mutating func decode(buffer: inout ByteBuffer) throws -> ByteBuffer? {
     guard let end = buffer.readableBytesView.firstIndex(of: 0) else {
       if buffer.readableBytes > self.maximumLength {
         throw VarlinkFrameTooLarge(limit: self.maximumLength)
       }
-      return .needMoreData
+      return nil
     }
     let length = end - buffer.readerIndex
     if length > self.maximumLength { throw VarlinkFrameTooLarge(limit: self.maximumLength) }
     let frame = buffer.readSlice(length: length)!
     buffer.moveReaderIndex(forwardBy: 1)
-    context.fireChannelRead(Self.wrapInboundOut(frame))
-    return .continue
+    return frame
   }
 
-  public mutating func decodeLast(
-    context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
-  ) throws -> DecodingState {
-    // Bytes after the last NUL are a message that never ended: nothing to answer.
-    _ = try self.decode(context: context, buffer: &buffer)
-    buffer.clear()
-    return .needMoreData
+  public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> ByteBuffer? {
+    guard let frame = try self.decode(buffer: &buffer) else {
+      // Bytes after the last NUL are a message that never ended: nothing to answer.
+      buffer.clear()
+      return nil
+    }
+    return frame
   }
 }
 

@@ -6,7 +6,7 @@ import SwitchyardJSON
 ///
 /// ```swift
 /// try channel.pipeline.syncOperations.addHandlers(
-///   ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: 1 << 20)),
+///   FrameReader(VarlinkFrameDecoder(maximumLength: 1 << 20)),
 ///   MessageToByteHandler(VarlinkMessageEncoder())
 /// )
 /// ```

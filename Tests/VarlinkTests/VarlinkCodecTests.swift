@@ -10,7 +10,7 @@ import Testing
   func channel(limit: Int = 64) throws -> EmbeddedChannel {
     let channel = EmbeddedChannel()
     try channel.pipeline.syncOperations.addHandlers(
-      ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: limit)),
+      FrameReader(VarlinkFrameDecoder(maximumLength: limit)),
       MessageToByteHandler(VarlinkMessageEncoder())
     )
     return channel

@@ -86,13 +86,10 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
 
   /// The store takes the local action itself: `text` is for worker processes.
   func offer(_ action: RootAction, text: () -> [UInt8]?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
-    guard let local = self.route.extract(from: action) else { return false }
-    guard let ticket else {
-      self.store.enqueue(local, cause: cause)
-      return true
+    self.route.extract(from: action) { local in
+      guard let ticket else { return self.store.enqueue(local, cause: cause) }
+      self.store.enqueue(local, cause: cause) { version in ticket.done(self.seq(reducedAt: version)) }
     }
-    self.store.enqueue(local, cause: cause) { version in ticket.done(self.seq(reducedAt: version)) }
-    return true
   }
 
   func internalAction(_ action: RootAction) -> String? {

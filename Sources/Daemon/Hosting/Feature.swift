@@ -165,8 +165,9 @@ extension Feature {
     if let check = visibility.check(for: LocalAction.self) {
       // Not `flatMap(check)`: in this unspecialized closure that is a generic call per action.
       internalAction = { action in
-        guard let local = route.extract(from: action) else { return nil }
-        return check(local)
+        var name: String?
+        _ = route.extract(from: action) { name = check($0) }
+        return name
       }
     } else {
       internalAction = { _ in nil }

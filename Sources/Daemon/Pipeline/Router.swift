@@ -13,7 +13,10 @@ import SwitchyardSynchronization
 /// let seq = try await router.send([.counter(.incrTapped)])
 /// ```
 final class Router<Action: Sendable>: Sendable {
-  private let hosts = Mutex<[any FeatureHost<Action>]>([])
+  /// The ``AttachedHosts``, as an `AnyObject`: a lock of a type made from `Action` asks the Swift
+  /// runtime for that type's metadata each time it is taken, and for an array of
+  /// `any FeatureHost<Action>` that look-up is the dearest there is.
+  private let attached = Mutex<AnyObject>(AttachedHosts<Action>([]))
   // Held while offering one action to every feature, so all features see actions in one order.
   private let routing = Mutex(())
   private let logger: Logger
@@ -25,7 +28,12 @@ final class Router<Action: Sendable>: Sendable {
   /// The hosts to route to, in declaration order. Set once they are started: an effect's
   /// action sent before then reaches no feature.
   func attach(_ hosts: [any FeatureHost<Action>]) {
-    self.hosts.withLock { $0 = hosts }
+    let attached = AttachedHosts(hosts)
+    self.attached.withLock { $0 = attached }
+  }
+
+  private var hosts: AttachedHosts<Action> {
+    unsafeDowncast(self.attached.withLock { $0 }, to: AttachedHosts<Action>.self)
   }
 
   /// Routes `actions` in order and returns the sequence number once all of them are reduced.
@@ -62,17 +70,15 @@ final class Router<Action: Sendable>: Sendable {
   private func route(
     count: Int, _ action: (Int) -> Action, texts text: (Int) -> [UInt8]?, causes cause: (Int) -> ChangeCause?
   ) -> RouteTicket {
-    let hosts = self.hosts.withLock { $0 }
+    let hosts = self.hosts
     let ticket = RouteTicket()
     // Plain index loops: in this generic code an `enumerated()` costs metadata look-ups per call.
     var index = 0
     while index < count {
-      for host in hosts {
-        if let name = host.internalAction(action(index)) {
-          ticket.refuse(.internalAction(index: index, feature: host.name, action: name))
-          ticket.routed()
-          return ticket
-        }
+      if let (feature, name) = hosts.internalAction(action(index)) {
+        ticket.refuse(.internalAction(index: index, feature: feature, action: name))
+        ticket.routed()
+        return ticket
       }
       index += 1
     }
@@ -82,10 +88,7 @@ final class Router<Action: Sendable>: Sendable {
         // Expected of every host before any is offered it (one may be done at once), and the
         // hosts that did not take it given back after.
         ticket.expect(hosts.count)
-        var taken = 0
-        for host in hosts where host.offer(action(index), text: { text(index) }, ticket: ticket, cause: cause(index)) {
-          taken += 1
-        }
+        let taken = hosts.offer(action(index), { text(index) }, ticket, cause(index))
         ticket.unexpect(hosts.count - taken)
         if taken == 0 {
           ticket.refuse(.actionNotRouted(index: index))
@@ -105,14 +108,11 @@ final class Router<Action: Sendable>: Sendable {
   func routeEffectAction(
     _ action: Action, cause: ChangeCause? = nil, reduced: (@Sendable () -> Void)? = nil
   ) {
-    let hosts = self.hosts.withLock { $0 }
+    let hosts = self.hosts
     let ticket = reduced.map { _ in RouteTicket() }
     let taken = self.routing.withLock { _ in
       ticket?.expect(hosts.count)
-      var taken = 0
-      for host in hosts where host.offer(action, text: { nil }, ticket: ticket, cause: cause) {
-        taken += 1
-      }
+      let taken = hosts.offer(action, { nil }, ticket, cause)
       ticket?.unexpect(hosts.count - taken)
       return taken
     }
@@ -131,7 +131,7 @@ final class Router<Action: Sendable>: Sendable {
   ///
   /// - Returns: How many answers to expect.
   func probe(_ answered: @escaping @Sendable (_ feature: String?) -> Void) -> Int {
-    let hosts = self.hosts.withLock { $0 }
+    let hosts = self.hosts.all
     for host in hosts {
       let name = host.name
       host.probe { answered(name) }
@@ -139,6 +139,40 @@ final class Router<Action: Sendable>: Sendable {
     self.routing.withLock { _ in }
     answered(nil)
     return hosts.count + 1
+  }
+}
+
+/// The hosts a ``Router`` routes to, and what it asks of all of them for each action, composed
+/// once into one closure per question: called for every action in code generic over it,
+/// walking an array of `any FeatureHost<Action>` would ask the Swift runtime for the metadata of
+/// the array, its iterator and its element each time.
+private final class AttachedHosts<Action: Sendable>: Sendable {
+  let all: [any FeatureHost<Action>]
+  let count: Int
+  /// Offers an action, its text and its cause to every host in declaration order, and returns
+  /// how many took it.
+  let offer: @Sendable (Action, () -> [UInt8]?, RouteTicket?, ChangeCause?) -> Int
+  /// The first host that takes the action as one only its effects may send, and the action's name.
+  let internalAction: @Sendable (Action) -> (feature: String, action: String)?
+
+  init(_ hosts: [any FeatureHost<Action>]) {
+    self.all = hosts
+    self.count = hosts.count
+    var offer: @Sendable (Action, () -> [UInt8]?, RouteTicket?, ChangeCause?) -> Int = { _, _, _, _ in 0 }
+    var internalAction: @Sendable (Action) -> (feature: String, action: String)? = { _ in nil }
+    // Folded from the last host, so the first is asked first.
+    for host in hosts.reversed() {
+      let (offerRest, internalActionRest) = (offer, internalAction)
+      offer = { action, text, ticket, cause in
+        let taken = host.offer(action, text: text, ticket: ticket, cause: cause) ? 1 : 0
+        return taken + offerRest(action, text, ticket, cause)
+      }
+      internalAction = { action in
+        if let name = host.internalAction(action) { return (host.name, name) }
+        return internalActionRest(action)
+      }
+    }
+    (self.offer, self.internalAction) = (offer, internalAction)
   }
 }
 

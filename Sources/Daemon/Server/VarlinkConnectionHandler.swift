@@ -39,27 +39,29 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// Every connection's calls read and not answered, subscriptions left out.
   private let requests: RequestsInFlight
 
-  private var context: ChannelHandlerContext?
+  // A handler lives on its channel's event loop, and its methods never overlap their accesses:
+  // the runtime's exclusivity checks on these would cost a few per cent of a call.
+  @exclusivity(unchecked) private var context: ChannelHandlerContext?
   /// Frames read and not yet started, behind a barrier or past the capacity, with when.
-  private var frames = Deque<(frame: ByteBuffer, readAt: NIODeadline)>()
+  @exclusivity(unchecked) private var frames = Deque<(frame: ByteBuffer, readAt: NIODeadline)>()
   /// Calls started and not yet answered; the first is the one being answered.
-  private var calls = Deque<ReadCall>()
+  @exclusivity(unchecked) private var calls = Deque<ReadCall>()
   /// The number of the first of `calls`: a call's ``CallAnswer`` carries its own.
-  private var firstCall: UInt64 = 0
-  private var isFirstStarted = false
-  private var isAdvancing = false
-  private var advanceAgain = false
+  @exclusivity(unchecked) private var firstCall: UInt64 = 0
+  @exclusivity(unchecked) private var isFirstStarted = false
+  @exclusivity(unchecked) private var isAdvancing = false
+  @exclusivity(unchecked) private var advanceAgain = false
   /// The server is draining: no call starts any more.
-  private var isDraining = false
-  private var isReadHeld = false
-  private var isFlushDue = false
+  @exclusivity(unchecked) private var isDraining = false
+  @exclusivity(unchecked) private var isReadHeld = false
+  @exclusivity(unchecked) private var isFlushDue = false
   /// What was written since the last flush, gathered into one buffer.
-  private var output = OutboundFrames()
-  private var isFlushScheduled = false
+  @exclusivity(unchecked) private var output = OutboundFrames()
+  @exclusivity(unchecked) private var isFlushScheduled = false
   /// The connection is reading: what is written meanwhile is flushed when the read is complete
   /// (``channelReadComplete(context:)``), with no task scheduled for it.
-  private var isReading = false
-  private var writableWaiters: [@Sendable () -> Void] = []
+  @exclusivity(unchecked) private var isReading = false
+  @exclusivity(unchecked) private var writableWaiters: [@Sendable () -> Void] = []
 
   init(
     responder: any VarlinkResponder,

@@ -140,7 +140,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
           lastRead: lastRead,
           logger: self.logger
         ),
-        ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: limits.maximumMessageBytes)),
+        FrameReader(VarlinkFrameDecoder(maximumLength: limits.maximumMessageBytes)),
         VarlinkConnectionHandler(
           responder: self.responder,
           server: channels,

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SwitchyardRuntime
+import SwitchyardVarlink
 
 /// A worker process and its link, not yet handed a state.
 struct LaunchedWorker: @unchecked Sendable {
@@ -68,7 +69,7 @@ extension WorkerHost {
       }
       // Written once the waiter is in place, so that `ready` cannot come before it.
       let start = WorkerMessage.start(state: state, restarted: restarted).frame()
-      self.contents.withLock { self.send(CollectionOfOne(start), to: worker.channel, in: &$0) }
+      self.contents.withLock { self.send(start, to: worker.channel, in: &$0) }
       if !waiting { continuation.resume() }
     }
   }
@@ -87,7 +88,7 @@ extension WorkerHost {
         .channelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandlers(
-              ByteToMessageHandler(WorkerFrameDecoder()),
+              FrameReader(WorkerFrameDecoder()),
               WorkerLinkHandler(host: self, generation: generation)
             )
           }

@@ -125,31 +125,31 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       if contents.phase == .running, let channel = contents.channel {
         contents.sent += 1
         // Queued under the lock, so frames reach the worker in the order actions queue.
-        self.send(CollectionOfOne(pending.frame), to: channel, in: &contents)
+        self.send(pending.frame, to: channel, in: &contents)
       }
       return true
     }
   }
 
-  /// Queues frames for the worker behind `channel`, in order. The first frame queued while the
-  /// link's event loop has none pending schedules one write of everything queued by the time it
-  /// runs: a burst of pipelined actions costs the loop one task, one write and one flush. The
-  /// task runs after the loop has handled all it read in this turn, so the calls of one read
-  /// share the write (writing when each call's routing ends instead cost a pinned fan-out a
-  /// third of its rate: a write per call, each waking the worker). `contents` is there to prove
-  /// the caller holds its lock, which is what orders the frames.
-  func send(_ frames: some Sequence<ByteBuffer>, to channel: any Channel, in contents: inout Contents) {
+  /// Queues a frame for the worker behind `channel`, after those queued before. The first frame
+  /// queued while the link's event loop has none pending schedules one write of everything
+  /// queued by the time it runs: a burst of pipelined actions costs the loop one task, one write
+  /// and one flush. The task runs after the loop has handled all it read in this turn, so the
+  /// calls of one read share the write (writing when each call's routing ends instead cost a
+  /// pinned fan-out a third of its rate: a write per call, each waking the worker). `contents`
+  /// is there to prove the caller holds its lock, which is what orders the frames.
+  ///
+  /// One frame at a time: a sequence of them, in this code generic over the application, cost
+  /// metadata look-ups for its iterator on every action.
+  func send(_ frame: ByteBuffer, to channel: any Channel, in contents: inout Contents) {
     let link = ObjectIdentifier(channel)
     let isFirst = self.outboxes.withLock { outboxes in
-      let wasEmpty = outboxes[link] == nil
-      for frame in frames {
-        if outboxes[link] == nil {
-          outboxes[link] = frame
-        } else {
-          outboxes[link]!.writeImmutableBuffer(frame)
-        }
+      guard outboxes[link] != nil else {
+        outboxes[link] = frame
+        return true
       }
-      return wasEmpty && outboxes[link] != nil
+      outboxes[link]!.writeImmutableBuffer(frame)
+      return false
     }
     if isFirst { channel.eventLoop.execute { self.writeOutbox(of: channel) } }
   }
@@ -171,7 +171,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       let id = contents.nextID
       contents.nextID += 1
       contents.probes[id] = answered
-      self.send(CollectionOfOne(WorkerMessage.probe(id: id).frame()), to: channel, in: &contents)
+      self.send(WorkerMessage.probe(id: id).frame(), to: channel, in: &contents)
       return (id, contents.generation, channel.eventLoop)
     }
     guard let sent else { return answered() }
@@ -222,7 +222,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
           contents.endedAt = nil
         }
         contents.sent = contents.pending.count
-        if !contents.pending.isEmpty { self.send(contents.pending.lazy.map(\.frame), to: channel, in: &contents) }
+        for frame in contents.pending.map(\.frame) { self.send(frame, to: channel, in: &contents) }
         for waiter in contents.readyWaiters { waiter.resume() }
         contents.readyWaiters.removeAll()
       }

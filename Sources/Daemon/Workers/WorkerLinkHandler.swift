@@ -1,16 +1,19 @@
 import NIOCore
 
 /// Splits the worker link's byte stream into frames.
-struct WorkerFrameDecoder: ByteToMessageDecoder {
+struct WorkerFrameDecoder: NIOSingleStepByteToMessageDecoder {
   typealias InboundOut = ByteBuffer
 
-  mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-    guard let prefix = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
+  mutating func decode(buffer: inout ByteBuffer) throws -> ByteBuffer? {
+    guard let prefix = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return nil }
     let length = try WorkerMessage.frameLength(Int(prefix))
-    guard buffer.readableBytes >= 4 + length else { return .needMoreData }
+    guard buffer.readableBytes >= 4 + length else { return nil }
     buffer.moveReaderIndex(forwardBy: 4)
-    context.fireChannelRead(Self.wrapInboundOut(buffer.readSlice(length: length)!))
-    return .continue
+    return buffer.readSlice(length: length)!
+  }
+
+  mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> ByteBuffer? {
+    try self.decode(buffer: &buffer)
   }
 }
 

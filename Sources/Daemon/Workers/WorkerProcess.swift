@@ -7,6 +7,7 @@ import NIOPosix
 import SwitchyardJSON
 import SwitchyardSynchronization
 import SwitchyardRuntime
+import SwitchyardVarlink
 
 struct WorkerStartError: Error, CustomStringConvertible {
   let description: String
@@ -170,7 +171,7 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
           prepareDependencies: prepareDependencies
         )
         try channel.pipeline.syncOperations.addHandlers(
-          ByteToMessageHandler(WorkerFrameDecoder()),
+          FrameReader(WorkerFrameDecoder()),
           DaemonLinkHandler(
             link: link,
             received: { try worker.received(frame: $0) },

@@ -25,8 +25,12 @@ struct WorkerSupport<RootAction: Sendable>: Sendable {
   ) where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     let encoder = JSONValueEncoder()
     let decoder = JSONValueDecoder()
-    self.takes = { action in route.extract(from: action) != nil }
-    self.extract = { action in route.extract(from: action).flatMap { try? encoder.encode($0) } }
+    self.takes = { action in route.extract(from: action) { _ in } }
+    self.extract = { action in
+      var json: JSONValue?
+      _ = route.extract(from: action) { json = try? encoder.encode($0) }
+      return json
+    }
     if let embed = route.embed.map({ UncheckedSendable($0) }) {
       self.embed = { json in embed.value(try decoder.decode(LocalAction.self, from: json)) }
     } else {

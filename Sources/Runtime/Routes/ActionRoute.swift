@@ -21,6 +21,19 @@ public protocol ActionRoute<Root, Value>: Sendable {
   /// The local action inside `root`, or `nil` when this route does not match it.
   func extract(from root: Root) -> Value?
 
+  /// Calls `body` with the local action inside `root` when this route matches it, and says
+  /// whether it did.
+  ///
+  /// ```swift
+  /// let taken = route.extract(from: action) { local in store.enqueue(local) }
+  /// ```
+  ///
+  /// What code generic over the application's actions calls: the local action is handed on
+  /// rather than returned, so the caller holds no `Optional` of a type it does not know, which
+  /// the Swift runtime would look up for it on every action. The routes of this module answer
+  /// with a closure compiled where the route is written, for the application's own types.
+  func extract(from root: Root, then body: (Value) -> Void) -> Bool
+
   /// How to embed a local action back into a global one; `nil` for a read-only route.
   var embed: ((Value) -> Root)? { get }
 }
@@ -69,12 +82,33 @@ extension ActionRoute {
 
   /// Whether the route can embed local actions, i.e. it is not read-only.
   public var isReadOnly: Bool { self.embed == nil }
+
+  public func extract(from root: Root, then body: (Value) -> Void) -> Bool {
+    guard let value = self.extract(from: root) else { return false }
+    body(value)
+    return true
+  }
+}
+
+/// The closure a route hands its local action on with (``ActionRoute/extract(from:then:)``),
+/// made from its extraction.
+///
+/// Inlinable, and called from the routes' inlinable initializers, so that it is compiled where
+/// the route is written: there the local action's optional is a concrete type.
+@inlinable
+func _handingOn<Root, Value>(_ extract: @escaping (Root) -> Value?) -> (Root, (Value) -> Void) -> Bool {
+  { root, body in
+    guard let value = extract(root) else { return false }
+    body(value)
+    return true
+  }
 }
 
 /// A full route along a case key path: extracts and embeds.
 public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Sendable {
   // Unchecked: the closures only match enum cases and build them.
   @usableFromInline let extractor: (Root) -> Value?
+  @usableFromInline let handOn: (Root, (Value) -> Void) -> Bool
   @usableFromInline let embedder: (Value) -> Root
 
   /// A route along `path`.
@@ -87,15 +121,21 @@ public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Send
     self.init(extract: casePath.extract(from:), embed: casePath.embed)
   }
 
-  @usableFromInline
+  @inlinable
   init(extract: @escaping (Root) -> Value?, embed: @escaping (Value) -> Root) {
     self.extractor = extract
+    self.handOn = _handingOn(extract)
     self.embedder = embed
   }
 
   @inlinable
   public func extract(from root: Root) -> Value? {
     self.extractor(root)
+  }
+
+  @inlinable
+  public func extract(from root: Root, then body: (Value) -> Void) -> Bool {
+    self.handOn(root, body)
   }
 
   public var embed: ((Value) -> Root)? {
@@ -122,10 +162,13 @@ public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
   /// in code generic over the application's action, where walking an array of extractors asks
   /// the Swift runtime for the array's and the optional's metadata on every action.
   @usableFromInline let extractor: (Root) -> Value?
+  @usableFromInline let handOn: (Root, (Value) -> Void) -> Bool
 
   /// A route that extracts with `extract`.
+  @inlinable
   public init(extract: @escaping (Root) -> Value?) {
     self.extractor = extract
+    self.handOn = _handingOn(extract)
   }
 
   /// A route that matches any of `paths`, tried in order.
@@ -143,17 +186,24 @@ public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
   @inlinable
   init(firstOf extractors: [(Root) -> Value?]) {
     guard let first = extractors.first else {
-      self.extractor = { _ in nil }
+      self.init(extract: { _ in nil })
       return
     }
-    self.extractor = extractors.dropFirst().reduce(first) { earlier, next in
-      { root in earlier(root) ?? next(root) }
-    }
+    self.init(
+      extract: extractors.dropFirst().reduce(first) { earlier, next in
+        { root in earlier(root) ?? next(root) }
+      }
+    )
   }
 
   @inlinable
   public func extract(from root: Root) -> Value? {
     self.extractor(root)
+  }
+
+  @inlinable
+  public func extract(from root: Root, then body: (Value) -> Void) -> Bool {
+    self.handOn(root, body)
   }
 
   public var embed: ((Value) -> Root)? { nil }

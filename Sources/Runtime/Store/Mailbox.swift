@@ -11,26 +11,57 @@ final class Mailbox<Action: Sendable>: Sendable {
   /// knows, and asks the Swift runtime for its metadata once, when it is made — a struct of the
   /// application's action type was looked up at each copy, in each closure that captured it, in
   /// each optional that held it.
-  final class Envelope: Sendable {
-    /// What to reduce; `nil` for a health probe, which only reports that the store got to it.
-    let emission: Emission<Action>?
+  ///
+  /// What it carries is in a subclass of its own (``ActionEnvelope``, ``ReductionEnvelope``;
+  /// this class alone is a health probe), which the store reads after a switch on ``content``:
+  /// an `Emission<Action>?` field was two more look-ups to read it and two to free it.
+  // Unchecked: a class that is not final cannot be checked; every field is a `let` of a
+  // `Sendable` type, here and in the subclasses.
+  class Envelope: @unchecked Sendable {
+    /// Which subclass this is.
+    let content: EnvelopeContent
     /// What the host says brought the action here (a client's request, say), handed to the
     /// observers of the change it makes; `nil` for an effect's action.
     let cause: (any Sendable)?
     let onReduced: (@Sendable (UInt64) -> Void)?
 
-    init(emission: Emission<Action>?, cause: (any Sendable)? = nil, onReduced: (@Sendable (UInt64) -> Void)?) {
-      self.emission = emission
+    /// A health probe, which only reports that the store got to it.
+    convenience init(probe onReduced: @escaping @Sendable (UInt64) -> Void) {
+      self.init(content: .probe, cause: nil, onReduced: onReduced)
+    }
+
+    fileprivate init(content: EnvelopeContent, cause: (any Sendable)?, onReduced: (@Sendable (UInt64) -> Void)?) {
+      self.content = content
       self.cause = cause
       self.onReduced = onReduced
     }
 
-    /// An envelope for an action, made in one step: wrapping the action in an `Emission` first
-    /// and handing that over is a copy, and a metadata look-up, more.
+    /// The envelope for what an effect sent.
+    static func make(_ emission: Emission<Action>, cause: (any Sendable)?, onReduced: (@Sendable (UInt64) -> Void)?) -> Envelope {
+      switch emission {
+      case let .action(action): ActionEnvelope(action: action, cause: cause, onReduced: onReduced)
+      case let .reduction(reduction): ReductionEnvelope(reduction: reduction, cause: cause, onReduced: onReduced)
+      }
+    }
+  }
+
+  /// An action for the store's reducer.
+  final class ActionEnvelope: Envelope, @unchecked Sendable {
+    let action: Action
+
     init(action: Action, cause: (any Sendable)?, onReduced: (@Sendable (UInt64) -> Void)?) {
-      self.emission = .action(action)
-      self.cause = cause
-      self.onReduced = onReduced
+      self.action = action
+      super.init(content: .action, cause: cause, onReduced: onReduced)
+    }
+  }
+
+  /// A child's action on a read-only route, reduced in place (see ``_Reduction``).
+  final class ReductionEnvelope: Envelope, @unchecked Sendable {
+    let reduction: _Reduction<Action>
+
+    init(reduction: _Reduction<Action>, cause: (any Sendable)?, onReduced: (@Sendable (UInt64) -> Void)?) {
+      self.reduction = reduction
+      super.init(content: .reduction, cause: cause, onReduced: onReduced)
     }
   }
 
@@ -78,4 +109,12 @@ final class Mailbox<Action: Sendable>: Sendable {
       swap(&taken, &contents.queue)
     }
   }
+}
+
+/// Which kind of ``Mailbox/Envelope`` an envelope is. Not nested in the generic mailbox, so
+/// that reading it asks the Swift runtime for nothing.
+enum EnvelopeContent: UInt8, Sendable {
+  case action
+  case reduction
+  case probe
 }

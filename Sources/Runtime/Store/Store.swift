@@ -34,13 +34,17 @@ public actor Store<State: Sendable, Action: Sendable> {
   // The hot path (`send` down to the reducer) is inlinable so that it is specialized for the
   // feature's types where the store is used: unspecialized, looking up generic metadata cost
   // more than the rest of a send.
-  @usableFromInline var _state: State
-  @usableFromInline var _seq: UInt64 = 0
+  //
+  // The store's mutable properties are touched only on its isolation, one reduction at a time,
+  // and never through an access that overlaps another: the compiler's checks hold, and the
+  // runtime's (`swift_beginAccess`) would cost a few per cent of every action.
+  @exclusivity(unchecked) @usableFromInline var _state: State
+  @exclusivity(unchecked) @usableFromInline var _seq: UInt64 = 0
   @usableFromInline let reducer: (inout State, Action) -> Effect<Action>
   @usableFromInline let dependencies: DependencyValues?
   @usableFromInline nonisolated let mailbox = Mailbox<Action>()
   @usableFromInline nonisolated let effects: EffectRunner<Action>
-  @usableFromInline var isObserved = false
+  @exclusivity(unchecked) @usableFromInline var isObserved = false
   @usableFromInline let tracker = _ChangeTracker()
   private let encode: (@Sendable (State) throws -> JSONValue)?
   private nonisolated let link: _StoreLink<State, Action>
@@ -57,23 +61,23 @@ public actor Store<State: Sendable, Action: Sendable> {
     self._unownedExecutor
   }
 
-  private var observers: [Int: @Sendable (StateChange, _ cause: (any Sendable)?) -> Void] = [:]
+  @exclusivity(unchecked) private var observers: [Int: @Sendable (StateChange, _ cause: (any Sendable)?) -> Void] = [:]
   /// The cause the host gave the action being reduced (``enqueue(_:cause:onReduced:)``).
-  private var cause: (any Sendable)?
+  @exclusivity(unchecked) private var cause: (any Sendable)?
   /// The envelopes of one drain. It trades buffers with the mailbox's queue, so that neither
   /// allocates once both have grown to the size of a burst.
-  private var drained = Deque<Mailbox<Action>.Envelope>()
+  @exclusivity(unchecked) private var drained = Deque<Mailbox<Action>.Envelope>()
   /// An action enqueued on the executor while nothing was queued: the head of the queue, kept
   /// here rather than in the mailbox (``enqueue(_:cause:onReduced:)``).
-  private var handedOver: Mailbox<Action>.Envelope?
+  @exclusivity(unchecked) private var handedOver: Mailbox<Action>.Envelope?
   /// Whether an action waits in ``handedOver``, for `send`, which reduces after it.
   @usableFromInline var hasHandedOver: Bool { self.handedOver != nil }
   /// A reduction or a drain is running on the store's isolation: what is enqueued meanwhile (an
   /// effect's `.send`) goes to the mailbox, behind it, and a drain asked for meanwhile leaves
   /// the queue to the one running, so a batch is never overtaken by what was queued after it.
-  @usableFromInline var isReducing = false
-  private var nextObserverID = 0
-  private var publishedJSON: JSONValue?
+  @exclusivity(unchecked) @usableFromInline var isReducing = false
+  @exclusivity(unchecked) private var nextObserverID = 0
+  @exclusivity(unchecked) private var publishedJSON: JSONValue?
 
   /// A store running `reducer` from `initialState`.
   ///
@@ -210,13 +214,13 @@ public actor Store<State: Sendable, Action: Sendable> {
   public nonisolated func enqueue(
     _ action: Action, cause: (any Sendable)? = nil, onReduced: (@Sendable (UInt64) -> Void)? = nil
   ) {
-    self.enqueue(Mailbox.Envelope(action: action, cause: cause, onReduced: onReduced))
+    self.enqueue(Mailbox.ActionEnvelope(action: action, cause: cause, onReduced: onReduced))
   }
 
   nonisolated func enqueue(
     _ emission: Emission<Action>, cause: (any Sendable)? = nil, onReduced: (@Sendable (UInt64) -> Void)?
   ) {
-    self.enqueue(Mailbox.Envelope(emission: emission, cause: cause, onReduced: onReduced))
+    self.enqueue(Mailbox.Envelope.make(emission, cause: cause, onReduced: onReduced))
   }
 
   private nonisolated func enqueue(_ envelope: Mailbox<Action>.Envelope) {
@@ -281,7 +285,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// store.probe { healthy.store(true, ordering: .relaxed) }
   /// ```
   public nonisolated func probe(_ answered: @escaping @Sendable () -> Void) {
-    if self.mailbox.push(Mailbox.Envelope(emission: nil, onReduced: { _ in answered() })) {
+    if self.mailbox.push(Mailbox.Envelope(probe: { _ in answered() })) {
       self.scheduleDrain()
     }
   }
@@ -333,10 +337,11 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   private func reduce(_ envelope: Mailbox<Action>.Envelope) {
     self.cause = envelope.cause
-    switch envelope.emission {
-    case let .action(action)?: self.reduce(action)
-    case let .reduction(reduction)?: self.reduce(reduction)
-    case nil: break
+    // The content says which subclass the envelope is.
+    switch envelope.content {
+    case .action: self.reduce(unsafeDowncast(envelope, to: Mailbox<Action>.ActionEnvelope.self).action)
+    case .reduction: self.reduce(unsafeDowncast(envelope, to: Mailbox<Action>.ReductionEnvelope.self).reduction)
+    case .probe: break
     }
     self.cause = nil
     envelope.onReduced?(self._seq)

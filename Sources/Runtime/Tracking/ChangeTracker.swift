@@ -52,14 +52,17 @@ final class _ChangeTracker {
     var value: any Encodable
   }
 
+  // One reduction on one thread uses a tracker, through its methods only: the runtime's
+  // exclusivity checks on every `append` and `removeLast` would cost a few per cent of an action.
+
   /// The pointer of the innermost non-opaque subtree.
-  private(set) var tokens: [String] = []
-  private(set) var frames: [Frame] = []
+  @exclusivity(unchecked) private(set) var tokens: [String] = []
+  @exclusivity(unchecked) private(set) var frames: [Frame] = []
   /// The subtrees to re-encode, in the order they were recorded: a later record may lie inside an
   /// earlier one (the same subtree changed again), so they are applied in this order.
-  private(set) var records: [Record] = []
+  @exclusivity(unchecked) private(set) var records: [Record] = []
   /// The tracker installed on this thread before ``begin()``, put back by ``end()``.
-  private var previous: UnsafeMutableRawPointer?
+  @exclusivity(unchecked) private var previous: UnsafeMutableRawPointer?
 
   @usableFromInline
   init() {}

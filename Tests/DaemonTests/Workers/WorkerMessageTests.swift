@@ -1,5 +1,6 @@
 import NIOCore
 import NIOEmbedded
+import SwitchyardVarlink
 import Testing
 
 @testable import SwitchyardDaemon
@@ -67,7 +68,7 @@ import Testing
   }
 
   @Test func theDecoderWaitsForAWholeFrame() throws {
-    let channel = EmbeddedChannel(handler: ByteToMessageHandler(WorkerFrameDecoder()))
+    let channel = EmbeddedChannel(handler: FrameReader(WorkerFrameDecoder()))
     let frame = WorkerMessage.probe(id: 7).encoded() + WorkerMessage.ready.encoded()
     try channel.writeInbound(ByteBuffer(bytes: frame.prefix(3)))
     #expect(try channel.readInbound(as: ByteBuffer.self) == nil, "an incomplete prefix waits for more")
@@ -84,7 +85,7 @@ import Testing
   @Test func impossibleLengthsAndKindsAreRefused() throws {
     #expect(throws: WorkerProtocolError.self) { try WorkerMessage.frameLength(3) }
     #expect(throws: WorkerProtocolError.self) { try WorkerMessage.frameLength(0xffff_ffff) }
-    let channel = EmbeddedChannel(handler: ByteToMessageHandler(WorkerFrameDecoder()))
+    let channel = EmbeddedChannel(handler: FrameReader(WorkerFrameDecoder()))
     #expect(throws: WorkerProtocolError.self, "the decoder refuses the length before its frame arrives") {
       try channel.writeInbound(ByteBuffer(bytes: [0xff, 0xff, 0xff, 0xff]))
     }
