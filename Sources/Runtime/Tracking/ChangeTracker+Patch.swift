@@ -17,9 +17,8 @@ extension _ChangeTracker {
   func patch(_ json: inout JSONValue) -> (operations: [JSONPatch.Operation], isComplete: Bool) {
     guard !self.isWholeTouched else { return ([], false) }
     var operations: [JSONPatch.Operation] = []
-    let encoder = JSONValueEncoder()
     for record in self.records {
-      guard let new = try? encoder.encode(record.value), new != .null else { return (operations, false) }
+      guard let new = try? self.encoder.encode(record.value), new != .null else { return (operations, false) }
       do {
         try json.modify(at: record.pointer) { old in
           operations.append(contentsOf: JSONPatch(from: old, to: new, at: record.pointer).operations)

@@ -63,6 +63,8 @@ final class _ChangeTracker {
   @exclusivity(unchecked) private(set) var records: [Record] = []
   /// The tracker installed on this thread before ``begin()``, put back by ``end()``.
   @exclusivity(unchecked) private var previous: UnsafeMutableRawPointer?
+  /// Encodes the recorded subtrees (``patch(_:)``): made once, not for every change.
+  let encoder = JSONValueEncoder()
 
   @usableFromInline
   init() {}
