@@ -23,6 +23,12 @@ struct OutboundFrames {
   static let copyLimit = 4096
 
   private var gathered: ByteBuffer?
+  /// The last buffer this gathered into and handed out, kept to gather into again once the
+  /// write is done with it: a connection answering one call at a time then allocates nothing
+  /// for its replies (a new buffer is two allocations). Only a small one is kept, so that an
+  /// idle connection holds little.
+  private var spare: ByteBuffer?
+  static let spareLimit = 1024
 
   /// Whether frames wait for ``flush(_:)``.
   var isEmpty: Bool { self.gathered == nil }
@@ -47,12 +53,28 @@ struct OutboundFrames {
 
   /// Gathers the bytes `body` writes, straight into the gathered buffer.
   mutating func append(allocator: ByteBufferAllocator, _ body: (inout ByteBuffer) -> Void) {
-    if self.gathered == nil { self.gathered = allocator.buffer(capacity: 256) }
+    if self.gathered == nil {
+      if var spare = self.spare.take() {
+        // Keeps its storage when the write has let go of it, else starts a new one.
+        spare.clear()
+        self.gathered = spare
+      } else {
+        self.gathered = allocator.buffer(capacity: 256)
+      }
+      self.isGatheredOwn = true
+    }
     body(&self.gathered!)
   }
 
+  /// Whether ``gathered`` is a buffer of this connection's own, rather than a frame taken as it
+  /// came (which others may share, and which is not kept).
+  private var isGatheredOwn = false
+
   /// Hands `write` everything gathered, as one buffer.
   mutating func flush(_ write: (ByteBuffer) -> Void) {
-    if let gathered = self.gathered.take() { write(gathered) }
+    guard let gathered = self.gathered.take() else { return }
+    if self.isGatheredOwn, gathered.capacity <= Self.spareLimit { self.spare = gathered }
+    self.isGatheredOwn = false
+    write(gathered)
   }
 }

@@ -14,6 +14,16 @@ final class ServerChannels: Sendable {
     var connections: [ObjectIdentifier: Connection] = [:]
     var isDraining = false
     var closedWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Adds `change` to the calls in flight on `channel`'s connection, if it has one, and
+    /// returns the new count. Through the connection's index: the dictionary's own `modify`
+    /// allocated its coroutine's frame, twice a call.
+    @discardableResult
+    mutating func changeCallsInFlight(of channel: any Channel, by change: Int) -> Int? {
+      guard let index = self.connections.index(forKey: ObjectIdentifier(channel)) else { return nil }
+      self.connections.values[index].callsInFlight += change
+      return self.connections.values[index].callsInFlight
+    }
   }
 
   /// Why a connection was not admitted.
@@ -78,7 +88,7 @@ final class ServerChannels: Sendable {
   func startAnswering(on channel: any Channel) -> Bool {
     self.contents.withLock { contents in
       if contents.isDraining { return false }
-      contents.connections[ObjectIdentifier(channel)]?.callsInFlight += 1
+      contents.changeCallsInFlight(of: channel, by: 1)
       return true
     }
   }
@@ -87,8 +97,8 @@ final class ServerChannels: Sendable {
   /// connection is to close once its replies are flushed.
   func finishedAnswering(on channel: any Channel) -> Bool {
     self.contents.withLock { contents in
-      contents.connections[ObjectIdentifier(channel)]?.callsInFlight -= 1
-      return contents.isDraining && contents.connections[ObjectIdentifier(channel)]?.callsInFlight == 0
+      let callsInFlight = contents.changeCallsInFlight(of: channel, by: -1)
+      return contents.isDraining && callsInFlight == 0
     }
   }
 

@@ -228,7 +228,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     // the store itself, ahead of anything the mailbox gets later, and the executor is handed a
     // drain — no lock, no queue. Whichever drain comes first (or `send`) takes it first.
     if let executor = self.executor, !self.mailbox.hasPending, executor.isCurrent,
-      self.onItsExecutor({ $0.handOver(envelope) })
+      self.onItsExecutor(with: envelope, { $0.handOver($1) })
     {
       executor.execute { self.onItsExecutor { $0.drain() } }
       return
@@ -245,16 +245,30 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// `assumeIsolated` without its check, in release builds: being generic over the actor, it
   /// asks the Swift runtime for this generic store's metadata and its conformance to `Actor` on
   /// every call, three times an action. Debug builds make the check.
+  ///
+  /// `body` is escaping only so that it can be called as a plain function; what it needs comes
+  /// as `argument` rather than as a capture, so that it is a closure without a context, which
+  /// costs no allocation (a non-escaping one made escaping for the call cost two per action).
   @inline(__always)
-  private nonisolated func onItsExecutor<T: Sendable>(_ body: (isolated Store) -> T) -> T {
+  private nonisolated func onItsExecutor<Argument: Sendable, T: Sendable>(
+    with argument: Argument, _ body: @escaping @Sendable (isolated Store, Argument) -> T
+  ) -> T {
     #if DEBUG
-      return self.assumeIsolated(body)
+      return self.assumeIsolated { body($0, argument) }
     #else
       // What `assumeIsolated` does once it has checked: an isolated parameter is passed as any
       // other is.
-      return withoutActuallyEscaping(body) { body in
-        unsafeBitCast(body, to: ((Store) -> T).self)(self)
-      }
+      return unsafeBitCast(body, to: (@Sendable (Store, Argument) -> T).self)(self, argument)
+    #endif
+  }
+
+  /// ``onItsExecutor(with:_:)`` for a `body` that needs nothing but the store.
+  @inline(__always)
+  private nonisolated func onItsExecutor<T: Sendable>(_ body: @escaping @Sendable (isolated Store) -> T) -> T {
+    #if DEBUG
+      return self.assumeIsolated(body)
+    #else
+      return unsafeBitCast(body, to: (@Sendable (Store) -> T).self)(self)
     #endif
   }
 
