@@ -160,6 +160,19 @@ public struct JSONLayout: Sendable {
     return string(at: value.index, in: bytes.assumingMemoryBound(to: UInt8.self))
   }
 
+  /// The first of `candidates` that the string `value` is, compared byte for byte: the same
+  /// text without a new `String`, which a name of more than fifteen bytes would allocate. `nil`
+  /// when `value` is none of them, or no string.
+  ///
+  /// ```swift
+  /// let method = layout.string(of: value, among: knownMethods, in: bytes) ?? layout.string(of: value, in: bytes)
+  /// ```
+  public func string(of value: Value, among candidates: [String], in bytes: UnsafeRawBufferPointer) -> String? {
+    guard tape[value.index].kind == .string, bytes.count == byteCount else { return nil }
+    let input = bytes.assumingMemoryBound(to: UInt8.self)
+    return candidates.first { self.keyEquals(value.index, $0, in: input) }
+  }
+
   /// The boolean `value` is; `nil` if it is no boolean.
   public func bool(of value: Value) -> Bool? {
     switch tape[value.index].kind {

@@ -27,6 +27,11 @@ public struct VarlinkCallFrame: Sendable {
   /// The `parameters` object; `nil` when the call has none (or `null`).
   public let parameters: JSONLayout.Value?
 
+  /// The methods this package serves, `Send` first: a call to one of them shares its name's
+  /// `String` instead of making one.
+  static let knownMethods: [String] =
+    StoreInterface.Method.allCases.map(\.qualifiedName) + ServiceInterface.Method.allCases.map(\.qualifiedName)
+
   /// Reads a call from a frame's bytes (without its NUL).
   ///
   /// - Throws: ``JSONParseError`` if the bytes are not JSON, ``VarlinkError`` if they are not a
@@ -41,7 +46,10 @@ public struct VarlinkCallFrame: Sendable {
     guard layout.kind(of: root) == .object, bytes.count == layout.byteCount else {
       throw .invalidRequest("a call must be a JSON object")
     }
-    guard let method = layout.member("method", of: root, in: bytes).flatMap({ layout.string(of: $0, in: bytes) }) else {
+    guard
+      let value = layout.member("method", of: root, in: bytes),
+      let method = layout.string(of: value, among: Self.knownMethods, in: bytes) ?? layout.string(of: value, in: bytes)
+    else {
       throw .invalidRequest("a call needs \"method\", a string")
     }
     self.method = method

@@ -30,6 +30,17 @@ import Testing
     try self.withLayout(#"{"a":1,"a":2}"#) { _, layout in #expect(layout.memberCount(of: layout.root) == 2) }
   }
 
+  @Test func aStringAmongCandidatesIsTheCandidateItSpells() throws {
+    let methods = ["io.switchyard.Store.Send", "io.switchyard.Store.SendBatch"]
+    try self.withLayout(#"["io.switchyard.Store.SendBatch","io.switchyard.Store.Se\u006ed","x.Y",1]"#) { bytes, layout in
+      let values = layout.elements(of: layout.root)
+      #expect(layout.string(of: values[0], among: methods, in: bytes) == "io.switchyard.Store.SendBatch")
+      #expect(layout.string(of: values[1], among: methods, in: bytes) == "io.switchyard.Store.Send", "escapes are decoded")
+      #expect(layout.string(of: values[2], among: methods, in: bytes) == nil, "none of them")
+      #expect(layout.string(of: values[3], among: ["1"], in: bytes) == nil, "no string")
+    }
+  }
+
   @Test func aKeyWrittenWithEscapeSequencesIsTheTextItSpells() throws {
     try self.withLayout(#"{"\u0069ncr\"Tapped":{}}"#) { bytes, layout in
       let (key, _) = try #require(layout.onlyMember(of: layout.root))

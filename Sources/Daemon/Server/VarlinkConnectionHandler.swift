@@ -62,6 +62,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// (``channelReadComplete(context:)``), with no task scheduled for it.
   @exclusivity(unchecked) private var isReading = false
   @exclusivity(unchecked) private var writableWaiters: [@Sendable () -> Void] = []
+  @exclusivity(unchecked) private var registersOnClose: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
 
   init(
     responder: any VarlinkResponder,
@@ -299,6 +300,18 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     context.flush()
   }
 
+  /// How a call registers work for when `channel` closes: made at the connection's first call
+  /// and kept, rather than made for every call (an idle connection makes none).
+  private func whenClosed(_ channel: any Channel) -> @Sendable (@escaping @Sendable () -> Void) -> Void {
+    if let whenClosed = self.registersOnClose { return whenClosed }
+    let closeFuture = channel.closeFuture
+    let whenClosed: @Sendable (@escaping @Sendable () -> Void) -> Void = { action in
+      closeFuture.whenComplete { _ in action() }
+    }
+    self.registersOnClose = whenClosed
+    return whenClosed
+  }
+
   private func writeNow(_ bytes: ByteBuffer, _ context: ChannelHandlerContext) {
     context.write(self.wrapOutboundOut(bytes), promise: nil)
   }
@@ -309,11 +322,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     do {
       return try frame.withUnsafeReadableBytes { bytes in
         let call = IncomingCall(frame: try VarlinkCallFrame(parsing: bytes), bytes: bytes)
-        let prepared = self.responder.prepare(
-          call,
-          caller: self.caller,
-          whenClosed: { action in channel.closeFuture.whenComplete { _ in action() } }
-        )
+        let prepared = self.responder.prepare(call, caller: self.caller, whenClosed: self.whenClosed(channel))
         return ReadCall(method: call.method, oneway: call.oneway, more: call.more, readAt: readAt, prepared: prepared, frame: frame)
       }
     } catch let error as VarlinkError {
