@@ -13,7 +13,7 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard size > 0 else { return 0 }
   let chunk = Int(data[0] % 32) + 1
   let input = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-  let channel = EmbeddedChannel(handler: ByteToMessageHandler(VarlinkFrameDecoder(maximumLength: 64)))
+  let channel = EmbeddedChannel(handler: FrameReader(VarlinkFrameDecoder(maximumLength: 64)))
   var out: [UInt8] = []
   var failed = false
   var offset = 0

@@ -68,7 +68,10 @@ extension JournalWriter {
       if !snapshots.isEmpty {
         // After the changes taken with them, which include every change before each snapshot.
         do {
-          for snapshot in snapshots { try self.journal.write(snapshot) }
+          for snapshot in snapshots {
+            try self.journal.write(snapshot)
+            self.logger.debug("snapshot written", metadata: ["seq": "\(snapshot.seq)"])
+          }
           try self.journal.prune(
             keepingSnapshots: self.snapshots.keep, keepingChanges: self.snapshots.retention,
             changedBefore: self.snapshots.retentionAge.map { Date().timeIntervalSince1970 - Double(Self.nanoseconds($0)) / 1e9 }

@@ -33,6 +33,7 @@ final class Router<Action: Sendable>: Sendable {
   }
 
   private var hosts: AttachedHosts<Action> {
+    // Only `init` and `attach` set it, always to an `AttachedHosts<Action>`.
     unsafeDowncast(self.attached.withLock { $0 }, to: AttachedHosts<Action>.self)
   }
 

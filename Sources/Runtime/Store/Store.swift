@@ -246,19 +246,21 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// asks the Swift runtime for this generic store's metadata and its conformance to `Actor` on
   /// every call, three times an action. Debug builds make the check.
   ///
-  /// `body` is escaping only so that it can be called as a plain function; what it needs comes
-  /// as `argument` rather than as a capture, so that it is a closure without a context, which
-  /// costs no allocation (a non-escaping one made escaping for the call cost two per action).
+  /// `body` is escaping only so that it can be called as a plain function; the envelope it needs
+  /// comes as an argument rather than as a capture, so that it is a closure without a context,
+  /// which costs no allocation (a non-escaping one made escaping for the call cost two per
+  /// action). Not generic over the argument: that would be a metadata look-up per action.
   @inline(__always)
-  private nonisolated func onItsExecutor<Argument: Sendable, T: Sendable>(
-    with argument: Argument, _ body: @escaping @Sendable (isolated Store, Argument) -> T
+  private nonisolated func onItsExecutor<T: Sendable>(
+    with envelope: Mailbox<Action>.Envelope,
+    _ body: @escaping @Sendable (isolated Store, Mailbox<Action>.Envelope) -> T
   ) -> T {
     #if DEBUG
-      return self.assumeIsolated { body($0, argument) }
+      return self.assumeIsolated { body($0, envelope) }
     #else
       // What `assumeIsolated` does once it has checked: an isolated parameter is passed as any
       // other is.
-      return unsafeBitCast(body, to: (@Sendable (Store, Argument) -> T).self)(self, argument)
+      return unsafeBitCast(body, to: (@Sendable (Store, Mailbox<Action>.Envelope) -> T).self)(self, envelope)
     #endif
   }
 

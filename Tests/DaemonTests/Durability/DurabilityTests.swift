@@ -163,9 +163,17 @@ import Testing
   /// one, and a daemon that stops by itself leaves a snapshot of where it stopped.
   @Test func snapshotsBoundWhatAStartReplays() async throws {
     let state = TemporaryStateDirectory()
-    let first = try await DaemonProcess(environment: ["SWITCHYARD_SNAPSHOTS_EVERY": "5"], arguments: ["--state-directory", state.path])
+    let first = try await DaemonProcess(
+      environment: ["SWITCHYARD_SNAPSHOTS_EVERY": "5", "SWITCHYARD_LOG_LEVEL": "debug"],
+      arguments: ["--state-directory", state.path]
+    )
     let client = try first.connect()
     for _ in 1...12 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    // The snapshot at 10 is serialized and written in the background: the kill waits for it,
+    // or under load it could come first, and the start replay from the one at 5.
+    try await eventually {
+      first.log.split(separator: "\n").contains { $0.contains("snapshot written") && $0.contains("seq=10") }
+    }
     first.signal(SIGKILL)
     _ = await first.process.exit()
 
