@@ -70,7 +70,7 @@ extension ActionRoute {
   @inlinable
   public static func anyOf<R: CasePathable, V>(_ paths: RouteKeyPath<R, V>...) -> Self
   where Self == ReadOnlyRoute<R, V> {
-    ReadOnlyRoute(firstOf: paths.map { CaseRoute($0).extractor })
+    ReadOnlyRoute(firstOf: paths.map { CaseRoute($0).extraction.extract })
   }
 
   /// A read-only route that matches any of several stored case key paths, tried in order.
@@ -90,25 +90,31 @@ extension ActionRoute {
   }
 }
 
-/// The closure a route hands its local action on with (``ActionRoute/extract(from:then:)``),
-/// made from its extraction.
+/// A route's extraction, in both forms ``ActionRoute`` asks for: returning the local action, and
+/// handing it on (``ActionRoute/extract(from:then:)``).
 ///
-/// Inlinable, and called from the routes' inlinable initializers, so that it is compiled where
-/// the route is written: there the local action's optional is a concrete type.
-@inlinable
-func _handingOn<Root, Value>(_ extract: @escaping (Root) -> Value?) -> (Root, (Value) -> Void) -> Bool {
-  { root, body in
-    guard let value = extract(root) else { return false }
-    body(value)
-    return true
+/// Made in the routes' inlinable initializers, so that the closure that hands the action on is
+/// compiled where the route is written: there the local action's optional is a concrete type.
+@usableFromInline
+struct _Extraction<Root, Value> {
+  @usableFromInline let extract: (Root) -> Value?
+  @usableFromInline let handOn: (Root, (Value) -> Void) -> Bool
+
+  @inlinable
+  init(_ extract: @escaping (Root) -> Value?) {
+    self.extract = extract
+    self.handOn = { root, body in
+      guard let value = extract(root) else { return false }
+      body(value)
+      return true
+    }
   }
 }
 
 /// A full route along a case key path: extracts and embeds.
 public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Sendable {
   // Unchecked: the closures only match enum cases and build them.
-  @usableFromInline let extractor: (Root) -> Value?
-  @usableFromInline let handOn: (Root, (Value) -> Void) -> Bool
+  @usableFromInline let extraction: _Extraction<Root, Value>
   @usableFromInline let embedder: (Value) -> Root
 
   /// A route along `path`.
@@ -123,19 +129,18 @@ public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Send
 
   @inlinable
   init(extract: @escaping (Root) -> Value?, embed: @escaping (Value) -> Root) {
-    self.extractor = extract
-    self.handOn = _handingOn(extract)
+    self.extraction = _Extraction(extract)
     self.embedder = embed
   }
 
   @inlinable
   public func extract(from root: Root) -> Value? {
-    self.extractor(root)
+    self.extraction.extract(root)
   }
 
   @inlinable
   public func extract(from root: Root, then body: (Value) -> Void) -> Bool {
-    self.handOn(root, body)
+    self.extraction.handOn(root, body)
   }
 
   public var embed: ((Value) -> Root)? {
@@ -157,18 +162,16 @@ public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Send
 /// }
 /// ```
 public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
-  // Unchecked: the extractor only holds case key paths and routes, which are immutable.
+  // Unchecked: the extraction only holds case key paths and routes, which are immutable.
   /// One closure, however many routes it tries: it is called through the route's existential,
   /// in code generic over the application's action, where walking an array of extractors asks
   /// the Swift runtime for the array's and the optional's metadata on every action.
-  @usableFromInline let extractor: (Root) -> Value?
-  @usableFromInline let handOn: (Root, (Value) -> Void) -> Bool
+  @usableFromInline let extraction: _Extraction<Root, Value>
 
   /// A route that extracts with `extract`.
   @inlinable
   public init(extract: @escaping (Root) -> Value?) {
-    self.extractor = extract
-    self.handOn = _handingOn(extract)
+    self.extraction = _Extraction(extract)
   }
 
   /// A route that matches any of `paths`, tried in order.
@@ -198,12 +201,12 @@ public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
 
   @inlinable
   public func extract(from root: Root) -> Value? {
-    self.extractor(root)
+    self.extraction.extract(root)
   }
 
   @inlinable
   public func extract(from root: Root, then body: (Value) -> Void) -> Bool {
-    self.handOn(root, body)
+    self.extraction.handOn(root, body)
   }
 
   public var embed: ((Value) -> Root)? { nil }

@@ -37,7 +37,9 @@ final class Mailbox<Action: Sendable>: Sendable {
     }
 
     /// The envelope for what an effect sent.
-    static func make(_ emission: Emission<Action>, cause: (any Sendable)?, onReduced: (@Sendable (UInt64) -> Void)?) -> Envelope {
+    static func make(
+      _ emission: Emission<Action>, cause: (any Sendable)?, onReduced: (@Sendable (UInt64) -> Void)?
+    ) -> Envelope {
       switch emission {
       case let .action(action): ActionEnvelope(action: action, cause: cause, onReduced: onReduced)
       case let .reduction(reduction): ReductionEnvelope(reduction: reduction, cause: cause, onReduced: onReduced)
