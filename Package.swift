@@ -295,6 +295,15 @@ let package = Package(
       ]
     ),
     .executableTarget(
+      name: "nio-relay",
+      dependencies: [
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      path: "Benchmarks/NIORelay"
+    ),
+    .executableTarget(
       name: "RuntimeBenchmarks",
       dependencies: [
         "SwitchyardRuntime",

@@ -27,7 +27,9 @@ if ! command -v redis-server >/dev/null; then
 fi
 cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread
 swift build -c release --scratch-path "$out" --product switchyardd >/dev/null
+swift build -c release --scratch-path "$out" --product nio-relay >/dev/null
 daemon="$(swift build -c release --scratch-path "$out" --show-bin-path)/switchyardd"
+nio_relay="$(swift build -c release --scratch-path "$out" --show-bin-path)/nio-relay"
 
 dir=$(mktemp -d)
 pids=()
@@ -36,6 +38,7 @@ halt_poll_before=
 cleanup() {
   [ -n "$halt_poll_before" ] && echo "$halt_poll_before" >"$halt_poll"
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  pkill -f "$nio_relay child" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$dir"
 }
@@ -66,10 +69,12 @@ start_servers() { # $1: the command prefix (empty, or taskset)
   local prefix=$1
   $prefix "$out/loadgen" echo-server "$dir/echo.sock" & pids+=($!)
   $prefix "$out/loadgen" relay-server "$dir/relay.sock" & pids+=($!)
+  $prefix "$nio_relay" echo "$dir/nio-echo.sock" & pids+=($!)
+  $prefix "$nio_relay" server "$dir/nio-relay.sock" & pids+=($!)
   $prefix redis-server --port 0 --unixsocket "$dir/redis.sock" --save '' --appendonly no --loglevel warning >/dev/null & pids+=($!)
   start_daemon worker "$prefix" "$daemon"
   start_daemon actor "$prefix" "$daemon" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor
-  local sockets=(echo relay redis worker actor)
+  local sockets=(echo relay nio-echo nio-relay redis worker actor)
   if [ -n "${BASELINE:-}" ]; then
     start_daemon baseline-worker "$prefix" "$BASELINE"
     start_daemon baseline-actor "$prefix" "$BASELINE" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor
@@ -81,6 +86,7 @@ start_servers() { # $1: the command prefix (empty, or taskset)
 
 stop_servers() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  pkill -f "$nio_relay child" 2>/dev/null || true
   wait 2>/dev/null || true
   pids=()
   rm -f "$dir"/*.sock
@@ -95,10 +101,10 @@ declare -A pp ppp pl fo cpu
 # ppp[NAME], pl[NAME], fo[NAME,subscribers] and cpu[NAME].
 measure() {
   local name=$1 prefix=$2 load="$2 $out/loadgen" proto=switchyard before
-  case $name in echo | redis) proto=$name ;; relay) proto=echo ;; esac
+  case $name in echo | redis) proto=$name ;; relay | nio-echo | nio-relay) proto=echo ;; esac
   [ "$proto" = switchyard ] && before=$(cpu_ticks "${daemon_pid[$name]}")
   pp[$name]=$($load pingpong "$proto" "$dir/$name.sock" "$N")
-  [ "$name" = relay ] && return
+  case $name in relay | nio-echo | nio-relay) return ;; esac
   if [ "$proto" = switchyard ]; then
     cpu[$name]=$(awk -v t="$(($(cpu_ticks "${daemon_pid[$name]}") - before))" -v hz="$hz" -v n="$N" \
       'BEGIN { printf "%.1f", t * 1e6 / hz / n }')
@@ -124,7 +130,7 @@ run_phase() { # $1: label, $2: prefix
   local label=$1 prefix=$2
   start_servers "$prefix"
   local name
-  for name in worker actor echo relay redis; do measure "$name" "$prefix"; done
+  for name in worker actor echo relay nio-echo nio-relay redis; do measure "$name" "$prefix"; done
   echo "## $label"
   echo
   echo "The counter feature in a worker process (PrimeTime's default) and in an actor of the daemon."
@@ -134,10 +140,21 @@ run_phase() { # $1: label, $2: prefix
   row "Send ping-pong, round trips/s" rate "" pp
   row "Send ping-pong p50, µs" p50_us "pinned: worker ≤ 3×, actor ≤ 2×" pp
   row "Send ping-pong p99, µs" p99_us "" pp
-  # The same four process switches as a worker-hosted Send, and nothing else.
-  local relay_p50 redis_p50
-  relay_p50=$(field p50_us "${pp[relay]}"); redis_p50=$(field p50_us "${pp[redis]}")
-  echo "| … reference: the C echo through a worker process behind two pipes, p50, µs | $relay_p50 | | | $redis_p50 | $(ratio "$relay_p50" "$redis_p50")× | | the worker path's floor |"
+  # The floors: the same process switches and system calls as a Send and nothing else, in C and
+  # with SwiftNIO's channels (Benchmarks/NIORelay), whose difference is what NIO itself costs.
+  local redis_p50 reference p50 what floor
+  redis_p50=$(field p50_us "${pp[redis]}")
+  for reference in "relay:the C echo through a worker process behind two pipes:the worker path's floor" \
+    "nio-relay:the same relay made with NIO channels (nio-relay server):the worker path's floor with NIO" \
+    "nio-echo:an echo made with NIO channels (nio-relay echo):the actor path's floor with NIO"; do
+    IFS=: read -r name what floor <<<"$reference"
+    p50=$(field p50_us "${pp[$name]}")
+    if [ "$name" = nio-echo ]; then
+      echo "| … reference: $what, p50, µs | | $p50 | | $redis_p50 | | $(ratio "$p50" "$redis_p50")× | $floor |"
+    else
+      echo "| … reference: $what, p50, µs | $p50 | | | $redis_p50 | $(ratio "$p50" "$redis_p50")× | | $floor |"
+    fi
+  done
   row "… client awaiting replies in poll: p50, µs" p50_us "" ppp
   row "… client awaiting replies in poll: p99, µs" p99_us "" ppp
   row "Send pipelined (16 in flight), msgs/s (Redis: PING)" rate "actor ≥ 0.25×" pl

@@ -86,6 +86,89 @@ extension JSONPatch {
   }
 }
 
+extension JSONPatch {
+  /// Reads a patch from its RFC 6902 JSON text: a well-formed one straight from the bytes, with
+  /// no tree in between; anything else as ``init(jsonValue:)`` reads it, errors included.
+  ///
+  /// ```swift
+  /// let patch = try Array(#"[{"op":"remove","path":"/a"}]"#.utf8).withUnsafeBytes { try JSONPatch(parsing: $0) }
+  /// patch.operations  // [.remove(path: "/a")]
+  /// ```
+  ///
+  /// - Throws: ``JSONParseError`` if `bytes` is not JSON; `DecodingError` naming the offending
+  ///   member if it is no patch.
+  public init(parsing bytes: UnsafeRawBufferPointer) throws {
+    // Each change a worker makes reaches the daemon as this text: reading it through a tree
+    // cost the worker's `Send` a tenth of the daemon's time.
+    let layout = try JSONLayout(scanning: bytes)
+    if let patch = layout.wellFormedPatch(in: bytes.assumingMemoryBound(to: UInt8.self)) {
+      self = patch
+    } else {
+      try self.init(jsonValue: layout.jsonValue(of: layout.root, in: bytes))
+    }
+  }
+}
+
+extension JSONLayout {
+  /// The patch the whole text spells, when each of its operations is spelled as
+  /// `JSONPatch.Operation.init(wellFormed:)` reads them from a tree; `nil` otherwise.
+  fileprivate func wellFormedPatch(in input: UnsafeBufferPointer<UInt8>) -> JSONPatch? {
+    guard let root = self.tape.first, root.kind == .array, input.count == self.byteCount else { return nil }
+    var operations: [JSONPatch.Operation] = []
+    operations.reserveCapacity(Int(root.payload))
+    var element = 1
+    for _ in 0..<Int(root.payload) {
+      guard let operation = self.wellFormedOperation(at: element, in: input) else { return nil }
+      operations.append(operation)
+      element = self.tape[element].next
+    }
+    return JSONPatch(operations: operations)
+  }
+
+  private func wellFormedOperation(at index: Int, in input: UnsafeBufferPointer<UInt8>) -> JSONPatch.Operation? {
+    guard self.tape[index].kind == .object else { return nil }
+    // The last of a repeated member, as in a tree.
+    var (op, path, value, from): (Int?, Int?, Int?, Int?) = (nil, nil, nil, nil)
+    self.forEachMember(of: index) { _, key, member in
+      if self.keyEquals(key, "op", in: input) {
+        op = member
+      } else if self.keyEquals(key, "path", in: input) {
+        path = member
+      } else if self.keyEquals(key, "value", in: input) {
+        value = member
+      } else if self.keyEquals(key, "from", in: input) {
+        from = member
+      }
+    }
+    guard let op, self.tape[op].kind == .string, let path = path.flatMap({ self.pointer(at: $0, in: input) }) else {
+      return nil
+    }
+    func operand() -> JSONValue? {
+      value.flatMap { try? self.jsonValue(at: $0, in: input, maximumDepth: .max) }
+    }
+    if self.keyEquals(op, "replace", in: input) {
+      return operand().map { .replace(path: path, value: $0) }
+    } else if self.keyEquals(op, "add", in: input) {
+      return operand().map { .add(path: path, value: $0) }
+    } else if self.keyEquals(op, "remove", in: input) {
+      return .remove(path: path)
+    } else if self.keyEquals(op, "test", in: input) {
+      return operand().map { .test(path: path, value: $0) }
+    } else if self.keyEquals(op, "move", in: input) {
+      return from.flatMap { self.pointer(at: $0, in: input) }.map { .move(from: $0, path: path) }
+    } else if self.keyEquals(op, "copy", in: input) {
+      return from.flatMap { self.pointer(at: $0, in: input) }.map { .copy(from: $0, path: path) }
+    }
+    return nil
+  }
+
+  /// The JSON Pointer the string at `index` spells; `nil` for anything else.
+  private func pointer(at index: Int, in input: UnsafeBufferPointer<UInt8>) -> JSONPointer? {
+    guard self.tape[index].kind == .string else { return nil }
+    return try? JSONPointer(parsing: self.string(at: index, in: input))
+  }
+}
+
 extension JSONPatch.Operation {
   /// The operation `value` spells, when it spells one exactly as the decoder would read it;
   /// `nil` for anything the decoder would refuse or read differently.

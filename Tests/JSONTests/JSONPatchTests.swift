@@ -288,6 +288,47 @@ struct JSONPatchTests {
   }
 
   @Test(
+    "a patch read straight from its text is the one read from its tree",
+    arguments: [
+      #"[{"op":"remove","path":"/a","from":1,"extra":true}]"#,
+      #"[{"op":"add","path":"/a","value":null}]"#,
+      #"[{"op":"copy","from":"/x","path":"/y","value":3},{"op":"test","path":"","value":[1]}]"#,
+      #"[{"op":"replace","path":"/a~1b/0","value":{"c":[true,"d"]}},{"op":"move","from":"/x","path":"/z"}]"#,
+      #"[{"op":"remove","path":"/a","op":"add","value":2}]"#,
+      #"[{"op":"re\u0070lace","path":"/\u00e9","value":"\n"}]"#,
+      #"[]"#,
+    ]
+  )
+  func readsTextLikeItsTree(text: String) throws {
+    let fromText = try Array(text.utf8).withUnsafeBytes { try JSONPatch(parsing: $0) }
+    #expect(try fromText == JSONPatch(jsonValue: JSONValue(parsing: text)))
+  }
+
+  @Test(
+    "a text that is no patch fails as its tree does, naming the member",
+    arguments: [
+      (#"[{"op":"add","path":"/a"}]"#, "[0].value"),
+      (#"[{"op":"remove","path":"/a"},{"op":"remove","path":"a"}]"#, "[1].path"),
+      (#"[{"op":"move","path":"/a","from":7}]"#, "[0].from"),
+      (#"[{"op":1,"path":"/a"}]"#, "[0].op"),
+      (#"{"op":"remove","path":"/a"}"#, ""),
+    ]
+  )
+  func textThatIsNoPatch(text: String, path: String) throws {
+    let error = #expect(throws: DecodingError.self) {
+      try Array(text.utf8).withUnsafeBytes { try JSONPatch(parsing: $0) }
+    }
+    #expect(memberPath(of: error) == path)
+  }
+
+  @Test("a text that is no JSON fails where the parser stops")
+  func textThatIsNoJSON() {
+    #expect(throws: JSONParseError.self) {
+      try Array(#"[{"op":"remove","path":"/a"}"#.utf8).withUnsafeBytes { try JSONPatch(parsing: $0) }
+    }
+  }
+
+  @Test(
     "invalid patch documents fail with the path of the problem",
     arguments: [
       (#"[{"op":"add","path":"/a"}]"#, "[0].value"),
@@ -303,13 +344,16 @@ struct JSONPatchTests {
   func invalidDocuments(text: String, path: String) throws {
     let value = try JSONValue(parsing: text)
     let error = #expect(throws: DecodingError.self) { try JSONPatch(jsonValue: value) }
-    let actualPath: String? =
-      switch error {
-      case .keyNotFound(let key, let context)?: jsonPathDescription(context.codingPath + [key])
-      case .typeMismatch(_, let context)?, .dataCorrupted(let context)?, .valueNotFound(_, let context)?:
-        jsonPathDescription(context.codingPath)
-      default: nil
-      }
-    #expect(actualPath == path)
+    #expect(memberPath(of: error) == path)
+  }
+}
+
+/// The member a decoding error names, as `[0].path`.
+private func memberPath(of error: DecodingError?) -> String? {
+  switch error {
+  case .keyNotFound(let key, let context)?: jsonPathDescription(context.codingPath + [key])
+  case .typeMismatch(_, let context)?, .dataCorrupted(let context)?, .valueNotFound(_, let context)?:
+    jsonPathDescription(context.codingPath)
+  default: nil
   }
 }

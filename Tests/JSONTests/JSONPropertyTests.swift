@@ -120,6 +120,7 @@ struct JSONPropertyTests {
       let patch = JSONPatch(from: pair.old, to: pair.new)
       let wire = try JSONValue(parsing: patch.jsonValue.serialized())
       #expect(try JSONPatch(jsonValue: wire) == patch)
+      #expect(try patch.serializedBytes().withUnsafeBytes { try JSONPatch(parsing: $0) } == patch)
       let viaFoundation = try JSONDecoder().decode(JSONPatch.self, from: JSONEncoder().encode(patch))
       // Foundation reads large integral doubles back as integers: numbers agree as Doubles.
       #expect(jsonEqualAsDoubles(viaFoundation.jsonValue, patch.jsonValue))

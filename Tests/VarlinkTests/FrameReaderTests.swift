@@ -59,7 +59,7 @@ import Testing
         context.fireChannelRead(data)
         guard self.isFirst else { return }
         self.isFirst = false
-        context.pipeline.fireChannelRead(NIOAny(ByteBuffer(string: "c\u{0}")))
+        context.pipeline.syncOperations.fireChannelRead(NIOAny(ByteBuffer(string: "c\u{0}")))
       }
     }
     let channel = try self.channel(ReadsMoreOnTheFirstFrame())

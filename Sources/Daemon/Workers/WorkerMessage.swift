@@ -101,11 +101,9 @@ enum WorkerMessage: Equatable, Sendable {
         throw WorkerProtocolError("a \(kind) frame whose body is not JSON: \(error)")
       }
     }
-    func patch() throws(WorkerProtocolError) -> JSONPatch {
+    func patch(_ text: UnsafeRawBufferPointer) throws(WorkerProtocolError) -> JSONPatch {
       do {
-        return try JSONPatch(jsonValue: try body())
-      } catch let error as WorkerProtocolError {
-        throw error
+        return try JSONPatch(parsing: text)
       } catch {
         throw WorkerProtocolError("a \(kind) frame whose body is not a JSON Patch: \(error)")
       }
@@ -124,12 +122,8 @@ enum WorkerMessage: Equatable, Sendable {
         self = .reduced(id: number, patch: nil, nanoseconds: nanoseconds)
         return
       }
-      do {
-        self = .reduced(id: number, patch: try JSONPatch(jsonValue: try JSONValue(parsing: body)), nanoseconds: nanoseconds)
-      } catch {
-        throw WorkerProtocolError("a reduced frame whose body is not a JSON Patch: \(error)")
-      }
-    case .change: self = .change(try patch())
+      self = .reduced(id: number, patch: try patch(body), nanoseconds: nanoseconds)
+    case .change: self = .change(try patch(text))
     case .effect: self = .effect(action: try body())
     case .probeAnswer: self = .probeAnswer(id: number)
     case .schedule:

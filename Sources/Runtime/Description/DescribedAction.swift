@@ -77,4 +77,11 @@ public struct DescribedCase {
     self.name = name
     self.payload = payload as? any DescribedAction
   }
+
+  /// A case whose one unlabeled payload is a described action, known to be one where the case
+  /// is written: no dynamic cast, which checking every client's action for internal cases paid.
+  public init<Payload: DescribedAction>(_ name: String, payload: Payload) {
+    self.name = name
+    self.payload = payload
+  }
 }
