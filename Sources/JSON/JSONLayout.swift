@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where each value of a JSON text lies, found by checking the text once: what decoding straight
 /// from bytes (``JSONBytesDecoder``) works from instead of a ``JSONValue`` tree.
 ///
@@ -208,8 +214,7 @@ public struct JSONLayout: Sendable {
   ) -> Bool {
     let entry = tape[index]
     guard !entry.hasEscapes else { return decodedEquals(string(at: index, in: input)) }
-    let raw = UnsafeBufferPointer(rebasing: input[(entry.start + 1)..<(entry.end - 1)])
-    return utf8.count == raw.count && utf8.elementsEqual(raw)
+    return bytesEqual(utf8, UnsafeBufferPointer(rebasing: input[(entry.start + 1)..<(entry.end - 1)]))
   }
 
   /// Whether an earlier member of `object` has the key at `keyIndex`.
@@ -220,7 +225,10 @@ public struct JSONLayout: Sendable {
       let b = tape[keyIndex]
       if a.hasEscapes || b.hasEscapes {
         if string(at: earlier, in: input) == string(at: keyIndex, in: input) { return true }
-      } else if input[(a.start + 1)..<(a.end - 1)].elementsEqual(input[(b.start + 1)..<(b.end - 1)]) {
+      } else if bytesEqual(
+        UnsafeBufferPointer(rebasing: input[(a.start + 1)..<(a.end - 1)]),
+        UnsafeBufferPointer(rebasing: input[(b.start + 1)..<(b.end - 1)])
+      ) {
         return true
       }
       earlier = tape[earlier + 1].next
@@ -269,6 +277,15 @@ public struct JSONLayout: Sendable {
     default: return (try? jsonValue(at: index, in: input, maximumDepth: 0)) ?? .null
     }
   }
+}
+
+/// Whether two runs of bytes are the same: `memcmp`, where `elementsEqual` goes a byte at a
+/// time (a call's keys and method name are compared with every call).
+@inline(__always)
+func bytesEqual(_ one: UnsafeBufferPointer<UInt8>, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
+  guard one.count == other.count else { return false }
+  guard let first = one.baseAddress, let second = other.baseAddress else { return true }
+  return memcmp(first, second, one.count) == 0
 }
 
 /// One value of a JSON text, in the order the text has them (a container before what it holds;

@@ -100,6 +100,12 @@ final class ChangeLog: Sendable {
     self.journal
   }
 
+  /// Whether a change is answered only once the journal keeps it (``whenDurable(_:_:)`` may
+  /// wait): not without a journal, nor with durability off.
+  var answersWaitForTheJournal: Bool {
+    self.journal?.mode.waitsForTheJournal ?? false
+  }
+
   /// Whether a journal keeps the changes: only then are their causes worth making.
   var isJournaled: Bool {
     self.journal != nil

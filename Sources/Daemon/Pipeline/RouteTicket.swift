@@ -73,6 +73,12 @@ final class RouteTicket: Sendable {
     self.contents.withLock { $0.outcome }
   }
 
+  /// What the request came to when every action is reduced already — as they are once routing
+  /// returns when every feature that took one is an actor on the routing loop; `nil` otherwise.
+  var outcomeIfDone: Result<UInt64, RouterError>? {
+    self.contents.withLock { $0.isDone ? $0.outcome : nil }
+  }
+
   /// Calls `body` with the outcome once every action is reduced: right away when they are, or
   /// else on the thread that reduces the last of them (a feature's event loop or its worker
   /// link's). Set it once, and not together with ``reduced()``.

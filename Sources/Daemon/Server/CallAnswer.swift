@@ -56,7 +56,13 @@ final class CallAnswer: Sendable {
   /// Ends the call, with its error reply when `error` is set; the connection starts the next.
   func finish(_ error: VarlinkError? = nil) {
     switch self.destination {
-    case let .connection(connection, _, call): Self.onLoop(connection) { $0.finish(call, error: error) }
+    case let .connection(connection, _, call):
+      // Spelled out, as `reply` is: on the loop, ending a call allocates no closure.
+      if connection.eventLoop.inEventLoop {
+        connection.value.finish(call, error: error)
+      } else {
+        connection.eventLoop.execute { connection.value.finish(call, error: error) }
+      }
     case let .functions(_, finish, _): finish(error)
     }
   }

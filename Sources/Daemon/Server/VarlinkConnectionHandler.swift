@@ -261,9 +261,15 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
       }
       if !self.isFirstStarted, let first = self.calls.first, context.channel.isWritable {
         self.isFirstStarted = true
-        first.prepared.start(
-          CallAnswer(connection: NIOLoopBound(self, eventLoop: context.eventLoop), channel: context.channel, call: self.firstCall)
-        )
+        if let seq = first.prepared.sequenceNumber {
+          // Answered as it was read (a `Send` reduced while it was routed): written here.
+          self.write(.sequenceNumber(seq), for: self.firstCall)
+          self.finish(self.firstCall, error: nil)
+        } else {
+          first.prepared.start(
+            CallAnswer(connection: NIOLoopBound(self, eventLoop: context.eventLoop), channel: context.channel, call: self.firstCall)
+          )
+        }
       }
     } while self.advanceAgain
     if self.isDraining && self.calls.isEmpty {

@@ -56,12 +56,47 @@ struct PreparedCall: Sendable {
   let isBarrier: Bool
   /// Which method the metrics count the call under: the responder knows, having read it.
   var kind = CallKind.other
-  /// Called on the connection's event loop when the call's turn comes; it must not block.
-  let start: @Sendable (CallAnswer) -> Void
+  private let answer: Answer
+
+  private enum Answer {
+    /// Called on the connection's event loop when the call's turn comes; it must not block.
+    case starting(@Sendable (CallAnswer) -> Void)
+    /// The reply `{"parameters":{"seq":N}}`, known as the call was read.
+    case sequenceNumber(UInt64)
+  }
 
   init(isBarrier: Bool = false, starting start: @escaping @Sendable (CallAnswer) -> Void) {
     self.isBarrier = isBarrier
-    self.start = start
+    self.answer = .starting(start)
+  }
+
+  /// A call whose answer was known as it was read: the sequence number that a `Send` reduced
+  /// while it was routed answers. The connection writes it when the call's turn comes, with
+  /// nothing made for it meanwhile (``sequenceNumber``).
+  static func answered(sequenceNumber seq: UInt64) -> PreparedCall {
+    PreparedCall(isBarrier: false, answer: .sequenceNumber(seq))
+  }
+
+  private init(isBarrier: Bool, answer: Answer) {
+    self.isBarrier = isBarrier
+    self.answer = answer
+  }
+
+  /// The sequence number that answers the call, when it was known as the call was read.
+  var sequenceNumber: UInt64? {
+    guard case let .sequenceNumber(seq) = self.answer else { return nil }
+    return seq
+  }
+
+  /// Answers the call through `answer`: on the connection's event loop, when its turn comes.
+  func start(_ answer: CallAnswer) {
+    switch self.answer {
+    case let .starting(start):
+      start(answer)
+    case let .sequenceNumber(seq):
+      answer.reply(.sequenceNumber(seq))
+      answer.finish()
+    }
   }
 
   /// A barrier call answered with one reply, whose parameters `parameters` makes (or with the

@@ -183,6 +183,17 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     } catch {
       return .failing(error)
     }
+    // Reduced while it was routed, and nothing to wait for on the disk: the answer is known now,
+    // and the connection writes it with no closure or `CallAnswer` made for it.
+    if !self.changeLog.answersWaitForTheJournal, let outcome = ticket.outcomeIfDone {
+      switch outcome {
+      case let .success(seq):
+        self.actionCount.add(count, ordering: .relaxed)
+        return .answered(sequenceNumber: seq)
+      case let .failure(error):
+        return .failing(VarlinkError(SwitchyardError(error)))
+      }
+    }
     return PreparedCall { (answer: CallAnswer) in
       ticket.whenReduced { outcome in
         switch outcome {

@@ -14,8 +14,9 @@ import Testing
 @Suite struct StoreResponderTests {
   typealias Responder = StoreResponder<App.State, App.Action>
 
-  /// PrimeTime in actors, and a responder over it.
-  func responder() async throws -> Responder {
+  /// PrimeTime in actors, and a responder over it; with `routingOnTheLoop`, one that reduces
+  /// what it routes on the actors' loop while it routes, as the daemon's does.
+  func responder(routingOnTheLoop: Bool = false) async throws -> Responder {
     let application = Application(
       initialState: App.State(),
       features: [
@@ -33,7 +34,8 @@ import Testing
       logger: Logger(label: "test")
     )
     return StoreResponder(
-      router: hosted.router, changeLog: hosted.changeLog, subscriptions: hosted.subscriptions,
+      router: hosted.router, drains: routingOnTheLoop ? hosted.drains : nil,
+      changeLog: hosted.changeLog, subscriptions: hosted.subscriptions,
       features: application.features, workers: [:],
       configuration: LiveConfiguration(DaemonConfiguration(), logLevel: SharedLogLevel(.info)),
       counters: ServerCounters(), logger: Logger(label: "test")
@@ -92,6 +94,25 @@ import Testing
     #expect(batch.replies == [["parameters": ["seq": 3]]])
     let got = await self.answer(responder, "io.switchyard.Store.Get", ["path": "/primes/count"])
     #expect(got.replies == [["parameters": ["seq": 3, "state": 1]]])
+  }
+
+  /// On the loop of the actors it goes to, a `Send` is reduced while it is routed: what answers
+  /// it is known as it is read, and it is the same reply.
+  @Test func aSendReducedWhileItIsRoutedIsAnsweredAsItIsRead() async throws {
+    let responder = try await self.responder(routingOnTheLoop: true)
+    let send = VarlinkCall(method: "io.switchyard.Store.Send", parameters: ["action": ["counter": ["incrTapped": [:]]]])
+    let prepared = try await responder.drains!.loop.submit {
+      try IncomingCall.reading(send) { responder.prepare($0, caller: self.root, whenClosed: { _ in }) }
+    }.get()
+    #expect(prepared.sequenceNumber == 1)
+    let again = await self.answer(responder, "io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])
+    #expect(again.replies == [["parameters": ["seq": 2]]])
+    let refused = try await responder.drains!.loop.submit {
+      try IncomingCall.reading(VarlinkCall(
+        method: "io.switchyard.Store.Send", parameters: ["action": ["counter": ["nthPrimeResponse": ["n": 1, "prime": 2]]]]
+      )) { responder.prepare($0, caller: self.root, whenClosed: { _ in }) }
+    }.get()
+    #expect(refused.sequenceNumber == nil)
   }
 
   @Test func subscribeStartsWithASnapshotThenSendsEachChange() async throws {
