@@ -140,7 +140,7 @@ run: deps
 bench: deps
 	rm -rf $(BENCH_OUT)
 	$(SWIFT) package --scratch-path $(BENCH_DIR) --allow-writing-to-package-directory \
-	  benchmark --format jmh --path $(BENCH_OUT) --no-progress
+	  benchmark --target RuntimeBenchmarks --format jmh --path $(BENCH_OUT) --no-progress
 	python3 Benchmarks/ratios.py $(BENCH_OUT)
 
 # End-to-end: switchyardd against a C echo server and Redis, started by the same run.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end benchmark: switchyardd against references started by this same run — a minimal
 # NUL-framed echo server (C, epoll), the same echo made by a worker process behind two pipes (the
-# process switches of a worker-hosted feature and nothing else) and Redis 7 on a Unix socket —
+# process switches of a worker-hosted feature and nothing else), both again made with SwiftNIO
+# channels and nothing else (Benchmarks/NIORelay: the floors any NIO server has) and Redis 7 on
+# a Unix socket —
 # with one load tool (loadgen.c) for all of them. Prints each figure and the ratios to the
 # references, unpinned (what a user sees on this VM) and pinned to one CPU (which compares the
 # software, not the cross-CPU wakeups), for the counter feature hosted in a worker process
