@@ -197,10 +197,6 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     return PreparedCall { (answer: CallAnswer) in
       ticket.whenReduced { outcome in
         switch outcome {
-        case let .success(seq) where !self.changeLog.answersWaitForTheJournal:
-          self.actionCount.add(count, ordering: .relaxed)
-          answer.reply(.sequenceNumber(seq))
-          answer.finish()
         case let .success(seq):
           self.actionCount.add(count, ordering: .relaxed)
           // Answered once the change is kept as the durability mode asks (strict: on the disk).
