@@ -261,7 +261,10 @@ import Testing
     try await eventually(within: .seconds(30)) { try seq(of: observer.call("io.switchyard.Store.Get")) > 0 }
     let status = await daemon.terminate()
     let reply = try client.read()
-    #expect(reply?["parameters"]?["seq"] == 20_000, "the batch in flight was answered before the daemon exited")
+    #expect(
+      reply?["parameters"]?["seq"] == 20_000,
+      "the batch in flight was answered before the daemon exited; it answered \(String(describing: reply)):\n\(daemon.log)"
+    )
     #expect(status == 0)
   }
 

@@ -162,38 +162,55 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   /// Answers once the worker's store has reduced everything sent before; at once while no
   /// worker runs (restarting is the supervisor doing its job).
   ///
-  /// A worker that does not answer within `probeTimeout` is killed: the supervisor restarts it,
-  /// the action it was reducing fails with `FeatureCrashed`, and the probe is answered when it
-  /// has ended, so that one stuck worker never holds back the daemon's own watchdog.
+  /// A worker that answers nothing — neither the probe nor any action — for `probeTimeout` is
+  /// killed: the supervisor restarts it, the action it was reducing fails with
+  /// `FeatureCrashed`, and the probe is answered when it has ended, so that one stuck worker
+  /// never holds back the daemon's own watchdog. A worker that went on to other actions
+  /// meanwhile is busy, not stuck (a long batch queued before the probe, on a loaded machine):
+  /// that answers the probe. It shows in the shared page, where the worker notes each action it
+  /// starts (its answers to a batch read at once come only when the whole batch is reduced), and
+  /// in the answers that did come. One that goes on and then sticks is caught by the next probe,
+  /// at most two timeouts later.
   func probe(_ answered: @escaping @Sendable () -> Void) {
-    let sent = self.contents.withLock { contents -> (id: UInt64, generation: Int, loop: any EventLoop)? in
+    let sent = self.contents.withLock { contents -> (id: UInt64, generation: Int, loop: any EventLoop, progress: WorkerProgress)? in
       guard contents.phase == .running, let channel = contents.channel else { return nil }
       let id = contents.nextID
       contents.nextID += 1
       contents.probes[id] = answered
       self.send(WorkerMessage.probe(id: id).frame(), to: channel, in: &contents)
-      return (id, contents.generation, channel.eventLoop)
+      return (id, contents.generation, channel.eventLoop, contents.progress)
     }
     guard let sent else { return answered() }
     sent.loop.scheduleTask(in: .nanoseconds(Int64(self.probeTimeout / .nanoseconds(1)))) {
-      self.probeTimedOut(id: sent.id, generation: sent.generation)
+      self.probeTimedOut(id: sent.id, generation: sent.generation, progress: sent.progress)
     }
   }
 
-  private func probeTimedOut(id: UInt64, generation: Int) {
-    let pid = self.contents.withLock { contents -> pid_t? in
+  /// Probe `id` went out when the worker was at `progress`, `probeTimeout` ago.
+  private func probeTimedOut(id: UInt64, generation: Int, progress: WorkerProgress) {
+    let verdict = self.contents.withLock { contents -> WorkerProbeVerdict in
       guard contents.generation == generation, contents.probes[id] != nil, let pid = contents.pid,
         !contents.shuttingDown, !contents.killedAsUnresponsive
-      else { return nil }
+      else { return .settled }
+      if contents.progress != progress, let answer = contents.probes.removeValue(forKey: id) {
+        // Its own answer, still queued behind those actions, will find nothing to answer.
+        return .busy(answer: answer)
+      }
       contents.killedAsUnresponsive = true
-      return pid
+      return .stuck(pid)
     }
-    guard let pid else { return }
-    self.logger.error(
-      "the worker did not answer its health probe in time: killing it",
-      metadata: ["pid": "\(pid)", "timeout": "\(self.probeTimeout)"]
-    )
-    kill(pid, SIGKILL)
+    switch verdict {
+    case .settled:
+      return
+    case let .busy(answer):
+      answer()
+    case let .stuck(pid):
+      self.logger.error(
+        "the worker answered neither its health probe nor any action in time: killing it",
+        metadata: ["pid": "\(pid)", "timeout": "\(self.probeTimeout)"]
+      )
+      kill(pid, SIGKILL)
+    }
   }
 
   /// Probes the worker of `generation` every `probeTimeout` while it is the current one, so a
@@ -237,6 +254,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
           throw WorkerProtocolError("the worker answered action \(id), which it was not due to answer")
         }
         contents.sent -= 1
+        contents.answeredActions &+= 1
         return contents.pending.removeFirst()
       }
       var seq: UInt64?
@@ -311,6 +329,16 @@ struct WorkerPendingAction {
   let isLifecycle: Bool
 }
 
+/// What a health probe unanswered for the probe timeout comes to.
+enum WorkerProbeVerdict {
+  /// Nothing is left to do: it was answered, or the worker it went to is gone or going.
+  case settled
+  /// The worker answered actions meanwhile: it is alive, and this answers the probe.
+  case busy(answer: @Sendable () -> Void)
+  /// The worker answered nothing: it is killed.
+  case stuck(pid_t)
+}
+
 /// Where a worker-hosted feature's current worker is in its life.
 enum WorkerHostPhase: String {
   case starting, running, restarting, stopped
@@ -344,4 +372,19 @@ struct WorkerHostContents: ~Copyable {
   var ended: (status: Int32?, linkClosed: Bool) = (nil, false)
   /// The current worker was killed because it left a health probe unanswered.
   var killedAsUnresponsive = false
+  /// How many actions the workers answered.
+  var answeredActions: UInt64 = 0
+
+  /// How far the current worker has got: a worker whose progress changes while its probe waits
+  /// behind a backlog is busy, not stuck.
+  var progress: WorkerProgress {
+    WorkerProgress(answered: self.answeredActions, reducing: self.page?.actionID ?? 0)
+  }
+}
+
+/// How far a worker has got: the actions it answered, and the one it reduces now (its id, 0
+/// between actions), as it notes in the page it shares with the daemon.
+struct WorkerProgress: Equatable {
+  let answered: UInt64
+  let reducing: UInt64
 }

@@ -139,7 +139,8 @@ final class SharedPage: @unchecked Sendable {
     if let pointer { munmap(pointer, 8) }
   }
 
-  /// The id of the action the worker was reducing, 0 for none. Read once the worker has ended.
+  /// The id of the action the worker is reducing, 0 for none: read once the worker has ended
+  /// (the action that ended it), and while a health probe waits (whether it still goes on).
   var actionID: UInt64 {
     self.pointer?.pointee ?? 0
   }

@@ -8,20 +8,7 @@ import Testing
 /// was stuck on fails, and the daemon's own watchdog pings never stop.
 @Suite(.serialized) struct ProbeTimeoutTests {
   @Test func aWorkerStuckPastTheProbeTimeoutIsKilledAndRestartedWhileTheWatchdogKeepsPinging() async throws {
-    let notify = try NotifySocket(path: temporaryPath("notify"))
-    let daemon = try await DaemonProcess(
-      environment: [
-        "NOTIFY_SOCKET": notify.path,
-        // Pings every second, if every feature answers.
-        "WATCHDOG_USEC": "2000000",
-        "SWITCHYARD_SUPERVISION_PROBE_TIMEOUT": "0.5",
-      ],
-      executable: "switchyard-fixture"
-    )
-    let client = try daemon.connect()
-    try client.call("io.switchyard.Store.Send", ["action": ["beta": ["increment": [:]]]])
-    let stuckPid = try #require(try workerPid(of: "beta", client))
-    #expect(await notify.receive(until: { $0.fields["WATCHDOG"] == "1" }) != nil)
+    let (daemon, client, notify, stuckPid) = try await self.fixtureWatchingBeta()
 
     let started = NotifySocket.now
     // Sixty seconds of reducing: far past the watchdog, were the worker allowed to keep it.
@@ -48,9 +35,64 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// A worker answering a backlog longer than the probe timeout (a big batch on a loaded
+  /// machine: the probe waits behind it) is busy, not stuck: it is not killed, every action of
+  /// the backlog is answered, and the daemon's watchdog pings go on meanwhile.
+  @Test func aWorkerAnsweringABacklogLongerThanTheProbeTimeoutIsLeftAlone() async throws {
+    let (daemon, client, notify, pid) = try await self.fixtureWatchingBeta()
+
+    let started = NotifySocket.now
+    // Twelve actions of a quarter of a second, pipelined: three seconds of work, six probe
+    // timeouts, each action answered well within one.
+    let send: JSONValue = ["method": "io.switchyard.Store.Send", "parameters": ["action": ["beta": ["block": 0.25]]]]
+    try client.write(Array(repeating: send.serializedBytes() + [0], count: 12).flatMap { $0 })
+    for index in 0..<12 {
+      // A read that times out says nothing of why: the daemon's log does.
+      let reply = try #require(try loggingDaemonOnError(daemon) { try client.read() })
+      #expect(reply["parameters"]?["seq"] != nil, "action \(index): \(reply)\n\(daemon.log)")
+    }
+    let pings = await notify.receiveAll(for: .seconds(1)).filter {
+      $0.fields["WATCHDOG"] == "1" && $0.received > started
+    }
+    #expect(pings.count >= 2, "the daemon's watchdog kept pinging: \(pings.count)")
+    #expect(try workerPid(of: "beta", client) == pid, "the busy worker was not replaced")
+    #expect(!daemon.log.contains("killing it"), "\(daemon.log)")
+    #expect(try client.call("io.switchyard.Store.Get", ["path": "/beta/restarts"])["state"] == 0)
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func aProbeTimeoutMustBePositive() async throws {
     await #expect(throws: DaemonFailedToStart.self) {
       _ = try await DaemonProcess(environment: ["SWITCHYARD_SUPERVISION_PROBE_TIMEOUT": "0"])
+    }
+  }
+
+  /// The fixture's daemon with a 0.5 s probe timeout and a watchdog that pings every second
+  /// while every feature answers; `beta`'s worker started (its pid), and a first ping seen.
+  private func fixtureWatchingBeta() async throws -> (DaemonProcess, VarlinkTestClient, NotifySocket, pid_t) {
+    let notify = try NotifySocket(path: temporaryPath("notify"))
+    let daemon = try await DaemonProcess(
+      environment: [
+        "NOTIFY_SOCKET": notify.path,
+        "WATCHDOG_USEC": "2000000",
+        "SWITCHYARD_SUPERVISION_PROBE_TIMEOUT": "0.5",
+      ],
+      executable: "switchyard-fixture"
+    )
+    let client = try daemon.connect()
+    try client.call("io.switchyard.Store.Send", ["action": ["beta": ["increment": [:]]]])
+    let pid = try #require(try workerPid(of: "beta", client))
+    #expect(await notify.receive(until: { $0.fields["WATCHDOG"] == "1" }) != nil)
+    return (daemon, client, notify, pid)
+  }
+
+  /// `body`'s result; when it throws, the daemon's log is recorded with the error.
+  private func loggingDaemonOnError<T>(_ daemon: DaemonProcess, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch {
+      Issue.record("\(error)\n\(daemon.log)")
+      throw error
     }
   }
 
