@@ -73,10 +73,11 @@ start_servers() { # $1: the command prefix (empty, or taskset)
   $prefix "$out/loadgen" relay-server "$dir/relay.sock" & pids+=($!)
   $prefix "$nio_relay" echo "$dir/nio-echo.sock" & pids+=($!)
   $prefix "$nio_relay" server "$dir/nio-relay.sock" & pids+=($!)
+  $prefix "$nio_relay" server "$dir/nio-cat.sock" /bin/cat & pids+=($!)
   $prefix redis-server --port 0 --unixsocket "$dir/redis.sock" --save '' --appendonly no --loglevel warning >/dev/null & pids+=($!)
   start_daemon worker "$prefix" "$daemon"
   start_daemon actor "$prefix" "$daemon" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor
-  local sockets=(echo relay nio-echo nio-relay redis worker actor)
+  local sockets=(echo relay nio-echo nio-relay nio-cat redis worker actor)
   if [ -n "${BASELINE:-}" ]; then
     start_daemon baseline-worker "$prefix" "$BASELINE"
     start_daemon baseline-actor "$prefix" "$BASELINE" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor
@@ -103,10 +104,10 @@ declare -A pp ppp pl fo cpu
 # ppp[NAME], pl[NAME], fo[NAME,subscribers] and cpu[NAME].
 measure() {
   local name=$1 prefix=$2 load="$2 $out/loadgen" proto=switchyard before
-  case $name in echo | redis) proto=$name ;; relay | nio-echo | nio-relay) proto=echo ;; esac
+  case $name in echo | redis) proto=$name ;; relay | nio-echo | nio-relay | nio-cat) proto=echo ;; esac
   [ "$proto" = switchyard ] && before=$(cpu_ticks "${daemon_pid[$name]}")
   pp[$name]=$($load pingpong "$proto" "$dir/$name.sock" "$N")
-  case $name in relay | nio-echo | nio-relay) return ;; esac
+  case $name in relay | nio-echo | nio-relay | nio-cat) return ;; esac
   if [ "$proto" = switchyard ]; then
     cpu[$name]=$(awk -v t="$(($(cpu_ticks "${daemon_pid[$name]}") - before))" -v hz="$hz" -v n="$N" \
       'BEGIN { printf "%.1f", t * 1e6 / hz / n }')
@@ -132,7 +133,7 @@ run_phase() { # $1: label, $2: prefix
   local label=$1 prefix=$2
   start_servers "$prefix"
   local name
-  for name in worker actor echo relay nio-echo nio-relay redis; do measure "$name" "$prefix"; done
+  for name in worker actor echo relay nio-echo nio-relay nio-cat redis; do measure "$name" "$prefix"; done
   echo "## $label"
   echo
   echo "The counter feature in a worker process (PrimeTime's default) and in an actor of the daemon."
@@ -148,6 +149,7 @@ run_phase() { # $1: label, $2: prefix
   redis_p50=$(field p50_us "${pp[redis]}")
   for reference in "relay:the C echo through a worker process behind two pipes:the worker path's floor" \
     "nio-relay:the same relay made with NIO channels (nio-relay server):the worker path's floor with NIO" \
+    "nio-cat:the NIO relay with cat as its child (nio-relay server SOCK /bin/cat):the floor with NIO in the daemon only, as switchyardd's workers have it" \
     "nio-echo:an echo made with NIO channels (nio-relay echo):the actor path's floor with NIO"; do
     IFS=: read -r name what floor <<<"$reference"
     p50=$(field p50_us "${pp[$name]}")

@@ -4,6 +4,10 @@
 //   nio-relay server SOCKET   listens on SOCKET; every byte a client sends goes to a child
 //                             process through a pipe, and every byte the child sends back goes to
 //                             the client
+//   nio-relay server SOCKET CHILD
+//                             the same with the program CHILD as the child (`/bin/cat`): the
+//                             floor of a worker that reads and writes its pipes without NIO, as
+//                             switchyardd's workers do (`WorkerLink`)
 //   nio-relay child           (started by the server) echoes its standard input to its output
 //   nio-relay echo SOCKET     echoes every client's bytes back itself: the floor of an
 //                             actor-hosted feature's `Send`, which crosses no process
@@ -74,14 +78,14 @@ func runEcho(at path: String) throws {
   try server.closeFuture.wait()
 }
 
-func runServer(at path: String) throws {
+func runServer(at path: String, child program: String?) throws {
   let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   let ends = Ends()
   let toChild = Pipe()
   let fromChild = Pipe()
   let child = Process()
-  child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-  child.arguments = ["child"]
+  child.executableURL = URL(fileURLWithPath: program ?? "/proc/self/exe")
+  child.arguments = program == nil ? ["child"] : []
   child.standardInput = toChild
   child.standardOutput = fromChild
   try child.run()
@@ -113,9 +117,10 @@ func runServer(at path: String) throws {
 let arguments = CommandLine.arguments.dropFirst()
 switch (arguments.first, arguments.count) {
 case ("child", 1): try runChild()
-case ("server", 2): try runServer(at: arguments.last!)
+case ("server", 2): try runServer(at: arguments.last!, child: nil)
+case ("server", 3): try runServer(at: arguments.dropFirst().first!, child: arguments.last!)
 case ("echo", 2): try runEcho(at: arguments.last!)
 default:
-  FileHandle.standardError.write(Data("usage: nio-relay server SOCKET | nio-relay echo SOCKET | nio-relay child\n".utf8))
+  FileHandle.standardError.write(Data("usage: nio-relay server SOCKET [CHILD] | nio-relay echo SOCKET | nio-relay child\n".utf8))
   exit(2)
 }

@@ -56,6 +56,41 @@ enum WorkerMessage: Equatable, Sendable {
   /// so that a frame costs one allocation however it travels (queued for a worker, kept to send
   /// again to the next one, written).
   func frame(allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
+    let parts = self.parts
+    var frame = allocator.buffer(capacity: parts.length)
+    parts.write(into: &frame)
+    return frame
+  }
+
+  /// Appends the frame, length prefix included, to `frame`: what a link that gathers its frames
+  /// into one buffer writes.
+  func write(into frame: inout ByteBuffer) {
+    let parts = self.parts
+    frame.reserveCapacity(minimumWritableBytes: parts.length)
+    parts.write(into: &frame)
+  }
+
+  /// What a frame is made of: its kind, its number, a reducer's time for `reduced`, and its text.
+  private struct Parts {
+    let kind: Kind
+    let number: UInt64
+    let time: UInt64?
+    let text: [UInt8]
+
+    var header: Int { 9 + (self.time == nil ? 0 : 8) }
+    /// The frame's length, prefix included.
+    var length: Int { 4 + self.header + self.text.count }
+
+    func write(into frame: inout ByteBuffer) {
+      frame.writeInteger(UInt32(self.header + self.text.count))
+      frame.writeInteger(self.kind.rawValue)
+      frame.writeInteger(self.number)
+      if let time = self.time { frame.writeInteger(time) }
+      frame.writeBytes(self.text)
+    }
+  }
+
+  private var parts: Parts {
     let (kind, number, text): (Kind, UInt64, [UInt8]) =
       switch self {
       case let .start(state, restarted): (.start, restarted ? 1 : 0, state.serializedBytes())
@@ -76,14 +111,7 @@ enum WorkerMessage: Equatable, Sendable {
       }
     var time: UInt64?
     if case let .reduced(_, _, nanoseconds) = self { time = nanoseconds }
-    let header = 9 + (time == nil ? 0 : 8)
-    var frame = allocator.buffer(capacity: 4 + header + text.count)
-    frame.writeInteger(UInt32(header + text.count))
-    frame.writeInteger(kind.rawValue)
-    frame.writeInteger(number)
-    if let time { frame.writeInteger(time) }
-    frame.writeBytes(text)
-    return frame
+    return Parts(kind: kind, number: number, time: time, text: text)
   }
 
   /// Decodes a frame's content (what follows the length prefix).

@@ -2,8 +2,6 @@ import CWorkerSpawn
 import Dependencies
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
 import SwitchyardJSON
 import SwitchyardSynchronization
 import SwitchyardRuntime
@@ -145,8 +143,8 @@ struct _WorkerTaggedReducer<Base: Reducer>: Reducer {
 
 /// The worker's side of a feature of these types: it takes the state the daemon hands it, runs
 /// the feature's store, reduces the actions the daemon sends in order, and answers each with
-/// the change it made — all on one event loop, which reads the link and runs the store, so an
-/// action crosses no thread inside the worker.
+/// the change it made — all on the link's own thread, which reads the link and runs the store,
+/// so an action crosses no thread inside the worker.
 ///
 /// Returns when the daemon closes the link; throws when the daemon breaks the protocol.
 func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>(
@@ -157,37 +155,30 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
   reducer: @escaping @Sendable () -> R,
   prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
 ) async throws where R: Reducer<LocalState, LocalAction> & SendableMetatype {
-  let failure = Mutex<(any Error)?>(nil)
-  let channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton.next())
-    .channelInitializer { channel in
-      channel.eventLoop.makeCompletedFuture {
-        let link = WorkerLink(channel: channel)
-        let worker = _WorkerStoreRunner<LocalState, LocalAction, R>(
-          link: link,
-          page: page,
-          keepsTimers: keepsTimers,
-          decodeGlobal: decodeGlobal,
-          reducer: reducer,
-          prepareDependencies: prepareDependencies
-        )
-        try channel.pipeline.syncOperations.addHandlers(
-          FrameReader(WorkerFrameDecoder()),
-          DaemonLinkHandler(
-            link: link,
-            received: { try worker.received(frame: $0) },
-            failed: { error in failure.withLock { $0 = $0 ?? error } }
-          )
-        )
-      }
+  let link = try WorkerLink(ends)
+  // The link blocks its thread in `poll` between frames: a thread of its own, not one of the
+  // concurrency pool's, which the store's effects need.
+  try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    let thread = Thread {
+      let worker = _WorkerStoreRunner<LocalState, LocalAction, R>(
+        link: link,
+        page: page,
+        keepsTimers: keepsTimers,
+        decodeGlobal: decodeGlobal,
+        reducer: reducer,
+        prepareDependencies: prepareDependencies
+      )
+      // A standby worker waits here until the daemon needs it, or closes the link without.
+      continuation.resume(with: Result { try link.run { try worker.received(frame: $0) } })
     }
-    .takingOwnershipOfDescriptors(input: ends.input, output: ends.output)
-    .get()
-  // A standby worker waits here until the daemon needs it, or closes the link without.
-  try await channel.closeFuture.get()
-  if let error = failure.withLock({ $0 }) { throw error }
+    thread.name = "worker-link"
+    // What an event loop's thread has: a reducer may recurse as deep there as in the daemon.
+    thread.stackSize = 8 << 20
+    thread.start()
+  }
 }
 
-/// The worker's store behind its link, on the link's event loop: made from the state the
+/// The worker's store behind its link, on the link's thread: made from the state the
 /// daemon's first frame carries, then handed each action frame.
 final class _WorkerStoreRunner<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>
 where R: Reducer<LocalState, LocalAction> & SendableMetatype {
@@ -204,8 +195,6 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
   private let decodeGlobal: @Sendable (ActionBytes) throws -> LocalAction?
   private var store: Store<LocalState, LocalAction>?
   private var observation: StoreObservation?
-  /// The store's drains: an action read from the link is reduced before the next frame is read.
-  private let drains: LoopDrains
 
   init(
     link: WorkerLink,
@@ -217,7 +206,6 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
   ) {
     self.link = link
     self.decodeGlobal = decodeGlobal
-    self.drains = LoopDrains(loop: link.eventLoop)
     self.tags = WorkerActionTags(page: page)
     self.keepsTimers = keepsTimers
     self.reducer = reducer
@@ -237,7 +225,7 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
       return try self.start(from: state)
     }
     if let (id, body, isGlobal) = WorkerMessage.action(inFrame: frame) {
-      return self.drains.collecting { self.reduce(body, id: id, isGlobal: isGlobal, in: store) }
+      return self.reduce(body, id: id, isGlobal: isGlobal, in: store)
     }
     let message = try WorkerMessage(frame: frame)
     guard case let .probe(id) = message else {
@@ -263,13 +251,12 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     }
     // On a full route the daemon keeps the store's timers, so they outlive this process too.
     let timers = self.keepsTimers ? WorkerTimers<LocalAction>(link: link, encoder: encoder) : nil
-    let executor = EventLoopStoreExecutor(link.eventLoop, drains: self.drains)
     let reducer = self.reducer
     let store: Store<LocalState, LocalAction>
     if let prepareDependencies {
       store = Store(
         initialState: state,
-        executor: executor,
+        executor: link,
         reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
         withDependencies: { prepareDependencies(&$0) },
         effectActions: effectActions,
@@ -278,13 +265,13 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     } else {
       store = Store(
         initialState: state,
-        executor: executor,
+        executor: link,
         reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
         effectActions: effectActions,
         timers: timers
       )
     }
-    // On the loop, which is the store's executor: no change can come before the observer.
+    // On the link's thread, which is the store's executor: no change can come before the observer.
     let (_, observation) = try store.assumeIsolated { store in
       try store.observe { change in
         if !tags.keep(change.patch) { link.send(.change(change.patch)) }
