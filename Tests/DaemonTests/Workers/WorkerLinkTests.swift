@@ -1,0 +1,170 @@
+import Foundation
+import Glibc
+import SwitchyardSynchronization
+import Testing
+
+@testable import SwitchyardDaemon
+@testable import SwitchyardRuntime
+
+/// The worker's end of its link: one thread that reads the daemon's frames from a real pipe,
+/// runs what is queued for it, and writes the worker's frames to another.
+@Suite(.timeLimit(.minutes(1))) struct WorkerLinkTests {
+  @Test func everyFrameIsHandedOverInOrderAndTheLoopEndsWhenTheDaemonClosesTheLink() async throws {
+    let pipes = try LinkPipes()
+    let link = try WorkerLink(pipes.workerEnds)
+    let received = Mutex<[WorkerMessage]>([])
+    // Three frames in one write: one read, three hand-overs.
+    pipes.daemonWrites([.probe(id: 1), .action(id: 2, action: ["increment": [:]]), .probe(id: 3)])
+    pipes.daemonCloses()
+    try await run(link) { frame in
+      let message = try WorkerMessage(frame: frame)
+      received.withLock { $0.append(message) }
+    }
+    #expect(received.withLock { $0 } == [.probe(id: 1), .action(id: 2, action: ["increment": [:]]), .probe(id: 3)])
+  }
+
+  @Test func whatTheWorkerSendsWhileItHandlesFramesReachesTheDaemonInOrder() async throws {
+    let pipes = try LinkPipes()
+    let link = try WorkerLink(pipes.workerEnds)
+    pipes.daemonWrites((1...50).map { WorkerMessage.probe(id: $0) })
+    async let running: Void = run(link) { frame in
+      guard case let .probe(id) = try WorkerMessage(frame: frame) else { return }
+      link.send(.probeAnswer(id: id))
+    }
+    let answers = try await pipes.daemonReads(50)
+    pipes.daemonCloses()
+    try await running
+    #expect(answers == (1...50).map { WorkerMessage.probeAnswer(id: $0) })
+  }
+
+  @Test func workQueuedFromAnotherThreadWakesTheLoopWaitingForTheDaemon() async throws {
+    let pipes = try LinkPipes()
+    let link = try WorkerLink(pipes.workerEnds)
+    async let running: Void = run(link) { _ in }
+    // Nothing for the loop to read: it waits in `poll` until the work's wake-up.
+    try await Task.sleep(for: .milliseconds(50))
+    link.execute {
+      #expect(link.isCurrent, "queued work runs on the link's thread")
+      link.send(.probeAnswer(id: 7))
+    }
+    link.send(.effect(action: ["increment": [:]]))
+    #expect(try await pipes.daemonReads(2) == [.probeAnswer(id: 7), .effect(action: ["increment": [:]])])
+    pipes.daemonCloses()
+    try await running
+  }
+
+  @Test func aStoreOnTheLinkReducesOnItsThreadWhateverThreadSendsTheAction() async throws {
+    let pipes = try LinkPipes()
+    let link = try WorkerLink(pipes.workerEnds)
+    let store = Store(initialState: 0, executor: link) {
+      Reduce<Int, Int> { count, amount in
+        count += amount
+        return .none
+      }
+    }
+    async let running: Void = run(link) { _ in }
+    for amount in 1...10 {
+      store.enqueue(amount) { _ in
+        #expect(link.isCurrent)
+        link.send(.probeAnswer(id: UInt64(amount)))
+      }
+    }
+    #expect(try await pipes.daemonReads(10) == (1...10).map { WorkerMessage.probeAnswer(id: $0) })
+    let total = Mutex(0)
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      store.probe {
+        total.withLock { $0 = store.assumeIsolated { $0.state } }
+        done.resume()
+      }
+    }
+    #expect(total.withLock { $0 } == 55)
+    pipes.daemonCloses()
+    try await running
+  }
+
+  @Test func aFrameLengthOutOfBoundsBreaksTheLinkOff() async throws {
+    let pipes = try LinkPipes()
+    let link = try WorkerLink(pipes.workerEnds)
+    pipes.daemonWritesBytes([0, 0, 0, 3, 1, 2, 3])
+    await #expect(throws: WorkerProtocolError.self) { try await run(link) { _ in } }
+    pipes.daemonCloses()
+  }
+
+  @Test func aFrameTheWorkerCannotTakeEndsTheLoopWithItsError() async throws {
+    let pipes = try LinkPipes()
+    let link = try WorkerLink(pipes.workerEnds)
+    pipes.daemonWrites([.ready])
+    await #expect(throws: WorkerProtocolError.self) {
+      try await run(link) { _ in throw WorkerProtocolError("the daemon sent ready, which only a worker sends") }
+    }
+    pipes.daemonCloses()
+  }
+}
+
+/// Runs the link's loop on a thread of its own, as the worker does, until it ends.
+private func run(_ link: WorkerLink, received: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async throws {
+  try await onAThreadOfItsOwn { try link.run(received: received) }
+}
+
+/// Runs `body`, which blocks, on a new thread: not on one of the few the tests' tasks share.
+private func onAThreadOfItsOwn<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+  try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+    Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
+  }
+}
+
+/// Two real pipes: the daemon's ends are the test's, the worker's go to the link.
+private struct LinkPipes: Sendable {
+  let workerEnds: WorkerLinkEnds
+  let toWorker: CInt
+  let fromWorker: CInt
+
+  init() throws {
+    var toWorker: [CInt] = [-1, -1]
+    var fromWorker: [CInt] = [-1, -1]
+    guard pipe(&toWorker) == 0, pipe(&fromWorker) == 0 else { throw POSIXError(.EMFILE) }
+    self.workerEnds = WorkerLinkEnds(input: toWorker[0], output: fromWorker[1])
+    self.toWorker = toWorker[1]
+    self.fromWorker = fromWorker[0]
+  }
+
+  func daemonWrites(_ messages: [WorkerMessage]) {
+    self.daemonWritesBytes(messages.flatMap { $0.encoded() })
+  }
+
+  func daemonWritesBytes(_ bytes: [UInt8]) {
+    let written = bytes.withUnsafeBytes { write(self.toWorker, $0.baseAddress, $0.count) }
+    precondition(written == bytes.count)
+  }
+
+  /// Ends the link from the daemon's side; the worker's ends are the link's to close.
+  func daemonCloses() {
+    close(self.toWorker)
+    close(self.fromWorker)
+  }
+
+  /// Reads `count` frames, waiting at most five seconds for each read.
+  func daemonReads(_ count: Int) async throws -> [WorkerMessage] {
+    try await onAThreadOfItsOwn { try self.blockingReads(count) }
+  }
+
+  private func blockingReads(_ count: Int) throws -> [WorkerMessage] {
+    var bytes: [UInt8] = []
+    var messages: [WorkerMessage] = []
+    while messages.count < count {
+      var polled = pollfd(fd: self.fromWorker, events: Int16(POLLIN), revents: 0)
+      guard poll(&polled, 1, 5000) == 1 else { throw POSIXError(.ETIMEDOUT) }
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      let read = chunk.withUnsafeMutableBytes { Glibc.read(self.fromWorker, $0.baseAddress, $0.count) }
+      guard read > 0 else { throw POSIXError(.EPIPE) }
+      bytes += chunk.prefix(read)
+      while bytes.count >= 4 {
+        let length = bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        guard bytes.count >= 4 + length else { break }
+        messages.append(try bytes[4..<(4 + length)].withUnsafeBytes { try WorkerMessage(frame: $0) })
+        bytes.removeFirst(4 + length)
+      }
+    }
+    return messages
+  }
+}
