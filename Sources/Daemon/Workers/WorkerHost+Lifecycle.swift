@@ -10,7 +10,7 @@ struct LaunchedWorker: @unchecked Sendable {
   let generation: Int
   let pid: pid_t
   let page: SharedPage
-  let channel: any Channel
+  let link: WorkerChannel
 }
 
 extension WorkerHost {
@@ -39,7 +39,7 @@ extension WorkerHost {
       contents.phase = .starting
       contents.pid = worker.pid
       contents.page = worker.page
-      contents.channel = worker.channel
+      contents.link = worker.link
       contents.sent = 0
       contents.ended = (nil, false)
       if restarted, let lifecycle = self.support.afterRestart {
@@ -69,7 +69,7 @@ extension WorkerHost {
       }
       // Written once the waiter is in place, so that `ready` cannot come before it.
       let start = WorkerMessage.start(state: state, restarted: restarted).frame()
-      self.contents.withLock { self.send(start, to: worker.channel, in: &$0) }
+      self.contents.withLock { self.send(start, to: worker.link, in: &$0) }
       if !waiting { continuation.resume() }
     }
   }
@@ -101,7 +101,9 @@ extension WorkerHost {
       throw error
     }
     channel.closeFuture.whenComplete { _ in self.ended(generation: generation, status: nil, linkClosed: true) }
-    return Launched(generation: generation, pid: worker.pid, page: worker.page, channel: channel)
+    return Launched(
+      generation: generation, pid: worker.pid, page: worker.page, link: WorkerChannel(channel, output: worker.link.output)
+    )
   }
 
   /// Keeps a worker process started and waiting, so that a restart only has to hand it the
@@ -126,7 +128,7 @@ extension WorkerHost {
       contents.standby = launched
       return nil
     }
-    unwanted?.channel.close(promise: nil)
+    unwanted?.link.close()
   }
 
   /// Ends the standby worker, if there is one: closing its link ends it.
@@ -135,7 +137,7 @@ extension WorkerHost {
       defer { contents.standby = nil }
       return contents.standby
     }
-    standby?.channel.close(promise: nil)
+    standby?.link.close()
   }
 
   /// Logs the worker's stderr under the feature's name until it closes, then reaps the worker.
@@ -171,7 +173,7 @@ extension WorkerHost {
       if let standby = contents.standby, standby.generation == generation {
         // The standby ended before it was needed: the next restart starts a process instead.
         contents.standby = nil
-        if linkClosed { kill(standby.pid, SIGKILL) } else { standby.channel.close(promise: nil) }
+        if linkClosed { kill(standby.pid, SIGKILL) } else { standby.link.close() }
         return nil
       }
       guard contents.generation == generation else { return nil }
@@ -198,7 +200,7 @@ extension WorkerHost {
         crashed = contents.pending.remove(at: index)
       }
       contents.generation = 0
-      contents.channel = nil
+      contents.link = nil
       contents.pid = nil
       contents.page = nil
       contents.sent = 0
@@ -254,11 +256,11 @@ extension WorkerHost {
   func terminate(gently: Bool) async -> Exit? {
     await withCheckedContinuation { continuation in
       let running = self.contents.withLock { contents -> Bool in
-        guard let pid = contents.pid, let channel = contents.channel else { return false }
+        guard let pid = contents.pid, let link = contents.link else { return false }
         contents.shuttingDown = true
         contents.endWaiters.append(continuation)
         if gently {
-          channel.close(promise: nil)
+          link.close()
         } else {
           kill(pid, SIGKILL)
         }

@@ -46,13 +46,6 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   typealias Phase = WorkerHostPhase
   typealias Contents = WorkerHostContents
 
-  /// Frames queued for a link's event loop and not yet handed to it, by link, as one buffer:
-  /// whatever queues while the loop is busy goes out in one write. A lone frame is the frame's
-  /// own buffer, uncopied; a second one copies both into a buffer of their own. A lock of its
-  /// own, taken inside `contents`'s (never the other way round), so the loop never waits for
-  /// whoever holds `contents`.
-  private let outboxes = Mutex<[ObjectIdentifier: ByteBuffer]>([:])
-
   init(
     name: String,
     restart: RestartPolicy,
@@ -122,41 +115,19 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
         isLifecycle: false
       )
       contents.pending.append(pending)
-      if contents.phase == .running, let channel = contents.channel {
+      if contents.phase == .running, let link = contents.link {
         contents.sent += 1
         // Queued under the lock, so frames reach the worker in the order actions queue.
-        self.send(pending.frame, to: channel, in: &contents)
+        self.send(pending.frame, to: link, in: &contents)
       }
       return true
     }
   }
 
-  /// Queues a frame for the worker behind `channel`, after those queued before. The first frame
-  /// queued while the link's event loop has none pending schedules one write of everything
-  /// queued by the time it runs: a burst of pipelined actions costs the loop one task, one write
-  /// and one flush. The task runs after the loop has handled all it read in this turn, so the
-  /// calls of one read share the write (writing when each call's routing ends instead cost a
-  /// pinned fan-out a third of its rate: a write per call, each waking the worker). `contents`
-  /// is there to prove the caller holds its lock, which is what orders the frames.
-  ///
-  /// One frame at a time: a sequence of them, in this code generic over the application, cost
-  /// metadata look-ups for its iterator on every action.
-  func send(_ frame: ByteBuffer, to channel: any Channel, in contents: inout Contents) {
-    let link = ObjectIdentifier(channel)
-    let isFirst = self.outboxes.withLock { outboxes in
-      guard outboxes[link] != nil else {
-        outboxes[link] = frame
-        return true
-      }
-      outboxes[link]!.writeImmutableBuffer(frame)
-      return false
-    }
-    if isFirst { channel.eventLoop.execute { self.writeOutbox(of: channel) } }
-  }
-
-  private func writeOutbox(of channel: any Channel) {
-    guard let frames = self.outboxes.withLock({ $0.removeValue(forKey: ObjectIdentifier(channel)) }) else { return }
-    channel.writeAndFlush(frames, promise: nil)
+  /// Queues a frame for the worker behind `link`, after those queued before (``WorkerChannel``).
+  /// `contents` is there to prove the caller holds its lock, which is what orders the frames.
+  func send(_ frame: ByteBuffer, to link: WorkerChannel, in contents: inout Contents) {
+    link.send(frame)
   }
 
   /// Answers once the worker's store has reduced everything sent before; at once while no
@@ -173,12 +144,12 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   /// at most two timeouts later.
   func probe(_ answered: @escaping @Sendable () -> Void) {
     let sent = self.contents.withLock { contents -> (id: UInt64, generation: Int, loop: any EventLoop, progress: WorkerProgress)? in
-      guard contents.phase == .running, let channel = contents.channel else { return nil }
+      guard contents.phase == .running, let link = contents.link else { return nil }
       let id = contents.nextID
       contents.nextID += 1
       contents.probes[id] = answered
-      self.send(WorkerMessage.probe(id: id).frame(), to: channel, in: &contents)
-      return (id, contents.generation, channel.eventLoop, contents.progress)
+      self.send(WorkerMessage.probe(id: id).frame(), to: link, in: &contents)
+      return (id, contents.generation, link.eventLoop, contents.progress)
     }
     guard let sent else { return answered() }
     sent.loop.scheduleTask(in: .nanoseconds(Int64(self.probeTimeout / .nanoseconds(1)))) {
@@ -232,14 +203,14 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
     switch message {
     case .ready:
       self.contents.withLock { contents in
-        guard contents.generation == generation, let channel = contents.channel else { return }
+        guard contents.generation == generation, let link = contents.link else { return }
         contents.phase = .running
         if let endedAt = contents.endedAt {
           contents.lastRestart = .now - endedAt
           contents.endedAt = nil
         }
         contents.sent = contents.pending.count
-        for frame in contents.pending.map(\.frame) { self.send(frame, to: channel, in: &contents) }
+        for frame in contents.pending.map(\.frame) { self.send(frame, to: link, in: &contents) }
         for waiter in contents.readyWaiters { waiter.resume() }
         contents.readyWaiters.removeAll()
       }
@@ -353,7 +324,7 @@ struct WorkerHostContents: ~Copyable {
   var lastGeneration = 0
   var standby: LaunchedWorker?
   var isPreparingStandby = false
-  var channel: (any Channel)?
+  var link: WorkerChannel?
   var pid: pid_t?
   var page: SharedPage?
   var pending = Deque<WorkerPendingAction>()
