@@ -1,6 +1,7 @@
 #ifndef SWITCHYARD_WORKER_SPAWN_H
 #define SWITCHYARD_WORKER_SPAWN_H
 
+#include <sys/epoll.h>
 #include <sys/types.h>
 
 /// Starts `path` with `argv` and `envp` with exactly the descriptors `fds`: `fds[i]` becomes

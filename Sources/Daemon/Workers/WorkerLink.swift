@@ -1,3 +1,4 @@
+import CWorkerSpawn
 import Glibc
 import NIOCore
 import SwitchyardRuntime
@@ -49,7 +50,10 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
   private var outbox: ByteBuffer
   private var frames = WorkerFrameDecoder()
   private var running: [Work] = []
-  private var polled = [pollfd](repeating: pollfd(), count: 2)
+  /// The epoll instance watching the link and the wake-up pipe: registered once, unlike
+  /// `poll`'s list, which the kernel walks and hooks into both pipes' wait queues on every call.
+  private let epoll: CInt
+  private var events = [epoll_event](repeating: epoll_event(), count: 2)
   private var isOpen = true
 
   /// Takes over the worker's ends of the link, in blocking mode: the loop waits in `poll` only.
@@ -59,17 +63,21 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
       guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw WorkerLinkError("fcntl", errno) }
     }
     var wakeUp: [CInt] = [-1, -1]
-    guard pipe(&wakeUp) == 0 else { throw WorkerLinkError("pipe", errno) }
+    guard switchyard_pipe(&wakeUp) == 0 else { throw WorkerLinkError("pipe2", errno) }
     for fd in wakeUp {
-      guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0, fcntl(fd, F_SETFL, O_NONBLOCK) == 0 else {
-        throw WorkerLinkError("fcntl", errno)
-      }
+      guard fcntl(fd, F_SETFL, O_NONBLOCK) == 0 else { throw WorkerLinkError("fcntl", errno) }
     }
     (self.input, self.output, self.wakeUp) = (ends.input, ends.output, (wakeUp[0], wakeUp[1]))
     self.inbox = ByteBufferAllocator().buffer(capacity: Self.readSize)
     self.outbox = ByteBufferAllocator().buffer(capacity: Self.readSize)
-    self.polled[0] = pollfd(fd: ends.input, events: Int16(POLLIN), revents: 0)
-    self.polled[1] = pollfd(fd: wakeUp[0], events: Int16(POLLIN), revents: 0)
+    self.epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+    guard self.epoll >= 0 else { throw WorkerLinkError("epoll_create1", errno) }
+    for fd in [ends.input, wakeUp[0]] {
+      var event = epoll_event()
+      event.events = EPOLLIN.rawValue
+      event.data.fd = fd
+      guard epoll_ctl(self.epoll, EPOLL_CTL_ADD, fd, &event) == 0 else { throw WorkerLinkError("epoll_ctl", errno) }
+    }
   }
 
   deinit {
@@ -77,6 +85,7 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
     close(self.output)
     close(self.wakeUp.read)
     close(self.wakeUp.write)
+    close(self.epoll)
   }
 
   /// What one read asks the pipe for at most (a pipe holds 64 KiB by default).
@@ -106,21 +115,24 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
       queue.isWaiting = queue.work.isEmpty
       return queue.isWaiting
     }
-    let ready = self.polled.withUnsafeMutableBufferPointer { polled in
-      polled[0].revents = 0
-      polled[1].revents = 0
+    let ready = self.events.withUnsafeMutableBufferPointer { events in
       while true {
-        let ready = poll(polled.baseAddress, 2, mayWait ? -1 : 0)
+        let ready = epoll_wait(self.epoll, events.baseAddress, 2, mayWait ? -1 : 0)
         if ready >= 0 || errno != EINTR { return ready }
       }
     }
-    guard ready >= 0 else { throw WorkerLinkError("poll", errno) }
+    guard ready >= 0 else { throw WorkerLinkError("epoll_wait", errno) }
     if mayWait { self.queue.withLock { $0.isWaiting = false } }
-    if self.polled[1].revents != 0 {
-      var bytes: (UInt64, UInt64) = (0, 0)
-      _ = Glibc.read(self.wakeUp.read, &bytes, 16)
+    var hasInput = false
+    for event in self.events.prefix(Int(ready)) {
+      if event.data.fd == self.input {
+        hasInput = true
+      } else {
+        var bytes: (UInt64, UInt64) = (0, 0)
+        _ = Glibc.read(self.wakeUp.read, &bytes, 16)
+      }
     }
-    return self.polled[0].revents != 0
+    return hasInput
   }
 
   /// Reads what the pipe holds and hands over every whole frame in it, running what each queued.
