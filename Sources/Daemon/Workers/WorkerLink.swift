@@ -14,10 +14,13 @@ import SwitchyardSynchronization
 /// try link.run { frame in try worker.received(frame: frame) }  // until the daemon closes the link
 /// ```
 ///
-/// A worker has one link and nothing else to read, so its loop is a `poll` on the link and on a
-/// wake-up for work from other threads, and plain blocking reads and writes: none of an event
-/// loop's channels, pipelines and promises between the pipe and the store. That is about 3 µs of
-/// a round trip (`nio-relay server` with `cat` as its child against with a NIO child).
+/// A worker has one link and nothing else to read, so its loop is an `epoll_wait` on the link
+/// and on a wake-up for work from other threads, and plain blocking reads and writes: none of an
+/// event loop's channels, pipelines, promises and tasks between the pipe and the store. Its write
+/// of the answers is the last thing it does before it waits again, so the daemon that the write
+/// wakes does not have to be switched away from to let the worker finish a turn of its loop. A
+/// pinned worker round trip took 46.8 µs with a NIO event loop here and 37.2 µs with this one
+/// (1.47 context switches of the worker per round trip, then 1.05).
 ///
 /// The link is the store's ``StoreExecutor``: an action read from the link is reduced after its
 /// frame is handed over and before the next frame is, on the thread that read it. Frames
@@ -32,13 +35,13 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
 
   private struct Queue {
     var work: [Work] = []
-    /// The loop is about to wait in `poll`, or waits there: work queued must wake it.
+    /// The loop is about to wait in `epoll_wait`, or waits there: work queued must wake it.
     var isWaiting = false
   }
 
   private let input: CInt
   private let output: CInt
-  /// A pipe that work queued from another thread writes a byte to, to end the loop's `poll`:
+  /// A pipe that work queued from another thread writes a byte to, to end the loop's wait:
   /// the loop reads `wakeUp.read`, others write `wakeUp.write`.
   private let wakeUp: (read: CInt, write: CInt)
   private let queue = Mutex(Queue())
@@ -56,7 +59,7 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
   private var events = [epoll_event](repeating: epoll_event(), count: 2)
   private var isOpen = true
 
-  /// Takes over the worker's ends of the link, in blocking mode: the loop waits in `poll` only.
+  /// Takes over the worker's ends of the link, in blocking mode: the loop waits in `epoll_wait` only.
   init(_ ends: WorkerLinkEnds) throws(WorkerLinkError) {
     for fd in [ends.input, ends.output] {
       let flags = fcntl(fd, F_GETFL)
