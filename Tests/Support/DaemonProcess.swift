@@ -96,7 +96,7 @@ public final class DaemonProcess: @unchecked Sendable {
   public func waitForExit(within timeout: Duration = .seconds(10)) async -> Int32? {
     let timeout = timeout * Self.timeScale
     guard let ended = await self.process.exit(within: timeout) else {
-      Issue.record("the daemon did not exit within \(timeout)")
+      Issue.record("the daemon did not exit within \(timeout):\n\(self.log)")
       // SIGKILL, which nothing can hold up: a daemon that ignored SIGTERM once would again,
       // and waiting for it without end would hang the whole suite.
       _ = await self.process.kill()

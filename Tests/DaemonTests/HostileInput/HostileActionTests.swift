@@ -108,7 +108,9 @@ import Testing
     let numbers = (0..<40_000).map(String.init).joined(separator: ",")
     let started = ContinuousClock.now
     let loaded = try send(#"{"favoritePrimes":{"loaded":[\#(numbers)]}}"#, on: client)
-    #expect(ContinuousClock.now - started < .seconds(1))
+    // A bound against work that grows faster than the action (encoding it again for each case
+    // looked at, say), not a benchmark: a debug build on a loaded machine takes over a second.
+    #expect(ContinuousClock.now - started < .seconds(5))
     expectError(loaded, "io.switchyard.Store.InternalAction")
     let batch = try client.call(
       "io.switchyard.Store.Describe"
