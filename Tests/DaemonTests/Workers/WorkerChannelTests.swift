@@ -90,36 +90,8 @@ private struct OpenLink: Sendable {
     return Array(bytes.prefix(max(read, 0)))
   }
 
-  /// Reads `count` frames as the worker would, on a thread of its own (the reads block), the
-  /// first of them from `bytes` read before.
+  /// Reads `count` frames as the worker would, the first of them from `readBefore`.
   func workerReads(_ count: Int, after readBefore: [UInt8] = []) async throws -> [WorkerMessage] {
-    let input = self.workerInput
-    return try await withCheckedThrowingContinuation { continuation in
-      Thread {
-        continuation.resume(
-          with: Result {
-            var bytes = readBefore
-            var messages: [WorkerMessage] = []
-            var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            while messages.count < count {
-              var polled = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-              guard poll(&polled, 1, 5_000) == 1 else { throw POSIXError(.ETIMEDOUT) }
-              let read = chunk.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
-              guard read > 0 else { throw POSIXError(.EPIPE) }
-              bytes += chunk.prefix(read)
-              var start = 0
-              while bytes.count - start >= 4 {
-                let length = bytes[start..<(start + 4)].reduce(0) { $0 << 8 | Int($1) }
-                guard bytes.count - start >= 4 + length else { break }
-                messages.append(try bytes[(start + 4)..<(start + 4 + length)].withUnsafeBytes { try WorkerMessage(frame: $0) })
-                start += 4 + length
-              }
-              bytes.removeFirst(start)
-            }
-            return messages
-          }
-        )
-      }.start()
-    }
+    try await readFrames(from: self.workerInput, count: count, after: readBefore)
   }
 }

@@ -106,13 +106,6 @@ private func run(_ link: WorkerLink, received: @escaping @Sendable (UnsafeRawBuf
   try await onAThreadOfItsOwn { try link.run(received: received) }
 }
 
-/// Runs `body`, which blocks, on a new thread: not on one of the few the tests' tasks share.
-private func onAThreadOfItsOwn<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
-  try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
-    Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
-  }
-}
-
 /// Two real pipes: the daemon's ends are the test's, the worker's go to the link.
 private struct LinkPipes: Sendable {
   let workerEnds: WorkerLinkEnds
@@ -145,26 +138,6 @@ private struct LinkPipes: Sendable {
 
   /// Reads `count` frames, waiting at most five seconds for each read.
   func daemonReads(_ count: Int) async throws -> [WorkerMessage] {
-    try await onAThreadOfItsOwn { try self.blockingReads(count) }
-  }
-
-  private func blockingReads(_ count: Int) throws -> [WorkerMessage] {
-    var bytes: [UInt8] = []
-    var messages: [WorkerMessage] = []
-    while messages.count < count {
-      var polled = pollfd(fd: self.fromWorker, events: Int16(POLLIN), revents: 0)
-      guard poll(&polled, 1, 5000) == 1 else { throw POSIXError(.ETIMEDOUT) }
-      var chunk = [UInt8](repeating: 0, count: 4096)
-      let read = chunk.withUnsafeMutableBytes { Glibc.read(self.fromWorker, $0.baseAddress, $0.count) }
-      guard read > 0 else { throw POSIXError(.EPIPE) }
-      bytes += chunk.prefix(read)
-      while bytes.count >= 4 {
-        let length = bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
-        guard bytes.count >= 4 + length else { break }
-        messages.append(try bytes[4..<(4 + length)].withUnsafeBytes { try WorkerMessage(frame: $0) })
-        bytes.removeFirst(4 + length)
-      }
-    }
-    return messages
+    try await readFrames(from: self.fromWorker, count: count)
   }
 }
