@@ -1,7 +1,6 @@
 #ifndef SWITCHYARD_WORKER_SPAWN_H
 #define SWITCHYARD_WORKER_SPAWN_H
 
-#include <sys/epoll.h>
 #include <sys/types.h>
 
 /// Starts `path` with `argv` and `envp` with exactly the descriptors `fds`: `fds[i]` becomes

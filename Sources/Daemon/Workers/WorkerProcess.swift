@@ -156,7 +156,7 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
   prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
 ) async throws where R: Reducer<LocalState, LocalAction> & SendableMetatype {
   let link = try WorkerLink(ends)
-  // The link blocks its thread in `epoll_wait` between frames: a thread of its own, not one of the
+  // The link blocks its thread in `read` between frames: a thread of its own, not one of the
   // concurrency pool's, which the store's effects need.
   try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
     let thread = Thread {

@@ -37,18 +37,79 @@ import Testing
     #expect(answers == (1...50).map { WorkerMessage.probeAnswer(id: $0) })
   }
 
-  @Test func workQueuedFromAnotherThreadWakesTheLoopWaitingForTheDaemon() async throws {
+  @Test func workQueuedFromAnotherThreadRunsWhileTheLoopWaitsForTheDaemon() async throws {
     let pipes = try LinkPipes()
     let link = try WorkerLink(pipes.workerEnds)
     async let running: Void = run(link) { _ in }
-    // Nothing for the loop to read: it waits in `poll` until the work's wake-up.
+    // Nothing for the loop to read: it is blocked in `read`, and the helper takes the turn.
     try await Task.sleep(for: .milliseconds(50))
     link.execute {
-      #expect(link.isCurrent, "queued work runs on the link's thread")
+      #expect(link.isCurrent, "queued work runs holding the link's turn")
       link.send(.probeAnswer(id: 7))
     }
     link.send(.effect(action: ["increment": [:]]))
     #expect(try await pipes.daemonReads(2) == [.probeAnswer(id: 7), .effect(action: ["increment": [:]])])
+    pipes.daemonCloses()
+    try await running
+  }
+
+  @Test func queuedWorkNeverRunsWhileTheLoopHandsOverAFrame() async throws {
+    let pipes = try LinkPipes()
+    let link = try WorkerLink(pipes.workerEnds)
+    let inside = Atomic<Int>(0)
+    let overlaps = Atomic<Int>(0)
+    let handedOver = Atomic<Int>(0)
+    /// Notes that one holder of the turn is in, for `duration`, and whether another one was.
+    @Sendable func occupy(for duration: Duration) {
+      if inside.add(1, ordering: .sequentiallyConsistent).newValue > 1 { overlaps.add(1, ordering: .relaxed) }
+      Thread.sleep(forTimeInterval: Double(duration / .microseconds(1)) / 1e6)
+      inside.subtract(1, ordering: .sequentiallyConsistent)
+    }
+    async let running: Void = run(link) { _ in
+      occupy(for: .microseconds(200))
+      handedOver.add(1, ordering: .relaxed)
+    }
+    // Frames and work from other threads at once, for a while: the loop mostly waits to read,
+    // so the helper runs the work, and frames keep arriving while it does.
+    let writer = Thread {
+      for id in 1...40 {
+        pipes.daemonWrites([.probe(id: UInt64(id))])
+        Thread.sleep(forTimeInterval: 0.0013)
+      }
+    }
+    writer.start()
+    for id in 1...40 {
+      link.execute {
+        occupy(for: .milliseconds(2))
+        link.send(.probeAnswer(id: UInt64(id)))
+      }
+      try await Task.sleep(for: .milliseconds(1))
+    }
+    #expect(try await pipes.daemonReads(40) == (1...40).map { WorkerMessage.probeAnswer(id: $0) })
+    while handedOver.load(ordering: .relaxed) < 40 { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(overlaps.load(ordering: .relaxed) == 0)
+    pipes.daemonCloses()
+    try await running
+  }
+
+  @Test func workThatKeepsQueueingMoreNeverKeepsTheLoopFromTheDaemonsFrames() async throws {
+    let pipes = try LinkPipes()
+    let link = try WorkerLink(pipes.workerEnds)
+    let handedOver = Atomic<Int>(0)
+    let stop = Atomic<Bool>(false)
+    async let running: Void = run(link) { _ in handedOver.add(1, ordering: .relaxed) }
+    /// Work that queues itself again as it runs, until told to stop.
+    @Sendable func again() {
+      if !stop.load(ordering: .relaxed) { link.execute(again) }
+    }
+    link.execute(again)
+    pipes.daemonWrites([.probe(id: 1), .probe(id: 2), .probe(id: 3)])
+    let deadline = ContinuousClock.now + .seconds(5)
+    while handedOver.load(ordering: .relaxed) < 3, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    #expect(handedOver.load(ordering: .relaxed) == 3)
+    stop.store(true, ordering: .relaxed)
     pipes.daemonCloses()
     try await running
   }
