@@ -164,7 +164,13 @@ extension JSONLayout {
 
   /// The JSON Pointer the string at `index` spells; `nil` for anything else.
   private func pointer(at index: Int, in input: UnsafeBufferPointer<UInt8>) -> JSONPointer? {
-    guard self.tape[index].kind == .string else { return nil }
+    let entry = self.tape[index]
+    guard entry.kind == .string else { return nil }
+    if !entry.hasEscapes,
+      let pointer = JSONPointer(plainUTF8: UnsafeBufferPointer(rebasing: input[(entry.start + 1)..<(entry.end - 1)]))
+    {
+      return pointer
+    }
     return try? JSONPointer(parsing: self.string(at: index, in: input))
   }
 }

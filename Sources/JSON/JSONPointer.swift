@@ -52,6 +52,11 @@ public struct JSONPointer: Sendable, Hashable {
     guard text.utf8.first == UInt8(ascii: "/") else {
       throw ParseError(pointer: text, reason: "a JSON pointer must be empty or start with \"/\"")
     }
+    var utf8 = text
+    if let plain = utf8.withUTF8(JSONPointer.init(plainUTF8:)) {
+      self = plain
+      return
+    }
     var tokens: [String] = []
     for rawToken in text.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
       guard rawToken.contains(UInt8(ascii: "~")) else {
@@ -80,6 +85,29 @@ public struct JSONPointer: Sendable, Hashable {
         }
       }
       tokens.append(String(decoding: bytes, as: UTF8.self))
+    }
+    self.tokens = tokens
+  }
+
+  /// The pointer `utf8` spells when it is one and none of its tokens has an escape (`~`), read
+  /// token by token straight from the bytes; `nil` otherwise, for ``init(parsing:)`` to read or
+  /// refuse. Every path of every change a worker sends is read here: splitting the text into an
+  /// array of slices first cost a fifth of reading the whole patch.
+  init?(plainUTF8 utf8: UnsafeBufferPointer<UInt8>) {
+    guard let first = utf8.first else {
+      self.tokens = []
+      return
+    }
+    guard first == UInt8(ascii: "/") else { return nil }
+    var tokens: [String] = []
+    var start = 1
+    for index in 1...utf8.count {
+      guard index == utf8.count || utf8[index] == UInt8(ascii: "/") else {
+        if utf8[index] == UInt8(ascii: "~") { return nil }
+        continue
+      }
+      tokens.append(String(decoding: UnsafeBufferPointer(rebasing: utf8[start..<index]), as: UTF8.self))
+      start = index + 1
     }
     self.tokens = tokens
   }

@@ -28,6 +28,21 @@ struct JSONPointerTests {
   }
 
   @Test(
+    "a pointer without escapes is read straight from its bytes, as the parser reads it; any other is left to the parser",
+    arguments: ["", "/", "//", "/foo", "/foo/0", "/ ", "/é/😀", "/a/", "/a~1b", "/m~0n", "a", "#/a", "/a~2"]
+  )
+  func plainBytes(text: String) throws {
+    var utf8 = text
+    let plain = utf8.withUTF8(JSONPointer.init(plainUTF8:))
+    if text.contains("~") || !(text.isEmpty || text.hasPrefix("/")) {
+      #expect(plain == nil)
+    } else {
+      #expect(plain == (try JSONPointer(parsing: text)))
+      #expect(plain?.description == text)
+    }
+  }
+
+  @Test(
     "invalid pointers are rejected",
     arguments: ["a", "foo/bar", "/a~", "/a~2", "/~a", "/~~", "#/a"]
   )
