@@ -20,6 +20,8 @@ BUILD_DIR    ?= .build
 BENCH_DIR    ?= .build-bench
 BENCH_OUT    ?= $(BENCH_DIR)/results
 SWIFT_FLAGS  ?=
+# Every release build of the daemon (install, benchmarks, soak): see the file for why.
+RELEASE_SWIFT_FLAGS := $(shell grep -v '^\#' scripts/release-swift-flags)
 
 .PHONY: all build run test bench bench-e2e deps clean
 
@@ -120,8 +122,8 @@ fuzz-brief:
 SOAK_INPUTS ?= 1000000
 .PHONY: soak
 soak: deps $(PYTHON_STAMP)
-	$(SWIFT) build -c release --product switchyardd
-	SWITCHYARDD="$$($(SWIFT) build -c release --show-bin-path)/switchyardd" SWITCHYARD_FUZZ_INPUTS=$(SOAK_INPUTS) \
+	$(SWIFT) build -c release $(RELEASE_SWIFT_FLAGS) --product switchyardd
+	SWITCHYARDD="$$($(SWIFT) build -c release $(RELEASE_SWIFT_FLAGS) --show-bin-path)/switchyardd" SWITCHYARD_FUZZ_INPUTS=$(SOAK_INPUTS) \
 	  PYTHONDONTWRITEBYTECODE=1 $(VENV)/bin/python3 -m pytest -q -s Tests/Python/test_live_fuzz.py
 	$(MAKE) soak-durability
 
@@ -152,7 +154,7 @@ bench-e2e: deps
 .PHONY: bench-lookups
 bench-lookups: deps
 	command -v perf >/dev/null || { apt-get update -qq && apt-get install -y -qq linux-perf; }
-	swift build -c release --scratch-path $(BENCH_DIR) --product switchyardd
+	swift build -c release $(RELEASE_SWIFT_FLAGS) --scratch-path $(BENCH_DIR) --product switchyardd
 	Benchmarks/EndToEnd/metadata-lookups.sh $(BENCH_DIR)/release/switchyardd actor
 	Benchmarks/EndToEnd/metadata-lookups.sh $(BENCH_DIR)/release/switchyardd worker
 
@@ -199,7 +201,7 @@ RELEASE_DIR   ?= $(PACKAGE)/.build-release
 # libcurl4-openssl-dev. A folder with libcurl.so pointing at the runtime's libcurl.so.4 serves.
 CURL_LINK_DIR := $(abspath $(RELEASE_DIR))/link
 RELEASE_FLAGS ?= -c release --static-swift-stdlib --package-path $(PACKAGE) --scratch-path $(RELEASE_DIR) \
-                 -Xlinker -L$(CURL_LINK_DIR)
+                 -Xlinker -L$(CURL_LINK_DIR) $(RELEASE_SWIFT_FLAGS)
 
 .PHONY: install install-bin install-units uninstall check-names
 install: install-bin install-units

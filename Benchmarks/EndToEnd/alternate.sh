@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.build-bench
 old=$1
-new=${2:-$(swift build -c release --scratch-path "$out" --show-bin-path)/switchyardd}
+new=${2:-$(swift build -c release $(grep -v '^#' scripts/release-swift-flags) --scratch-path "$out" --show-bin-path)/switchyardd}
 rounds=${3:-4}
 N=${N:-20000}
 cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread

@@ -28,10 +28,12 @@ if ! command -v redis-server >/dev/null; then
   apt-get update -qq && apt-get install -y -qq redis-server >/dev/null
 fi
 cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread
-swift build -c release --scratch-path "$out" --product switchyardd >/dev/null
-swift build -c release --scratch-path "$out" --product nio-relay >/dev/null
-daemon="$(swift build -c release --scratch-path "$out" --show-bin-path)/switchyardd"
-nio_relay="$(swift build -c release --scratch-path "$out" --show-bin-path)/nio-relay"
+# Built as `make install` builds the daemon (scripts/release-swift-flags), the NIO relay too.
+release=(-c release $(grep -v '^#' scripts/release-swift-flags) --scratch-path "$out")
+swift build "${release[@]}" --product switchyardd >/dev/null
+swift build "${release[@]}" --product nio-relay >/dev/null
+daemon="$(swift build "${release[@]}" --show-bin-path)/switchyardd"
+nio_relay="$(swift build "${release[@]}" --show-bin-path)/nio-relay"
 
 dir=$(mktemp -d)
 pids=()
