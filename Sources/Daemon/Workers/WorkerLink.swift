@@ -19,8 +19,8 @@ import SwitchyardSynchronization
 /// the store, and no `epoll_wait` before each read either. Its write of the answers is the last
 /// thing it does before it reads again, so the daemon that the write wakes does not have to be
 /// switched away from to let the worker finish a turn of its loop. A pinned worker round trip
-/// took 46.8 µs with a NIO event loop here, 37.7 µs with a loop that waited in `epoll_wait`,
-/// and 36.8 µs with this one.
+/// took 46.8 µs with a NIO event loop here, 37.3–38.9 µs with a loop that waited in
+/// `epoll_wait`, and 35.5–35.6 µs with this one.
 ///
 /// The link is the store's ``StoreExecutor``, and whoever runs the store's work holds the
 /// link's *turn*: the loop while it hands over frames and runs what they queued, or — while the
