@@ -30,6 +30,10 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   let logLevel: SharedLogLevel
   let reloadConfiguration: (@Sendable () async throws -> DaemonConfiguration)?
 
+  /// How long a graceful shutdown may take before the daemon cancels what is left of it: under
+  /// the 30 s systemd gives a stop (`TimeoutStopSec=`) before it kills.
+  static var maximumGracefulShutdownDuration: Duration { .seconds(20) }
+
   /// - Parameters:
   ///   - logLevel: The level the process's log handlers follow (``DaemonLogging``), which a
   ///     reload changes.
@@ -205,13 +209,15 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         logger: self.logger
       )
     )
-    let group = ServiceGroup(
-      configuration: .init(
-        services: services.map { .init(service: $0) },
-        gracefulShutdownSignals: [.sigterm, .sigint],
-        logger: self.logger
-      )
+    var groupConfiguration = ServiceGroupConfiguration(
+      services: services.map { .init(service: $0) },
+      gracefulShutdownSignals: [.sigterm, .sigint],
+      logger: self.logger
     )
+    // A shutdown that stalls is cancelled instead: the daemon still closes its journal and
+    // ends its workers, within the unit's `TimeoutStopSec=30s`, rather than being killed.
+    groupConfiguration.maximumGracefulShutdownDuration = Self.maximumGracefulShutdownDuration
+    let group = ServiceGroup(configuration: groupConfiguration)
     // The state directory's lock is held until the journal is closed, whatever still refers to it.
     defer { withExtendedLifetime(journal) {} }
     do {
@@ -245,6 +251,8 @@ private struct ServerService<Responder: VarlinkResponder>: Service {
       try await withGracefulShutdownHandler {
         try await self.server.run(onListening: self.onListening)
       } onGracefulShutdown: {
+        // Said at the default level: a log that ends at "listening" then means no shutdown began.
+        self.server.logger.info("shutting down: answering the calls in flight, accepting no more")
         self.manager.stopping()
         self.changeLog.shutDown()
         self.server.drain()

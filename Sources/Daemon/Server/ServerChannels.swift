@@ -41,8 +41,17 @@ final class ServerChannels: Sendable {
     self.counters = counters
   }
 
-  func listening(_ channel: any Channel) {
-    self.contents.withLock { $0.listener = channel }
+  /// Keeps the listening channel for a drain to close, and returns whether connections are
+  /// welcome; when a drain came first — a SIGTERM between the bind and this call — the channel
+  /// is closed at once, since the drain found nothing to close and the server waits for the
+  /// channel to close.
+  func listening(_ channel: any Channel) -> Bool {
+    let isDraining = self.contents.withLock { contents in
+      contents.listener = channel
+      return contents.isDraining
+    }
+    if isDraining { channel.close(promise: nil) }
+    return !isDraining
   }
 
   /// Registers a connection, unless the server is draining or `limit` connections are open.

@@ -101,9 +101,16 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       server = try await bootstrap.withBoundSocket(fd).get()
       self.logger.info("listening on the socket systemd passed", metadata: ["socket": "\(boundPath(ofSocket: fd) ?? "fd \(fd)")"])
     }
-    self.channels.listening(server)
-    onListening()
-    try await server.setOption(.autoRead, value: true).get()
+    // Shut down before it listened: the socket is closed, and there is nothing to serve.
+    if self.channels.listening(server) {
+      onListening()
+      do {
+        try await server.setOption(.autoRead, value: true).get()
+      } catch ChannelError.ioOnClosedChannel {
+        // A drain closed it right after it listened (a SIGTERM as systemd got READY=1): what
+        // follows returns as for any drain.
+      }
+    }
     await withTaskCancellationHandler {
       try? await server.closeFuture.get()
       await self.channels.allClosed()
