@@ -84,9 +84,11 @@ final class VarlinkConnection: Sendable {
     return connection
   }
 
-  /// Whether the connection has closed; calls on it fail.
+  /// Whether the connection has closed; calls on it fail. Its channel closing counts at once,
+  /// before the task that reads it has seen the end: after the daemon restarted, a call then
+  /// goes out on a new connection rather than failing on the old one.
   var isClosed: Bool {
-    self.state.withLock { $0.closed != nil }
+    self.state.withLock { $0.closed != nil } || !self.channel.isActive
   }
 
   /// Calls `method` and returns the parameters of its reply, or throws its error as a
