@@ -106,7 +106,10 @@ extension JSONPatch {
     var undoLog: [_JSONUndo] = []
     for (index, operation) in operations.enumerated() {
       do {
-        try value._apply(operation, undoLog: &undoLog)
+        // The last operation is never undone once it is through, and one that fails has changed
+        // nothing (a move logs its removal regardless): a one-operation patch, as most changes a
+        // worker sends are, logs nothing.
+        try value._apply(operation, undoLog: &undoLog, logging: index < operations.count - 1)
       } catch let failure as _JSONPatchFailure {
         for undo in undoLog.reversed() {
           value._undo(undo)
@@ -135,13 +138,18 @@ extension JSONPatch {
 }
 
 extension JSONValue {
-  mutating func _apply(_ operation: JSONPatch.Operation, undoLog: inout [_JSONUndo]) throws {
+  /// Applies `operation`, and logs how to undo it in `undoLog` when `logging`; a move logs its
+  /// removal whatever `logging` says, since the addition after it may fail.
+  mutating func _apply(_ operation: JSONPatch.Operation, undoLog: inout [_JSONUndo], logging: Bool = true) throws {
     switch operation {
     case .add(let path, let value):
-      undoLog.append(try Self._blaming(path) { try _add(value, at: path) })
+      let undo = try Self._blaming(path) { try _add(value, at: path) }
+      if logging { undoLog.append(undo) }
     case .remove(let path):
       let (_, undo) = try Self._blaming(path) { try _remove(at: path) }
-      undoLog.append(undo)
+      if logging { undoLog.append(undo) }
+    case .replace(let path, let value) where !logging:
+      try Self._blaming(path) { try _modify(at: path) { $0 = value } }
     case .replace(let path, let value):
       let old = try Self._blaming(path) {
         try _modify(at: path) { target in
@@ -166,12 +174,14 @@ extension JSONValue {
       }
       let (moved, undo) = try Self._blaming(from) { try _remove(at: from) }
       undoLog.append(undo)
-      undoLog.append(try Self._blaming(path) { try _add(moved, at: path) })
+      let added = try Self._blaming(path) { try _add(moved, at: path) }
+      if logging { undoLog.append(added) }
     case .copy(let from, let path):
       guard let copied = self.value(at: from) else {
         throw _JSONPatchFailure(pointer: from, reason: "no value at \(from)")
       }
-      undoLog.append(try Self._blaming(path) { try _add(copied, at: path) })
+      let undo = try Self._blaming(path) { try _add(copied, at: path) }
+      if logging { undoLog.append(undo) }
     case .test(let path, let expected):
       guard let actual = self.value(at: path) else {
         throw _JSONPatchFailure(pointer: path, reason: "no value at \(path)")

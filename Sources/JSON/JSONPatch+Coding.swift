@@ -97,14 +97,19 @@ extension JSONPatch {
   ///
   /// - Throws: ``JSONParseError`` if `bytes` is not JSON; `DecodingError` naming the offending
   ///   member if it is no patch.
-  public init(parsing bytes: UnsafeRawBufferPointer) throws {
+  ///
+  /// - Parameter prefix: Where the document the patch applies to lies in a larger one: every
+  ///   path read is moved under it, as ``prefixed(by:)`` would, with no second copy of the
+  ///   operations.
+  public init(parsing bytes: UnsafeRawBufferPointer, under prefix: JSONPointer = .root) throws {
     // Each change a worker makes reaches the daemon as this text: reading it through a tree
     // cost the worker's `Send` a tenth of the daemon's time.
     let layout = try JSONLayout(scanning: bytes)
-    if let patch = layout.wellFormedPatch(in: bytes.assumingMemoryBound(to: UInt8.self)) {
+    if let patch = layout.wellFormedPatch(in: bytes.assumingMemoryBound(to: UInt8.self), under: prefix) {
       self = patch
     } else {
       try self.init(jsonValue: layout.jsonValue(of: layout.root, in: bytes))
+      self = self.prefixed(by: prefix)
     }
   }
 }
@@ -112,20 +117,22 @@ extension JSONPatch {
 extension JSONLayout {
   /// The patch the whole text spells, when each of its operations is spelled as
   /// `JSONPatch.Operation.init(wellFormed:)` reads them from a tree; `nil` otherwise.
-  fileprivate func wellFormedPatch(in input: UnsafeBufferPointer<UInt8>) -> JSONPatch? {
+  fileprivate func wellFormedPatch(in input: UnsafeBufferPointer<UInt8>, under prefix: JSONPointer) -> JSONPatch? {
     guard let root = self.tape.first, root.kind == .array, input.count == self.byteCount else { return nil }
     var operations: [JSONPatch.Operation] = []
     operations.reserveCapacity(Int(root.payload))
     var element = 1
     for _ in 0..<Int(root.payload) {
-      guard let operation = self.wellFormedOperation(at: element, in: input) else { return nil }
+      guard let operation = self.wellFormedOperation(at: element, in: input, under: prefix) else { return nil }
       operations.append(operation)
       element = self.tape[element].next
     }
     return JSONPatch(operations: operations)
   }
 
-  private func wellFormedOperation(at index: Int, in input: UnsafeBufferPointer<UInt8>) -> JSONPatch.Operation? {
+  private func wellFormedOperation(
+    at index: Int, in input: UnsafeBufferPointer<UInt8>, under prefix: JSONPointer
+  ) -> JSONPatch.Operation? {
     guard self.tape[index].kind == .object else { return nil }
     // The last of a repeated member, as in a tree.
     var (op, path, value, from): (Int?, Int?, Int?, Int?) = (nil, nil, nil, nil)
@@ -140,7 +147,7 @@ extension JSONLayout {
         from = member
       }
     }
-    guard let op, self.tape[op].kind == .string, let path = path.flatMap({ self.pointer(at: $0, in: input) }) else {
+    guard let op, self.tape[op].kind == .string, let path = path.flatMap({ self.pointer(at: $0, in: input, under: prefix) }) else {
       return nil
     }
     func operand() -> JSONValue? {
@@ -155,23 +162,25 @@ extension JSONLayout {
     } else if self.keyEquals(op, "test", in: input) {
       return operand().map { .test(path: path, value: $0) }
     } else if self.keyEquals(op, "move", in: input) {
-      return from.flatMap { self.pointer(at: $0, in: input) }.map { .move(from: $0, path: path) }
+      return from.flatMap { self.pointer(at: $0, in: input, under: prefix) }.map { .move(from: $0, path: path) }
     } else if self.keyEquals(op, "copy", in: input) {
-      return from.flatMap { self.pointer(at: $0, in: input) }.map { .copy(from: $0, path: path) }
+      return from.flatMap { self.pointer(at: $0, in: input, under: prefix) }.map { .copy(from: $0, path: path) }
     }
     return nil
   }
 
-  /// The JSON Pointer the string at `index` spells; `nil` for anything else.
-  private func pointer(at index: Int, in input: UnsafeBufferPointer<UInt8>) -> JSONPointer? {
+  /// The JSON Pointer the string at `index` spells, under `prefix`; `nil` for anything else.
+  private func pointer(at index: Int, in input: UnsafeBufferPointer<UInt8>, under prefix: JSONPointer) -> JSONPointer? {
     let entry = self.tape[index]
     guard entry.kind == .string else { return nil }
     if !entry.hasEscapes,
-      let pointer = JSONPointer(plainUTF8: UnsafeBufferPointer(rebasing: input[(entry.start + 1)..<(entry.end - 1)]))
+      let pointer = JSONPointer(
+        plainUTF8: UnsafeBufferPointer(rebasing: input[(entry.start + 1)..<(entry.end - 1)]), under: prefix
+      )
     {
       return pointer
     }
-    return try? JSONPointer(parsing: self.string(at: index, in: input))
+    return (try? JSONPointer(parsing: self.string(at: index, in: input))).map { JSONPointer(tokens: prefix.tokens + $0.tokens) }
   }
 }
 

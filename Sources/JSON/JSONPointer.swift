@@ -53,7 +53,7 @@ public struct JSONPointer: Sendable, Hashable {
       throw ParseError(pointer: text, reason: "a JSON pointer must be empty or start with \"/\"")
     }
     var utf8 = text
-    if let plain = utf8.withUTF8(JSONPointer.init(plainUTF8:)) {
+    if let plain = utf8.withUTF8({ JSONPointer(plainUTF8: $0) }) {
       self = plain
       return
     }
@@ -93,13 +93,20 @@ public struct JSONPointer: Sendable, Hashable {
   /// token by token straight from the bytes; `nil` otherwise, for ``init(parsing:)`` to read or
   /// refuse. Every path of every change a worker sends is read here: splitting the text into an
   /// array of slices first cost a fifth of reading the whole patch.
-  init?(plainUTF8 utf8: UnsafeBufferPointer<UInt8>) {
+  ///
+  /// - Parameter prefix: Tokens to put first, for a pointer read as it lies under another one
+  ///   (``JSONPatch/init(parsing:under:)``): one array, not two joined.
+  init?(plainUTF8 utf8: UnsafeBufferPointer<UInt8>, under prefix: JSONPointer = .root) {
     guard let first = utf8.first else {
-      self.tokens = []
+      self.tokens = prefix.tokens
       return
     }
     guard first == UInt8(ascii: "/") else { return nil }
-    var tokens: [String] = []
+    var tokens = prefix.tokens
+    // Sized once: grown token by token, a path of three would be allocated three times.
+    var count = 0
+    for byte in utf8 where byte == UInt8(ascii: "/") { count += 1 }
+    tokens.reserveCapacity(prefix.tokens.count + count)
     var start = 1
     for index in 1...utf8.count {
       guard index == utf8.count || utf8[index] == UInt8(ascii: "/") else {

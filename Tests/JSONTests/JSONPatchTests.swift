@@ -248,6 +248,23 @@ struct JSONPatchTests {
     #expect(document == ["a": 2, "list": [1, 2, 3], "nested": ["x": [:]], "new": true])
   }
 
+  @Test(
+    "a patch that fails at its last operation leaves the document unchanged, a move that removed before it failed included",
+    arguments: [
+      [JSONPatch.Operation.replace(path: "/a", value: 2), .replace(path: "/nope", value: 1)],
+      [.add(path: "/list/0", value: 0), .move(from: "/list/1", path: "/nope/x")],
+      [.move(from: "/list/0", path: "/nope/x")],
+      [.copy(from: "/a", path: "/list/9")],
+    ]
+  )
+  func atomicityAtTheLastOperation(operations: [JSONPatch.Operation]) {
+    let original: JSONValue = ["a": 1, "list": [1, 2]]
+    var document = original
+    let error = #expect(throws: JSONPatchError.self) { try JSONPatch(operations: operations).apply(to: &document) }
+    #expect(error?.operationIndex == operations.count - 1)
+    #expect(document == original)
+  }
+
   // MARK: Representation
 
   @Test("wire format")
@@ -302,6 +319,11 @@ struct JSONPatchTests {
   func readsTextLikeItsTree(text: String) throws {
     let fromText = try Array(text.utf8).withUnsafeBytes { try JSONPatch(parsing: $0) }
     #expect(try fromText == JSONPatch(jsonValue: JSONValue(parsing: text)))
+    // Read under a feature's pointer, as the daemon reads a worker's change: the same patch,
+    // every path (and `from`) moved under it, however the text was read.
+    let prefix = JSONPointer(tokens: ["primes", "a/b"])
+    let underPrefix = try Array(text.utf8).withUnsafeBytes { try JSONPatch(parsing: $0, under: prefix) }
+    #expect(try underPrefix == JSONPatch(jsonValue: JSONValue(parsing: text)).prefixed(by: prefix))
   }
 
   @Test(

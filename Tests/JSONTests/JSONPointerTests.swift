@@ -33,12 +33,15 @@ struct JSONPointerTests {
   )
   func plainBytes(text: String) throws {
     var utf8 = text
-    let plain = utf8.withUTF8(JSONPointer.init(plainUTF8:))
+    let plain = utf8.withUTF8 { JSONPointer(plainUTF8: $0) }
+    let underFeature = utf8.withUTF8 { JSONPointer(plainUTF8: $0, under: JSONPointer(tokens: ["primes"])) }
     if text.contains("~") || !(text.isEmpty || text.hasPrefix("/")) {
       #expect(plain == nil)
+      #expect(underFeature == nil)
     } else {
       #expect(plain == (try JSONPointer(parsing: text)))
       #expect(plain?.description == text)
+      #expect(underFeature?.description == "/primes" + text)
     }
   }
 

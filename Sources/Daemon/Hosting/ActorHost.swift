@@ -85,7 +85,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
   }
 
   /// The store takes the local action itself: `text` is for worker processes.
-  func offer(_ action: RootAction, text: () -> [UInt8]?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
+  func offer(_ action: RootAction, text: () -> UnsafeRawBufferPointer?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
     self.route.extract(from: action) { local in
       guard let ticket else { return self.store.enqueue(local, cause: cause) }
       self.store.enqueue(local, cause: cause) { version in ticket.done(self.seq(reducedAt: version)) }

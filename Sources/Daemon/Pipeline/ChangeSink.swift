@@ -22,6 +22,13 @@ struct ChangeSink: Sendable {
     self.changeLog.append(patch.prefixed(by: self.pointer), feature: self.feature, cause: cause)
   }
 
+  /// Appends a change whose paths already start at the feature's pointer, as a worker's are
+  /// read (``WorkerMessage/init(frame:patchesUnder:)``), and returns its global sequence
+  /// number; `nil` when it does not apply.
+  func append(composed patch: JSONPatch, cause: ChangeCause? = nil) -> UInt64? {
+    self.changeLog.append(patch, feature: self.feature, cause: cause)
+  }
+
   /// The feature's name: the first token of its pointer.
   var feature: String {
     self.pointer.tokens.first ?? ""

@@ -18,9 +18,10 @@ protocol FeatureHost<RootAction>: Sendable {
   ///
   /// - Parameter text: The action's JSON text as a client sent it, when one did: a worker
   ///   process gets those bytes instead of the local action encoded anew. Asked for only by a
-  ///   host whose route takes the action.
+  ///   host whose route takes the action, and read in place: the bytes are valid only while
+  ///   `offer` runs.
   /// - Returns: Whether the route took the action.
-  func offer(_ action: RootAction, text: () -> [UInt8]?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool
+  func offer(_ action: RootAction, text: () -> UnsafeRawBufferPointer?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool
 
   /// The internal action's name when the feature takes `action` and it is one that only the
   /// feature's effects may send (``InternalActions``).

@@ -55,21 +55,22 @@ final class Router<Action: Sendable>: Sendable {
   /// - Parameter causes: Why each action is sent, one per action, for the journal; `nil`
   ///   without one.
   /// - Parameter texts: Each action's JSON text as the client sent it, for the hosts that pass
-  ///   it on (``FeatureHost/offer(_:text:ticket:cause:)``); asked for only by them.
+  ///   it on (``FeatureHost/offer(_:text:ticket:cause:)``); asked for only by them, and read
+  ///   before `route` returns.
   func route(
-    _ actions: [Action], texts: (Int) -> [UInt8]? = { _ in nil }, causes: [ChangeCause]? = nil
+    _ actions: [Action], texts: (Int) -> UnsafeRawBufferPointer? = { _ in nil }, causes: [ChangeCause]? = nil
   ) -> RouteTicket {
     self.route(count: actions.count, { actions[$0] }, texts: texts, causes: { causes?[$0] })
   }
 
   /// Routes one action now, as ``route(_:texts:causes:)`` routes a request of one: what a `Send` is.
-  func route(_ action: Action, text: () -> [UInt8]? = { nil }, cause: ChangeCause? = nil) -> RouteTicket {
+  func route(_ action: Action, text: () -> UnsafeRawBufferPointer? = { nil }, cause: ChangeCause? = nil) -> RouteTicket {
     self.route(count: 1, { _ in action }, texts: { _ in text() }, causes: { _ in cause })
   }
 
   /// Routes the `count` actions `action(index)` gives, in order, each with its text and cause.
   private func route(
-    count: Int, _ action: (Int) -> Action, texts text: (Int) -> [UInt8]?, causes cause: (Int) -> ChangeCause?
+    count: Int, _ action: (Int) -> Action, texts text: (Int) -> UnsafeRawBufferPointer?, causes cause: (Int) -> ChangeCause?
   ) -> RouteTicket {
     let hosts = self.hosts
     let ticket = RouteTicket()
@@ -152,14 +153,14 @@ private final class AttachedHosts<Action: Sendable>: Sendable {
   let count: Int
   /// Offers an action, its text and its cause to every host in declaration order, and returns
   /// how many took it.
-  let offer: @Sendable (Action, () -> [UInt8]?, RouteTicket?, ChangeCause?) -> Int
+  let offer: @Sendable (Action, () -> UnsafeRawBufferPointer?, RouteTicket?, ChangeCause?) -> Int
   /// The first host that takes the action as one only its effects may send, and the action's name.
   let internalAction: @Sendable (Action) -> (feature: String, action: String)?
 
   init(_ hosts: [any FeatureHost<Action>]) {
     self.all = hosts
     self.count = hosts.count
-    var offer: @Sendable (Action, () -> [UInt8]?, RouteTicket?, ChangeCause?) -> Int = { _, _, _, _ in 0 }
+    var offer: @Sendable (Action, () -> UnsafeRawBufferPointer?, RouteTicket?, ChangeCause?) -> Int = { _, _, _, _ in 0 }
     var internalAction: @Sendable (Action) -> (feature: String, action: String)? = { _ in nil }
     // Folded from the last host, so the first is asked first.
     for host in hosts.reversed() {

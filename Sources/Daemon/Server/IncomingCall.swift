@@ -45,7 +45,12 @@ struct IncomingCall {
   /// The bytes of `value`, exactly as the client sent them: valid JSON, since the frame's
   /// layout checked it.
   func text(of value: JSONLayout.Value) -> [UInt8] {
-    Array(self.bytes[self.frame.layout.byteRange(of: value)])
+    Array(self.bytes(of: value))
+  }
+
+  /// The bytes of `value` in place, as ``text(of:)`` copies them: valid only while the call is.
+  func bytes(of value: JSONLayout.Value) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: self.bytes[self.frame.layout.byteRange(of: value)])
   }
 
   /// Whether `value` is an array.

@@ -169,7 +169,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
         let action = try self.decoder.decode(layout, of: call)
         try self.checkJournalIsWritable()
         let cause = self.cause(of: layout, in: call, caller: caller)
-        ticket = self.routeNow { self.router.route(action, text: { call.text(of: layout) }, cause: cause) }
+        ticket = self.routeNow { self.router.route(action, text: { call.bytes(of: layout) }, cause: cause) }
         count = 1
       } else {
         guard let batch = call.parameterLayout("actions"), call.isArray(batch) else { throw .invalidParameter("actions") }
@@ -177,7 +177,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
         let actions = try layouts.map { action throws(VarlinkError) in try self.decoder.decode(action, of: call) }
         try self.checkJournalIsWritable()
         let causes = self.changeLog.isJournaled ? layouts.compactMap { self.cause(of: $0, in: call, caller: caller) } : nil
-        ticket = self.routeNow { self.router.route(actions, texts: { call.text(of: layouts[$0]) }, causes: causes) }
+        ticket = self.routeNow { self.router.route(actions, texts: { call.bytes(of: layouts[$0]) }, causes: causes) }
         count = actions.count
       }
     } catch {

@@ -84,13 +84,14 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   /// of the global action when there is one, which the worker decodes itself, so that the daemon
   /// does not encode anew what it was handed as bytes; the local action encoded otherwise (an
   /// effect's action, a timer's).
-  func offer(_ action: RootAction, text: () -> [UInt8]?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
+  func offer(_ action: RootAction, text: () -> UnsafeRawBufferPointer?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
     guard self.support.takes(action) else { return false }
     if let text = text() {
-      return self.enqueue(ticket: ticket, cause: cause) { WorkerMessage.globalAction(id: $0, text: text) }
+      // Framed straight from the call's bytes: the only copy is the frame's own.
+      return self.enqueue(ticket: ticket, cause: cause) { WorkerMessage.globalActionFrame(id: $0, text: text) }
     }
     guard let local = self.support.extract(action) else { return false }
-    return self.enqueue(ticket: ticket, cause: cause) { WorkerMessage.action(id: $0, action: local) }
+    return self.enqueue(ticket: ticket, cause: cause) { WorkerMessage.action(id: $0, action: local).frame() }
   }
 
   func internalAction(_ action: RootAction) -> String? {
@@ -100,16 +101,16 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   /// The supervisor ends the worker; the host has nothing of its own to stop.
   func stop() async {}
 
-  /// Queues the action `message` makes from its id.
+  /// Queues the action whose frame `frame` makes from its id.
   @discardableResult
-  private func enqueue(ticket: RouteTicket?, cause: ChangeCause?, _ message: (UInt64) -> WorkerMessage) -> Bool {
+  private func enqueue(ticket: RouteTicket?, cause: ChangeCause?, _ frame: (UInt64) -> ByteBuffer) -> Bool {
     self.contents.withLock { contents in
       if contents.phase == .stopped { return false }
       let id = contents.nextID
       contents.nextID += 1
       let pending = Pending(
         id: id,
-        frame: message(id).frame(),
+        frame: frame(id),
         ticket: ticket,
         cause: cause,
         isLifecycle: false
@@ -229,11 +230,11 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
         return contents.pending.removeFirst()
       }
       var seq: UInt64?
-      if let patch, !patch.isEmpty { seq = self.sink.append(patch, cause: answered.cause) }
+      if let patch, !patch.isEmpty { seq = self.sink.append(composed: patch, cause: answered.cause) }
       answered.ticket?.done(seq ?? self.sink.currentSeq)
     case let .change(patch):
       // A change the worker made on its own: its effect's action stayed with it.
-      _ = self.sink.append(patch, cause: self.sink.isJournaled ? .effect(nil) : nil)
+      _ = self.sink.append(composed: patch, cause: self.sink.isJournaled ? .effect(nil) : nil)
     case let .effect(action):
       if let embed = self.support.embed {
         do {
@@ -245,7 +246,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
         // A read-only route keeps effect actions with the feature, as an actor's mailbox does;
         // the journal cannot tell which global action that would have been.
         self.enqueue(ticket: nil, cause: self.sink.isJournaled ? .effect(nil) : nil) {
-          WorkerMessage.action(id: $0, action: action)
+          WorkerMessage.action(id: $0, action: action).frame()
         }
       }
     case let .probeAnswer(id):

@@ -67,6 +67,8 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
 
   // Touched by the thread that holds the turn only.
   private var outbox: ByteBuffer
+  /// Where an answer's patch is written before it goes into ``outbox``.
+  private var scratch: [UInt8] = []
   private var running: [Work] = []
   /// A write the helper could not make: the loop throws it when it takes the turn next.
   private var writeError: WorkerLinkError?
@@ -260,7 +262,7 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
   /// Writes one message at the end of the turn; from a thread without the turn, queued.
   func send(_ message: WorkerMessage) {
     if self.isCurrent {
-      message.write(into: &self.outbox)
+      message.write(into: &self.outbox, scratch: &self.scratch)
     } else {
       let frame = message.frame()
       self.execute { self.outbox.writeImmutableBuffer(frame) }

@@ -62,6 +62,16 @@ enum WorkerMessage: Equatable, Sendable {
     return frame
   }
 
+  /// The frame of ``globalAction(id:text:)`` with `text` read in place (a `Send`'s action, from
+  /// the call's bytes): copied once, into the frame.
+  static func globalActionFrame(id: UInt64, text: UnsafeRawBufferPointer) -> ByteBuffer {
+    let header = Header(kind: .globalAction, number: id, time: nil)
+    var frame = ByteBufferAllocator().buffer(capacity: 4 + header.length + text.count)
+    header.write(textCount: text.count, into: &frame)
+    frame.writeBytes(text)
+    return frame
+  }
+
   /// Appends the frame, length prefix included, to `frame`: what a link that gathers its frames
   /// into one buffer writes.
   func write(into frame: inout ByteBuffer) {
@@ -70,22 +80,46 @@ enum WorkerMessage: Equatable, Sendable {
     parts.write(into: &frame)
   }
 
-  /// What a frame is made of: its kind, its number, a reducer's time for `reduced`, and its text.
-  private struct Parts {
+  /// Appends the frame as ``write(into:)`` does, a patch's text written in `scratch` first: a
+  /// buffer the writer keeps, so that a worker's answer allocates nothing for its text.
+  func write(into frame: inout ByteBuffer, scratch: inout [UInt8]) {
+    guard case let .reduced(id, patch?, nanoseconds) = self else { return self.write(into: &frame) }
+    scratch.removeAll(keepingCapacity: true)
+    patch.serialize(appendingTo: &scratch)
+    let header = Header(kind: .reduced, number: id, time: nanoseconds)
+    frame.reserveCapacity(minimumWritableBytes: 4 + header.length + scratch.count)
+    header.write(textCount: scratch.count, into: &frame)
+    frame.writeBytes(scratch)
+  }
+
+  /// What comes before a frame's text: its kind, its number, and a reducer's time for `reduced`.
+  private struct Header {
     let kind: Kind
     let number: UInt64
     let time: UInt64?
-    let text: [UInt8]
 
-    var header: Int { 9 + (self.time == nil ? 0 : 8) }
-    /// The frame's length, prefix included.
-    var length: Int { 4 + self.header + self.text.count }
+    /// Its length, without the length prefix.
+    var length: Int { 9 + (self.time == nil ? 0 : 8) }
 
-    func write(into frame: inout ByteBuffer) {
-      frame.writeInteger(UInt32(self.header + self.text.count))
+    /// Writes the length prefix for a text of `textCount` bytes, then the header.
+    func write(textCount: Int, into frame: inout ByteBuffer) {
+      frame.writeInteger(UInt32(self.length + textCount))
       frame.writeInteger(self.kind.rawValue)
       frame.writeInteger(self.number)
       if let time = self.time { frame.writeInteger(time) }
+    }
+  }
+
+  /// What a frame is made of: its header and its text.
+  private struct Parts {
+    let header: Header
+    let text: [UInt8]
+
+    /// The frame's length, prefix included.
+    var length: Int { 4 + self.header.length + self.text.count }
+
+    func write(into frame: inout ByteBuffer) {
+      self.header.write(textCount: self.text.count, into: &frame)
       frame.writeBytes(self.text)
     }
   }
@@ -111,11 +145,14 @@ enum WorkerMessage: Equatable, Sendable {
       }
     var time: UInt64?
     if case let .reduced(_, _, nanoseconds) = self { time = nanoseconds }
-    return Parts(kind: kind, number: number, time: time, text: text)
+    return Parts(header: Header(kind: kind, number: number, time: time), text: text)
   }
 
   /// Decodes a frame's content (what follows the length prefix).
-  init(frame bytes: UnsafeRawBufferPointer) throws(WorkerProtocolError) {
+  ///
+  /// - Parameter pointer: Where the feature's state lies in the composed state: the paths of
+  ///   the patches in `reduced` and `change` frames are read under it, ready for the change log.
+  init(frame bytes: UnsafeRawBufferPointer, patchesUnder pointer: JSONPointer = .root) throws(WorkerProtocolError) {
     guard bytes.count >= 9, let kind = Kind(rawValue: bytes[0]) else {
       throw WorkerProtocolError("a frame of \(bytes.count) bytes with kind \(bytes.first.map(String.init) ?? "none")")
     }
@@ -131,7 +168,7 @@ enum WorkerMessage: Equatable, Sendable {
     }
     func patch(_ text: UnsafeRawBufferPointer) throws(WorkerProtocolError) -> JSONPatch {
       do {
-        return try JSONPatch(parsing: text)
+        return try JSONPatch(parsing: text, under: pointer)
       } catch {
         throw WorkerProtocolError("a \(kind) frame whose body is not a JSON Patch: \(error)")
       }

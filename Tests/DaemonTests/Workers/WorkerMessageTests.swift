@@ -31,6 +31,24 @@ import Testing
     #expect(try WorkerMessage.frameLength(prefix) == frame.count - 4, "the prefix counts what follows it")
     let decoded = try frame.dropFirst(4).withUnsafeBytes { try WorkerMessage(frame: $0) }
     #expect(decoded == message)
+    var gathered = ByteBuffer()
+    var scratch: [UInt8] = [1, 2, 3]
+    message.write(into: &gathered, scratch: &scratch)
+    #expect(Array(gathered.readableBytesView) == frame, "written with a scratch buffer, the same frame")
+  }
+
+  @Test func theDaemonReadsAWorkersPatchesUnderTheFeaturesPointer() throws {
+    let feature = JSONPointer(tokens: ["primes"])
+    let reduced = WorkerMessage.reduced(id: 42, patch: JSONPatch(operations: [.add(path: "/log/-", value: 7)]), nanoseconds: 5)
+    let change = WorkerMessage.change(JSONPatch(operations: [.move(from: "/a", path: "/b")]))
+    #expect(
+      try reduced.encoded().dropFirst(4).withUnsafeBytes { try WorkerMessage(frame: $0, patchesUnder: feature) }
+        == .reduced(id: 42, patch: JSONPatch(operations: [.add(path: "/primes/log/-", value: 7)]), nanoseconds: 5)
+    )
+    #expect(
+      try change.encoded().dropFirst(4).withUnsafeBytes { try WorkerMessage(frame: $0, patchesUnder: feature) }
+        == .change(JSONPatch(operations: [.move(from: "/primes/a", path: "/primes/b")]))
+    )
   }
 
   @Test func aFrameIsCompact() {
@@ -64,6 +82,8 @@ import Testing
     }
     let buffer = WorkerMessage.globalAction(id: 7, text: text).frame()
     #expect(Array(buffer.readableBytesView) == frame, "the buffer a link writes holds the same frame")
+    let framedInPlace = text.withUnsafeBytes { WorkerMessage.globalActionFrame(id: 7, text: $0) }
+    #expect(Array(framedInPlace.readableBytesView) == frame, "framed from the call's bytes, the same frame")
     #expect(WorkerMessage.actionText(ofEncoded: buffer) == #"{ "primes" : {"append":[7]} }"#)
   }
 
