@@ -1,4 +1,5 @@
 import DequeModule
+import Glibc
 import Logging
 import NIOCore
 import SwitchyardJSON
@@ -27,6 +28,9 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   private let responder: any VarlinkResponder
   private let server: ServerChannels
   private let caller: Caller?
+  /// The connection's socket, which replies go to straight (``writeNow(_:_:)``); `nil` without
+  /// one (an embedded channel), when everything goes through the channel.
+  private let socket: CInt?
   private let log: ConnectionLog
   private let capacity: Int
   private let connectionLimit: Int
@@ -58,6 +62,10 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// What was written since the last flush, gathered into one buffer.
   @exclusivity(unchecked) private var output = OutboundFrames()
   @exclusivity(unchecked) private var isFlushScheduled = false
+  /// Writes handed to the channel and not done yet: while there is one, the next go there too.
+  @exclusivity(unchecked) private var handedToChannel = 0
+  /// Something was handed to the channel since its last flush.
+  @exclusivity(unchecked) private var isChannelFlushDue = false
   /// The connection is reading: what is written meanwhile is flushed when the read is complete
   /// (``channelReadComplete(context:)``), with no task scheduled for it.
   @exclusivity(unchecked) private var isReading = false
@@ -68,6 +76,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     responder: any VarlinkResponder,
     server: ServerChannels,
     caller: Caller?,
+    socket: CInt? = nil,
     log: ConnectionLog,
     capacity: Int,
     connectionLimit: Int,
@@ -79,6 +88,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.responder = responder
     self.server = server
     self.caller = caller
+    self.socket = socket
     self.log = log
     self.capacity = max(1, capacity)
     self.connectionLimit = connectionLimit
@@ -299,11 +309,14 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
   }
 
-  /// Writes what was gathered, as one buffer, and flushes.
+  /// Writes what was gathered, as one buffer, and flushes what went through the channel.
   private func flush(_ context: ChannelHandlerContext) {
     self.isFlushDue = false
     self.output.flush { self.writeNow($0, context) }
-    context.flush()
+    if self.isChannelFlushDue {
+      self.isChannelFlushDue = false
+      context.flush()
+    }
   }
 
   /// How a call registers work for when `channel` closes: made at the connection's first call
@@ -318,8 +331,43 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     return whenClosed
   }
 
+  /// Writes `bytes` to the client: straight to the socket while the channel has none of this
+  /// connection's writes queued and the socket takes them, and what is left through the
+  /// channel, which waits for the socket to take more; the writes after it follow it there, in
+  /// order, until the channel has written them all.
+  ///
+  /// The channel's write path — its pipeline, pending-writes queue and flush — cost every reply
+  /// about a microsecond, for bytes ready to go as they are (a worker's link writes the same way,
+  /// ``WorkerChannel``). The socket is written only on the loop and while the channel is active:
+  /// the channel closes it on the loop, and is inactive from then on. A write the socket refuses
+  /// for any reason but a full buffer (the client is gone) goes to the channel too, whose write
+  /// fails and closes the connection, as it always did.
   private func writeNow(_ bytes: ByteBuffer, _ context: ChannelHandlerContext) {
-    context.write(self.wrapOutboundOut(bytes), promise: nil)
+    guard let socket = self.socket else {
+      context.write(self.wrapOutboundOut(bytes), promise: nil)
+      self.isChannelFlushDue = true
+      return
+    }
+    var bytes = bytes
+    if self.handedToChannel == 0, context.channel.isActive {
+      while bytes.readableBytes > 0 {
+        let sent = bytes.withUnsafeReadableBytes { send(socket, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL)) }
+        if sent > 0 {
+          bytes.moveReaderIndex(forwardBy: sent)
+        } else if sent < 0, errno == EINTR {
+          continue
+        } else {
+          break
+        }
+      }
+      if bytes.readableBytes == 0 { return }
+    }
+    self.handedToChannel += 1
+    let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+    let written = context.eventLoop.makePromise(of: Void.self)
+    written.futureResult.whenComplete { _ in handler.value.handedToChannel -= 1 }
+    context.write(self.wrapOutboundOut(bytes), promise: written)
+    self.isChannelFlushDue = true
   }
 
   /// Reads a call's envelope from its frame and starts it; the responder takes the rest straight

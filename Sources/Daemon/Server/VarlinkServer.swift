@@ -133,9 +133,9 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
         .writeBufferWaterMark,
         value: .init(low: limits.maximumUnwrittenBytes / 2, high: limits.maximumUnwrittenBytes)
       )
-      let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-        Caller(socket: $0)
-      } ?? nil
+      let (peer, socket) = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+        (Caller(socket: $0), $0)
+      } ?? (nil, nil)
       let lastRead = LastRead()
       try channel.pipeline.syncOperations.addHandlers(
         ConnectionTimeoutHandler(
@@ -152,6 +152,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
           responder: self.responder,
           server: channels,
           caller: peer,
+          socket: socket,
           log: ConnectionLog(logger: self.logger, peer: peer),
           capacity: limits.maximumQueuedCalls,
           connectionLimit: min(limits.maximumConnections, self.connectionCeiling),
