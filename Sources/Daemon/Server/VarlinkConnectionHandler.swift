@@ -350,16 +350,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
     var bytes = bytes
     if self.handedToChannel == 0, context.channel.isActive {
-      while bytes.readableBytes > 0 {
-        let sent = bytes.withUnsafeReadableBytes { send(socket, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL)) }
-        if sent > 0 {
-          bytes.moveReaderIndex(forwardBy: sent)
-        } else if sent < 0, errno == EINTR {
-          continue
-        } else {
-          break
-        }
-      }
+      bytes.writeReadableBytes { send(socket, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL)) }
       if bytes.readableBytes == 0 { return }
     }
     self.handedToChannel += 1

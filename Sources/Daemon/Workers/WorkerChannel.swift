@@ -62,18 +62,9 @@ final class WorkerChannel: Sendable {
     }) else { return }
     if self.handedToChannel.value == 0, self.channel.isActive {
       let output = self.output
-      while frames.readableBytes > 0 {
-        let written = frames.withUnsafeReadableBytes { Glibc.write(output, $0.baseAddress, $0.count) }
-        if written > 0 {
-          frames.moveReaderIndex(forwardBy: written)
-        } else if written < 0, errno == EINTR {
-          continue
-        } else {
-          // A full pipe (EAGAIN) waits in the channel; a worker that is gone (EPIPE) fails
-          // the channel's write, which closes the link as any failed write does.
-          break
-        }
-      }
+      // A full pipe (EAGAIN) waits in the channel; a worker that is gone (EPIPE) fails the
+      // channel's write, which closes the link as any failed write does.
+      frames.writeReadableBytes { Glibc.write(output, $0.baseAddress, $0.count) }
       if frames.readableBytes == 0 { return }
     }
     self.handedToChannel.value += 1
