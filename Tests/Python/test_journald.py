@@ -204,7 +204,8 @@ def test_switchyardd_writes_native_entries_when_stderr_is_the_journal(capture):
     assert messages == [
         "no state directory: nothing will outlive the daemon (set state.directory or --state-directory)",
         "feature started", "feature started", "feature started", "listening",
-        "error reply", "error reply", "error reply", "configuration reloaded", "stopped",
+        "error reply", "error reply", "error reply", "configuration reloaded",
+        "shutting down: answering the calls in flight, accepting no more", "stopped",
     ], messages
 
     started = [e for e in entries if e["MESSAGE"] == "feature started"]
