@@ -9,23 +9,29 @@ import Testing
 
 /// The server as a whole, on a real socket: how it starts and how a drain ends it.
 @Suite struct VarlinkServerTests {
-  /// A server on its own event loop and a socket of its own, with a responder that answers
-  /// nothing (no call is made here).
-  private static func server(at path: String, on group: MultiThreadedEventLoopGroup) -> VarlinkServer<VarlinkConnectionHandlerTests.Responder> {
-    VarlinkServer(
-      responder: VarlinkConnectionHandlerTests.Responder(),
-      counters: ServerCounters(),
-      listener: .path(path, mode: 0o600),
-      configuration: LiveConfiguration(DaemonConfiguration(), logLevel: SharedLogLevel(.info)),
-      loop: group.next(),
-      logger: Logger(label: "test")
+  typealias Server = VarlinkServer<VarlinkConnectionHandlerTests.Responder>
+
+  /// Calls `body` with a server on an event loop and a socket of its own, with a responder that
+  /// answers nothing (no call is made here); removes the socket after.
+  private static func withServer(_ body: (Server) async throws -> Void) async throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("drain-\(UUID().uuidString.prefix(8)).sock").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { group.shutdownGracefully { _ in } }
+    try await body(
+      VarlinkServer(
+        responder: VarlinkConnectionHandlerTests.Responder(),
+        counters: ServerCounters(),
+        listener: .path(path, mode: 0o600),
+        configuration: LiveConfiguration(DaemonConfiguration(), logLevel: SharedLogLevel(.info)),
+        loop: group.next(),
+        logger: Logger(label: "test")
+      )
     )
   }
 
   /// Runs `server` until its run returns or 10 s pass: whether it returned on its own.
-  private static func runEnds(
-    _ server: VarlinkServer<VarlinkConnectionHandlerTests.Responder>, onListening: @escaping @Sendable () -> Void
-  ) async throws -> Bool {
+  private static func runEnds(_ server: Server, onListening: @escaping @Sendable () -> Void) async throws -> Bool {
     try await withThrowingTaskGroup(of: Bool.self) { tasks in
       tasks.addTask {
         try await server.run(onListening: onListening)
@@ -44,33 +50,27 @@ import Testing
   @Test func aDrainThatComesBeforeTheServerListensEndsItsRun() async throws {
     // A SIGTERM between the bind and the moment the server keeps its listening channel: the
     // drain finds nothing to close, and the server waited for its socket to close forever.
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("drain-\(UUID().uuidString.prefix(8)).sock").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    defer { group.shutdownGracefully { _ in } }
-    let server = Self.server(at: path, on: group)
-    server.drain()
-    let listened = CallFlag()
-    #expect(try await Self.runEnds(server) { listened.set() }, "the run returns on its own, without being cancelled")
-    #expect(!listened.isSet, "a server that never served does not say it listens")
+    try await Self.withServer { server in
+      server.drain()
+      let listened = CallFlag()
+      let ended = try await Self.runEnds(server) { listened.set() }
+      #expect(ended, "the run returns on its own, without being cancelled")
+      #expect(!listened.isSet, "a server that never served does not say it listens")
+    }
   }
 
   @Test func aDrainAsTheServerSaysItListensEndsItsRun() async throws {
     // A SIGTERM as systemd gets READY=1, before the socket accepts: the run returns, and
     // throws nothing.
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("drain-\(UUID().uuidString.prefix(8)).sock").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    defer { group.shutdownGracefully { _ in } }
-    let server = Self.server(at: path, on: group)
-    let listened = CallFlag()
-    #expect(
-      try await Self.runEnds(server) {
+    try await Self.withServer { server in
+      let listened = CallFlag()
+      let ended = try await Self.runEnds(server) {
         listened.set()
         server.drain()
       }
-    )
-    #expect(listened.isSet)
+      #expect(ended)
+      #expect(listened.isSet)
+    }
   }
 }
 
