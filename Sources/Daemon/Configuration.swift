@@ -29,6 +29,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
   public var subscriptionQueueLimit: Int = 256
   /// How many changes the daemon keeps for subscribers that resume with `since`.
   public var historyLimit: Int = 1024
+  /// How many bytes of changes (as JSON) that history may hold: a few large changes count as
+  /// many small ones.
+  public var historyBytes: Int = 16 << 20
   /// The log level.
   public var logLevel: Logger.Level = .info
   /// How worker processes are supervised.
@@ -98,6 +101,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     configuration.idleTimeout = try seconds(config.double(forKey: "limits.idleTimeout", default: 300), "limits.idleTimeout")
     configuration.subscriptionQueueLimit = try positive(config.int(forKey: "subscriptions.queueLimit", default: configuration.subscriptionQueueLimit), "subscriptions.queueLimit")
     configuration.historyLimit = try positive(config.int(forKey: "subscriptions.historyLimit", default: configuration.historyLimit), "subscriptions.historyLimit")
+    configuration.historyBytes = try positive(config.int(forKey: "subscriptions.historyBytes", default: configuration.historyBytes), "subscriptions.historyBytes")
     let level = config.string(forKey: "log.level", default: configuration.logLevel.rawValue)
     guard let logLevel = Logger.Level(rawValue: level) else {
       throw ConfigurationError("log.level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \(level)")

@@ -77,10 +77,13 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // read, reduced and answered on one thread, as in Redis; worker processes and effects give
     // the daemon its other cores.
     let loop = MultiThreadedEventLoopGroup.singleton.next()
-    // Recovered before anything is served: READY=1 comes after the state is back.
+    let manager = ServiceManager()
+    // Recovered before anything is served: READY=1 comes after the state is back, and however
+    // long the journal takes to recover, systemd's start timeout is pushed on while it does.
     let journal = try OpenedJournal.open(
       self.configuration, migrator: StateMigrator(self.application.features),
-      initialState: { try self.application.validate() }, logger: self.logger
+      initialState: { try self.application.validate() },
+      stillStarting: { manager.extendStartTimeout(by: .seconds(30)) }, logger: self.logger
     )
     let requests = RequestsInFlight()
     let hosted = try await HostedApplication.start(
@@ -138,7 +141,6 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       sample.mailboxes = hosts.map { ($0.name, $0.mailboxDepth) }
       return sample
     }
-    let manager = ServiceManager()
     let featureCount = hosted.hosts.count
     let subscriptions = hosted.subscriptions
     let changeLog = hosted.changeLog
@@ -202,7 +204,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         configuration: configuration,
         load: reloadConfiguration,
         apply: {
-          hosted.changeLog.setHistoryLimit($0.historyLimit)
+          hosted.changeLog.setHistoryLimit($0.historyLimit, bytes: $0.historyBytes)
           responder.revokeSubscriptions()
         },
         status: { statusCounters().line.description },

@@ -52,6 +52,7 @@ final class LiveConfiguration: Sendable {
       note("limits.idleTimeout", \.idleTimeout, reloadable: true)
       note("subscriptions.queueLimit", \.subscriptionQueueLimit, reloadable: true)
       note("subscriptions.historyLimit", \.historyLimit, reloadable: true)
+      note("subscriptions.historyBytes", \.historyBytes, reloadable: true)
       note("log.level", \.logLevel, reloadable: true)
       note("access", \.access, reloadable: true)
       note("supervision", \.supervision, reloadable: false)

@@ -4,18 +4,15 @@ import SwitchyardSynchronization
 
 /// What the daemon can say of what it acknowledged, for `Status`: what the last stop cost
 /// (``LastStop``), the history that ended at this start, the last change forced onto the disk,
-/// and the changes found lost — at start (``ReachedMark``) or by clients.
+/// and the changes a start found lost (``ReachedMark``).
 ///
-/// A client proves a loss when it resumes from a number the journal does not have: a `since`
-/// further than the journal went under the current history, or further than a retired history
-/// ended. It held a change the daemon had acknowledged, or shown it, and the journal no longer
-/// has: the daemon says so (at least `since − last` changes), and the client gets a fresh
-/// snapshot. A client can send any number, so this is at least what it claims, never a sum of
-/// claims, and the log says it may be the client's number that is wrong.
+/// `lost` counts only what a start found missing. A client that resumes from further than a
+/// retired history ended may have seen changes the journal lost — or may have a wrong number:
+/// any client can send any number, so the log says what it claims (``resumed(from:of:)``) and
+/// no figure moves on it.
 ///
 /// ```swift
-/// report.resumed(from: 120, of: history, currentHistory: changeLog.historyID, currentSeq: 100)
-/// report.lostAtLeast  // 20 when the journal started this run at seq 100
+/// report.lostAtLeast  // 20 when the journal was found at seq 100 where it had reached 120
 /// ```
 final class DurabilityReport: Sendable {
   private struct Contents {
@@ -55,8 +52,8 @@ final class DurabilityReport: Sendable {
     self.contents.withLock { $0.synced }
   }
 
-  /// At least this many changes the daemon had acknowledged are not in the journal, as clients
-  /// that resumed from further than it went showed.
+  /// At least this many changes the daemon had acknowledged are not in the journal: the start
+  /// found the journal behind where it had reached.
   var lostAtLeast: UInt64 {
     self.contents.withLock { $0.lostAtLeast }
   }
@@ -66,30 +63,17 @@ final class DurabilityReport: Sendable {
     self.contents.withLock { $0.synced = max($0.synced ?? 0, seq) }
   }
 
-  /// A subscriber resumed from `since` of `history` and was not replayed from it: when the
-  /// journal never went that far in that history, changes are gone, and the log and `Status`
-  /// say how many.
-  func resumed(from since: UInt64, of history: String, currentHistory: String, currentSeq: UInt64) {
-    let last: UInt64
-    if history == currentHistory {
-      guard since > currentSeq else { return }
-      last = self.startSeq
-    } else if let retiredLast = self.retired[history] {
-      guard since > retiredLast else { return }
-      last = retiredLast
-    } else {
-      return
-    }
-    let lost = since - last
-    let suppressed: Int? = self.contents.withLock { contents in
-      contents.lostAtLeast = max(contents.lostAtLeast, lost)
-      return contents.limiter.admit(at: .now)
-    }
+  /// A subscriber resumed from `since` of a retired `history`: when that is further than the
+  /// history ended, the client saw changes that the journal lost, or its number is wrong. The
+  /// log says so, at most a few times a minute; the client gets a fresh snapshot.
+  func resumed(from since: UInt64, of history: String) {
+    guard let retiredLast = self.retired[history], since > retiredLast else { return }
+    let suppressed: Int? = self.contents.withLock { $0.limiter.admit(at: .now) }
     guard let suppressed else { return }
-    var metadata: Logger.Metadata = ["since": "\(since)", "history": "\(history)", "journal": "\(last)", "lost": "\(lost)"]
+    var metadata: Logger.Metadata = ["since": "\(since)", "history": "\(history)", "ended": "\(retiredLast)"]
     if suppressed > 0 { metadata["suppressed"] = "\(suppressed)" }
     self.logger.warning(
-      "a subscriber resumed from a change the journal does not have: at least \(lost) acknowledged changes are gone (or the client's number is wrong); it gets a fresh snapshot",
+      "a subscriber resumed from a change beyond where its history ended: it saw \(since - retiredLast) changes the journal does not have, or its number is wrong; it gets a fresh snapshot",
       metadata: metadata
     )
   }

@@ -48,16 +48,18 @@ protocol Journal: Sendable {
   /// The histories retired by ``beginRun(_:synced:retiring:)``, oldest first.
   func retiredHistories() throws -> [RetiredHistory]
 
-  /// The latest snapshot older than `seq` (the latest of all without it), and every change
-  /// after it, in order: what recovery starts from.
-  func recoveryPoint(before seq: UInt64?) throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange])
+  /// The last changes, in order: at most `count` of them, and no more than fit in `maxBytes`
+  /// (``JournaledChange/byteCount``) — though always the last one, whatever its size.
+  func lastChanges(_ count: Int, maxBytes: Int) throws -> [JournaledChange]
 
-  /// The last `count` changes (fewer when the journal holds fewer), in order.
-  func lastChanges(_ count: Int) throws -> [JournaledChange]
-
-  /// The changes after `seq` and up to `last` (to the end without it), only those of `feature`
-  /// when one is named, at most `limit` of them, in order.
-  func changes(after seq: UInt64, through last: UInt64?, feature: String?, limit: Int) throws -> [JournaledChange]
+  /// Calls `body` with each change after `seq` and up to `last` (to the end without it), only
+  /// those of `feature` when one is named, in order, until it returns `false`.
+  ///
+  /// One change is read at a time: what a read costs in memory is its largest change, never
+  /// the journal, however many changes it runs over.
+  func forEachChange(
+    after seq: UInt64, through last: UInt64?, feature: String?, _ body: (JournaledChange) throws -> Bool
+  ) throws
 
   /// The latest snapshot at or before `seq`.
   func snapshot(atOrBefore seq: UInt64) throws -> JournalSnapshot?
@@ -112,6 +114,11 @@ struct JournaledChange: Sendable, Equatable {
     self.patch = patch
     self.time = time
   }
+  /// What the change weighs, for the bounds on what is read at once: its patch and its action,
+  /// as stored.
+  var byteCount: Int {
+    self.patch.count + (self.cause?.action?.count ?? 0)
+  }
 }
 
 /// What a journal holds: the states it can rebuild start at its oldest snapshot, and the
@@ -165,13 +172,38 @@ extension Journal {
     try self.prune(keepingSnapshots: snapshots, keepingChanges: changes, changedBefore: nil)
   }
 
+  /// The changes after `seq` and up to `last` (to the end without it), only those of `feature`
+  /// when one is named, in order: at most `limit` of them, and no more than fit in `maxBytes`
+  /// (``JournaledChange/byteCount``), though always the first, whatever its size.
+  func changes(
+    after seq: UInt64, through last: UInt64?, feature: String?, limit: Int, maxBytes: Int = .max
+  ) throws -> [JournaledChange] {
+    var page: [JournaledChange] = []
+    var bytes = 0
+    guard limit > 0 else { return page }
+    try self.forEachChange(after: seq, through: last, feature: feature) { change in
+      page.append(change)
+      bytes += change.byteCount
+      return page.count < limit && bytes < maxBytes
+    }
+    return page
+  }
+
+  /// The last `count` changes (fewer when the journal holds fewer), in order.
+  func lastChanges(_ count: Int) throws -> [JournaledChange] {
+    try self.lastChanges(count, maxBytes: .max)
+  }
+
+  /// The latest snapshot older than `seq` (the latest of all without it), and every change
+  /// after it, in order: all of them in memory at once, for tests and small journals.
+  func recoveryPoint(before seq: UInt64? = nil) throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange]) {
+    let snapshot = seq == 0 ? nil : try self.snapshot(atOrBefore: seq.map { $0 - 1 } ?? .max)
+    return (snapshot, try self.changes(after: snapshot?.seq ?? 0, through: nil, feature: nil, limit: .max))
+  }
+
   /// Appends `changes` in one transaction.
   func append(_ changes: [JournaledChange]) throws {
     try self.append(changes, timers: [])
   }
 
-  /// The latest snapshot, and every change after it.
-  func recoveryPoint() throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange]) {
-    try self.recoveryPoint(before: nil)
-  }
 }

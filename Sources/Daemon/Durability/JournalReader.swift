@@ -32,23 +32,30 @@ final class JournalReader: Sendable {
   }
 
   /// The composed state at `seq`: the latest snapshot at or before it, with the journaled
-  /// changes up to `seq` applied.
+  /// changes up to `seq` applied as they are read, one at a time — the read holds the state
+  /// and one change, however many changes there are.
   ///
+  /// - Parameter isWanted: Asked before each change: once it says no (the client went away),
+  ///   the read stops with ``JournalReadError/abandoned``.
   /// - Throws: ``JournalReadError/notRetained(seq:oldest:latest:)`` when no kept snapshot is
   ///   that old, or the journal does not hold `seq` yet.
-  func state(at seq: UInt64) throws(JournalReadError) -> JSONValue {
+  func state(at seq: UInt64, while isWanted: () -> Bool = { true }) throws(JournalReadError) -> JSONValue {
     let latest = self.writer.committedSeq
     do {
       guard seq <= latest, let snapshot = try self.journal.snapshot(atOrBefore: seq) else {
         throw JournalReadError.notRetained(seq: seq, oldest: try self.journal.extent().oldestSnapshot, latest: latest)
       }
       var state = try JSONValue(parsing: snapshot.state)
-      let changes = try self.journal.changes(after: snapshot.seq, through: seq, feature: nil, limit: .max)
-      guard UInt64(changes.count) == seq - snapshot.seq else {
-        throw JournalReadError.unreadable("the journal is missing changes between \(snapshot.seq) and \(seq)")
-      }
-      for change in changes {
+      var reached = snapshot.seq
+      try self.journal.forEachChange(after: snapshot.seq, through: seq, feature: nil) { change in
+        guard isWanted() else { throw JournalReadError.abandoned }
+        guard change.seq == reached + 1 else { return false }
         try JSONPatch(jsonValue: JSONValue(parsing: change.patch)).apply(to: &state)
+        reached = change.seq
+        return true
+      }
+      guard reached == seq else {
+        throw JournalReadError.unreadable("the journal is missing changes between \(reached) and \(seq)")
       }
       return state
     } catch let error as JournalReadError {
@@ -58,23 +65,54 @@ final class JournalReader: Sendable {
     }
   }
 
-  /// The changes after `seq` up to `last`, of `feature` only when named, at most `limit`.
+  /// The changes after `seq` up to `last`, of `feature` only when named: at most `limit`, and
+  /// no more than fit in `maxBytes` (though always one, whatever its size).
   ///
   /// - Throws: ``JournalReadError/notRetained(seq:oldest:latest:)`` when changes after `seq`
   ///   were pruned already.
-  func changes(after seq: UInt64, through last: UInt64?, feature: String?, limit: Int) throws(JournalReadError) -> [JournaledChange] {
+  func changes(
+    after seq: UInt64, through last: UInt64?, feature: String?, limit: Int, maxBytes: Int = .max
+  ) throws(JournalReadError) -> [JournaledChange] {
     do {
       let latest = self.writer.committedSeq
-      let changes = try self.journal.changes(after: seq, through: min(last ?? latest, latest), feature: feature, limit: limit)
-      // Pruned: the first change held is later than the first one asked for.
-      if seq < latest, let first = try self.journal.extent().firstChange, first > seq + 1 {
-        throw JournalReadError.notRetained(seq: seq, oldest: first - 1, latest: latest)
-      }
+      let changes = try self.journal.changes(
+        after: seq, through: min(last ?? latest, latest), feature: feature, limit: limit, maxBytes: maxBytes
+      )
+      try self.checkRetained(after: seq, latest: latest)
       return changes
     } catch let error as JournalReadError {
       throw error
     } catch {
       throw .unreadable("\(error)")
+    }
+  }
+
+  /// Calls `body` with each change after `seq` up to `last` (the last committed without it), one
+  /// at a time, until it returns `false`.
+  ///
+  /// - Throws: ``JournalReadError/notRetained(seq:oldest:latest:)`` when changes after `seq`
+  ///   were pruned already; what `body` throws.
+  func forEachChange(
+    after seq: UInt64, through last: UInt64?, _ body: (JournaledChange) throws(JournalReadError) -> Bool
+  ) throws(JournalReadError) {
+    do {
+      let latest = self.writer.committedSeq
+      try self.checkRetained(after: seq, latest: latest)
+      try self.journal.forEachChange(after: seq, through: min(last ?? latest, latest), feature: nil) { change in
+        try body(change)
+      }
+    } catch let error as JournalReadError {
+      throw error
+    } catch {
+      throw .unreadable("\(error)")
+    }
+  }
+
+  /// Throws ``JournalReadError/notRetained(seq:oldest:latest:)`` when the first change held is
+  /// later than the first one after `seq` (pruned).
+  private func checkRetained(after seq: UInt64, latest: UInt64) throws {
+    if seq < latest, let first = try self.journal.extent().firstChange, first > seq + 1 {
+      throw JournalReadError.notRetained(seq: seq, oldest: first - 1, latest: latest)
     }
   }
 }
@@ -86,4 +124,6 @@ enum JournalReadError: Error, Equatable {
   case notRetained(seq: UInt64, oldest: UInt64?, latest: UInt64)
   /// The journal cannot be read: `reason` says why.
   case unreadable(String)
+  /// The client that asked went away: the read stopped.
+  case abandoned
 }

@@ -45,12 +45,13 @@ struct JournalReplay<Action: Decodable & Sendable>: Sendable {
   let features: [String: Reducing]
   let reader: JournalReader
 
-  /// The most changes read from the journal at a time.
-  static var pageSize: Int { 1000 }
-
   /// Replays the changes after `since` (the oldest snapshot's seq without it) up to `until`
-  /// (the last journaled without it), stopping at the first difference.
-  func run(since: UInt64?, until: UInt64?) throws(JournalReadError) -> Report {
+  /// (the last journaled without it), stopping at the first difference. The changes are read
+  /// one at a time: a replay holds the state and one change.
+  ///
+  /// - Parameter isWanted: Asked before each change: once it says no (the client went away),
+  ///   the replay stops with ``JournalReadError/abandoned``.
+  func run(since: UInt64?, until: UInt64?, while isWanted: () -> Bool = { true }) throws(JournalReadError) -> Report {
     let from: UInt64
     if let since {
       from = since
@@ -61,36 +62,32 @@ struct JournalReplay<Action: Decodable & Sendable>: Sendable {
         throw .unreadable("\(error)")
       }
     }
-    var state = try self.reader.state(at: from)
+    var state = try self.reader.state(at: from, while: isWanted)
     var report = Report(from: from, to: from)
     let last = min(until ?? .max, self.reader.writer.committedSeq)
-    while report.to < last, report.difference == nil {
-      let page = try self.reader.changes(after: report.to, through: last, feature: nil, limit: Self.pageSize)
-      if page.isEmpty { break }
-      for change in page {
-        let patch: JSONPatch
-        do {
-          patch = try JSONPatch(jsonValue: JSONValue(parsing: change.patch))
-        } catch {
-          throw .unreadable("the change at \(change.seq) does not parse: \(error)")
-        }
-        let before = state
-        do {
-          try patch.apply(to: &state)
-        } catch {
-          throw .unreadable("the change at \(change.seq) does not apply: \(error)")
-        }
-        report.to = change.seq
-        guard let feature = change.feature, let text = change.cause?.action else {
-          report.skipped += 1
-          continue
-        }
-        report.replayed += 1
-        if let difference = self.compare(change, feature: feature, action: text, patch: patch, before: before, after: state) {
-          report.difference = difference
-          break
-        }
+    guard report.to < last else { return report }
+    try self.reader.forEachChange(after: from, through: last) { (change) throws(JournalReadError) -> Bool in
+      guard isWanted() else { throw .abandoned }
+      let patch: JSONPatch
+      do {
+        patch = try JSONPatch(jsonValue: JSONValue(parsing: change.patch))
+      } catch {
+        throw .unreadable("the change at \(change.seq) does not parse: \(error)")
       }
+      let before = state
+      do {
+        try patch.apply(to: &state)
+      } catch {
+        throw .unreadable("the change at \(change.seq) does not apply: \(error)")
+      }
+      report.to = change.seq
+      guard let feature = change.feature, let text = change.cause?.action else {
+        report.skipped += 1
+        return true
+      }
+      report.replayed += 1
+      report.difference = self.compare(change, feature: feature, action: text, patch: patch, before: before, after: state)
+      return report.difference == nil
     }
     return report
   }

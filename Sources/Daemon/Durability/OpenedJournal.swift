@@ -15,8 +15,8 @@ struct OpenedJournal: Sendable {
   let mode: DurabilityMode
   let interval: Duration
   let recovered: Recovery.Recovered
-  /// The last changes the journal holds, up to `subscriptions.historyLimit`: a subscriber of
-  /// the last run resumes from them with `since`.
+  /// The last changes the journal holds, up to `subscriptions.historyLimit` and
+  /// `subscriptions.historyBytes`: a subscriber of the last run resumes from them with `since`.
   let history: [StateChange]
   /// The durable timers scheduled and not yet fired or cancelled.
   let timers: [JournaledTimer]
@@ -35,11 +35,14 @@ struct OpenedJournal: Sendable {
   /// with `initialState` as the first snapshot, computed only then) and recovers its state;
   /// `nil` without a state directory.
   ///
-  /// - Parameter migrator: The state versions the application declares, and its migrations: a
-  ///   state recovered at older versions is migrated, and kept as a snapshot at once.
+  /// - Parameters:
+  ///   - migrator: The state versions the application declares, and its migrations: a state
+  ///     recovered at older versions is migrated, and kept as a snapshot at once.
+  ///   - stillStarting: Called now and then while a long recovery runs (at most once a second),
+  ///     so that the service manager's start timeout is extended rather than reached.
   static func open(
     _ configuration: DaemonConfiguration, migrator: StateMigrator = .none, initialState: () throws -> JSONValue,
-    logger: Logger
+    stillStarting: () -> Void = {}, logger: Logger
   ) throws -> OpenedJournal? {
     guard let path = configuration.stateDirectory else {
       logger.notice("no state directory: nothing will outlive the daemon (set state.directory or --state-directory)")
@@ -56,12 +59,23 @@ struct OpenedJournal: Sendable {
     } catch {
       throw RecoveryError("cannot open the journal \(directory.journalPath): \(error)")
     }
-    var recovered = try Recovery.recover(from: journal, migrator: migrator) { seq, error in
-      logger.warning(
-        "a snapshot of the journal cannot be read; recovering from the one before it",
-        metadata: ["seq": "\(seq)", "error": "\(error)"]
-      )
-    }
+    var lastSaid = started
+    var recovered = try Recovery.recover(
+      from: journal, migrator: migrator,
+      skipped: { seq, error in
+        logger.warning(
+          "a snapshot of the journal cannot be read; recovering from the one before it",
+          metadata: ["seq": "\(seq)", "error": "\(error)"]
+        )
+      },
+      progress: { _ in
+        let now = ContinuousClock.now
+        if now - lastSaid >= .seconds(1) {
+          lastSaid = now
+          stillStarting()
+        }
+      }
+    )
     if !recovered.migrated.isEmpty {
       // Kept before anything is served: the next start begins from the migrated state, and no
       // change of the old shape is ever applied to it.
@@ -94,7 +108,7 @@ struct OpenedJournal: Sendable {
     )
     let history: [StateChange]
     do {
-      history = try journal.lastChanges(configuration.historyLimit).map { change in
+      history = try journal.lastChanges(configuration.historyLimit, maxBytes: configuration.historyBytes).map { change in
         StateChange(seq: change.seq, patch: try JSONPatch(jsonValue: JSONValue(parsing: change.patch)))
       }
     } catch {

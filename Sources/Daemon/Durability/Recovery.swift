@@ -22,11 +22,15 @@ enum Recovery {
     var snapshotSeq: UInt64 { self.seq - UInt64(self.replayed) }
   }
 
-  /// - Parameter skipped: Called for a snapshot that cannot be read, which recovery passes
-  ///   over for the one before it (and the journal after that one).
+  /// - Parameters:
+  ///   - skipped: Called for a snapshot that cannot be read, which recovery passes over for the
+  ///     one before it (and the journal after that one).
+  ///   - progress: Called after each change applied, with how many so far: a long recovery
+  ///     tells the service manager it is still starting.
   static func recover(
     from journal: any Journal, migrator: StateMigrator = .none,
-    skipped: (_ seq: UInt64, _ error: any Error) -> Void = { _, _ in }
+    skipped: (_ seq: UInt64, _ error: any Error) -> Void = { _, _ in },
+    progress: (_ replayed: Int) -> Void = { _ in }
   ) throws(RecoveryError) -> Recovered {
     let marks: [VersionMark]
     do {
@@ -34,17 +38,17 @@ enum Recovery {
     } catch {
       throw RecoveryError("cannot read the journal's state versions: \(error)")
     }
-    var before: UInt64?
+    var before = UInt64.max
     while true {
-      let point: (snapshot: JournalSnapshot?, changes: [JournaledChange])
+      let snapshot: JournalSnapshot?
       do {
-        point = try journal.recoveryPoint(before: before)
+        snapshot = before == 0 ? nil : try journal.snapshot(atOrBefore: before - 1)
       } catch {
         throw RecoveryError("cannot read the journal: \(error)")
       }
-      guard let snapshot = point.snapshot else {
+      guard let snapshot else {
         throw RecoveryError(
-          before == nil
+          before == .max
             ? "the journal holds no snapshot to start from"
             : "no snapshot of the journal can be read, and the journal before the oldest is pruned"
         )
@@ -57,37 +61,49 @@ enum Recovery {
         before = snapshot.seq
         continue
       }
-      return try Self.replay(point.changes, onto: state, from: snapshot.seq, marks: marks, migrator: migrator)
+      return try Self.replay(journal, onto: state, from: snapshot.seq, marks: marks, migrator: migrator, progress: progress)
     }
   }
 
+  /// Applies the changes after the snapshot as they are read, one at a time: recovery holds
+  /// the state and one change, whatever the journal holds after the snapshot.
   private static func replay(
-    _ changes: [JournaledChange], onto state: JSONValue, from snapshotSeq: UInt64, marks: [VersionMark],
-    migrator: StateMigrator
+    _ journal: any Journal, onto state: JSONValue, from snapshotSeq: UInt64, marks: [VersionMark],
+    migrator: StateMigrator, progress: (_ replayed: Int) -> Void
   ) throws(RecoveryError) -> Recovered {
     var state = state
     var seq = snapshotSeq
+    var replayed = 0
     // The versions the snapshot was written at, and where they changed after it.
     var versions = marks.last { $0.seq <= snapshotSeq }?.versions ?? [:]
     var later = marks.filter { $0.seq > snapshotSeq }[...]
-    for change in changes {
-      guard change.seq == seq + 1 else {
-        throw RecoveryError("the journal skips from \(seq) to \(change.seq)")
+    do {
+      try journal.forEachChange(after: snapshotSeq, through: nil, feature: nil) { change in
+        guard change.seq == seq + 1 else {
+          throw RecoveryError("the journal skips from \(seq) to \(change.seq)")
+        }
+        do {
+          try JSONPatch(jsonValue: JSONValue(parsing: change.patch)).apply(to: &state)
+        } catch {
+          throw RecoveryError("the change at \(change.seq) does not apply: \(error)")
+        }
+        seq = change.seq
+        replayed += 1
+        while let mark = later.first, mark.seq <= seq {
+          try migrator.migrate(&state, from: versions, to: mark.versions)
+          versions = mark.versions
+          later.removeFirst()
+        }
+        progress(replayed)
+        return true
       }
-      do {
-        try JSONPatch(jsonValue: JSONValue(parsing: change.patch)).apply(to: &state)
-      } catch {
-        throw RecoveryError("the change at \(change.seq) does not apply: \(error)")
-      }
-      seq = change.seq
-      while let mark = later.first, mark.seq <= seq {
-        try migrator.migrate(&state, from: versions, to: mark.versions)
-        versions = mark.versions
-        later.removeFirst()
-      }
+    } catch let error as RecoveryError {
+      throw error
+    } catch {
+      throw RecoveryError("cannot read the journal: \(error)")
     }
     let migrated = try migrator.migrate(&state, from: versions)
-    return Recovered(state: state, seq: seq, replayed: changes.count, migrated: migrated)
+    return Recovered(state: state, seq: seq, replayed: replayed, migrated: migrated)
   }
 }
 

@@ -337,42 +337,40 @@ final class SQLiteJournal: Journal {
     try db.execute(sql: "INSERT OR REPLACE INTO journal (key, value) VALUES (?, ?)", arguments: [key, value])
   }
 
-  func recoveryPoint(before seq: UInt64?) throws -> (snapshot: JournalSnapshot?, changes: [JournaledChange]) {
+  func lastChanges(_ count: Int, maxBytes: Int) throws -> [JournaledChange] {
     try self.database.read { db in
-      let snapshot = try Row.fetchOne(
-        db, sql: "SELECT seq, state FROM snapshot WHERE seq < ? ORDER BY seq DESC LIMIT 1",
-        arguments: [seq.map { Int64($0) } ?? Int64.max]
-      ).map { row in
-        JournalSnapshot(seq: UInt64(row["seq"] as Int64), state: Array(row["state"] as Data))
+      var changes: [JournaledChange] = []
+      var bytes = 0
+      let cursor = try Row.fetchCursor(
+        db, sql: "SELECT \(Self.changeColumns) FROM change ORDER BY seq DESC LIMIT ?", arguments: [max(0, count)]
+      )
+      while let row = try cursor.next() {
+        let change = JournaledChange(row: row)
+        if !changes.isEmpty, bytes + change.byteCount > maxBytes { break }
+        bytes += change.byteCount
+        changes.append(change)
       }
-      let changes = try Row.fetchAll(
-        db, sql: "SELECT \(Self.changeColumns) FROM change WHERE seq > ? ORDER BY seq",
-        arguments: [Int64(snapshot?.seq ?? 0)]
-      ).map(JournaledChange.init(row:))
-      return (snapshot, changes)
+      return changes.reversed()
     }
   }
 
-  func lastChanges(_ count: Int) throws -> [JournaledChange] {
+  func forEachChange(
+    after seq: UInt64, through last: UInt64?, feature: String?, _ body: (JournaledChange) throws -> Bool
+  ) throws {
     try self.database.read { db in
-      try Row.fetchAll(
-        db,
-        sql: "SELECT \(Self.changeColumns) FROM (SELECT * FROM change ORDER BY seq DESC LIMIT ?) ORDER BY seq",
-        arguments: [count]
-      ).map(JournaledChange.init(row:))
-    }
-  }
-
-  func changes(after seq: UInt64, through last: UInt64?, feature: String?, limit: Int) throws -> [JournaledChange] {
-    try self.database.read { db in
-      try Row.fetchAll(
+      // A cursor: SQLite steps to the next row only when asked, so one row is in memory at a
+      // time, and a read that stops early reads no further.
+      let cursor = try Row.fetchCursor(
         db,
         sql: """
           SELECT \(Self.changeColumns) FROM change
-          WHERE seq > ?1 AND seq <= ?2 AND (?3 IS NULL OR feature = ?3) ORDER BY seq LIMIT ?4
+          WHERE seq > ?1 AND seq <= ?2 AND (?3 IS NULL OR feature = ?3) ORDER BY seq
           """,
-        arguments: [Int64(clamping: seq), Int64(clamping: last ?? .max), feature, max(0, limit)]
-      ).map(JournaledChange.init(row:))
+        arguments: [Int64(clamping: seq), Int64(clamping: last ?? .max), feature]
+      )
+      while let row = try cursor.next() {
+        if try !body(JournaledChange(row: row)) { return }
+      }
     }
   }
 

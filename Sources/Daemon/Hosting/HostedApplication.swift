@@ -71,6 +71,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     let changeLog = ChangeLog(
       initialState: initialJSON, seq: opened?.recovered.seq ?? 0, history: opened?.history ?? [],
       historyLimit: configuration.historyLimit,
+      historyBytes: configuration.historyBytes,
       historyID: opened?.journal.id ?? UUID().uuidString.lowercased(),
       subscriptions: subscriptions, journal: writer, logger: logger
     )

@@ -20,6 +20,9 @@ final class ChangeLog: Sendable {
     var seq: UInt64 = 0
     var state: JSONValue
     var history = Deque<StateChange>()
+    /// What `history`'s changes weigh (``JSONPatch/approximateByteCount``), in its order.
+    var historyWeights = Deque<Int>()
+    var historyBytes = 0
     var isShuttingDown = false
   }
 
@@ -28,6 +31,7 @@ final class ChangeLog: Sendable {
   let historyID: String
   private let contents: Mutex<Contents>
   private let historyLimit: Atomic<Int>
+  private let historyByteLimit: Atomic<Int>
   private let subscriptions: Subscriptions
   private let journal: JournalWriter?
   private let logger: Logger
@@ -36,20 +40,28 @@ final class ChangeLog: Sendable {
   ///   - initialState: The state at `seq`.
   ///   - seq: The sequence number to go on from: the last one journaled, or 0.
   ///   - history: The last changes up to `seq`, as the journal kept them.
+  ///   - historyLimit: How many changes the history keeps.
+  ///   - historyBytes: How many bytes of changes it keeps: the oldest go first past either.
   init(
     initialState: JSONValue,
     seq: UInt64 = 0,
     history: [StateChange] = [],
     historyLimit: Int,
+    historyBytes: Int = .max,
     historyID: String = UUID().uuidString.lowercased(),
     subscriptions: Subscriptions,
     journal: JournalWriter? = nil,
     logger: Logger
   ) {
     self.historyID = historyID
-    self.contents = Mutex(Contents(seq: seq, state: initialState, history: Deque(history.suffix(max(0, historyLimit)))))
+    var contents = Contents(seq: seq, state: initialState)
+    for change in history.suffix(max(0, historyLimit)) {
+      Self.keep(change, weighing: change.patch.approximateByteCount, in: &contents, limit: historyLimit, bytes: historyBytes)
+    }
+    self.contents = Mutex(contents)
     self.journal = journal
     self.historyLimit = Atomic(max(0, historyLimit))
+    self.historyByteLimit = Atomic(max(0, historyBytes))
     self.subscriptions = subscriptions
     self.logger = logger
   }
@@ -79,10 +91,10 @@ final class ChangeLog: Sendable {
         )
         if journal.isSnapshotDue(at: change.seq) { journal.snapshot(contents.state, at: change.seq) }
       }
-      let historyLimit = self.historyLimit.load(ordering: .relaxed)
-      // A reload may have lowered the limit: drop down to it, oldest first.
-      while contents.history.count >= max(historyLimit, 1) { contents.history.removeFirst() }
-      if historyLimit > 0 { contents.history.append(change) }
+      Self.keep(
+        change, weighing: patch.approximateByteCount, in: &contents, limit: self.historyLimit.load(ordering: .relaxed),
+        bytes: self.historyByteLimit.load(ordering: .relaxed)
+      )
       self.subscriptions.deliver(change, state: contents.state, feature: feature, cause: cause)
       return contents.seq
     }
@@ -147,9 +159,10 @@ final class ChangeLog: Sendable {
         history == self.historyID && since <= contents.seq
           && (since == contents.seq || contents.history.first.map({ $0.seq <= since + 1 }) == true) ? since : nil
       }
-      // A `since` the journal never went as far as is a loss the journal's report tells.
-      if resumes == nil, let since {
-        self.journal?.report?.resumed(from: since.seq, of: since.history, currentHistory: self.historyID, currentSeq: contents.seq)
+      // A `since` further than a retired history went may be a loss: the log says what the
+      // client claims.
+      if resumes == nil, let since, since.history != self.historyID {
+        self.journal?.report?.resumed(from: since.seq, of: since.history)
       }
       let subscriber = self.subscriptions.add(
         pointer: pointer, queueLimit: queueLimit, resumedFrom: resumes, withCauses: withCauses
@@ -182,9 +195,28 @@ final class ChangeLog: Sendable {
     }
   }
 
-  /// Changes how many changes the history keeps; it shrinks with the next change.
-  func setHistoryLimit(_ limit: Int) {
+  /// Changes how many changes, and how many bytes of them, the history keeps; it shrinks with
+  /// the next change.
+  func setHistoryLimit(_ limit: Int, bytes: Int = .max) {
     self.historyLimit.store(max(0, limit), ordering: .relaxed)
+    self.historyByteLimit.store(max(0, bytes), ordering: .relaxed)
+  }
+
+  /// Appends `change` to the history, first dropping the oldest changes until it fits both
+  /// bounds (a reload may have lowered them). A change heavier than the whole byte bound is
+  /// not kept: a subscriber that resumes from before it is caught up from the journal.
+  private static func keep(_ change: StateChange, weighing weight: Int, in contents: inout Contents, limit: Int, bytes: Int) {
+    let fits = limit > 0 && weight <= bytes
+    while !contents.history.isEmpty,
+      !fits || contents.history.count >= limit || contents.historyBytes + weight > bytes
+    {
+      contents.history.removeFirst()
+      contents.historyBytes -= contents.historyWeights.removeFirst()
+    }
+    guard fits else { return }
+    contents.history.append(change)
+    contents.historyWeights.append(weight)
+    contents.historyBytes += weight
   }
 
   /// Writes what is left of the journal, with the state as a snapshot, and closes it.

@@ -25,10 +25,18 @@ struct JournalCatchUp: Sendable {
 
   /// The most changes read and written at a time.
   static var pageSize: Int { 256 }
+  /// The most bytes of changes (``JournaledChange/byteCount``) read at a time, though always one.
+  static var pageBytes: Int { 1 << 20 }
 
   /// Starts on the reader's queue: the state at `since`, which the changes after it apply to.
   func start(after since: UInt64) {
-    guard let state = try? self.reader.state(at: since) else {
+    guard self.answer.isActive else { return }
+    let state: JSONValue
+    do throws(JournalReadError) {
+      state = try self.reader.state(at: since, while: { self.answer.isActive })
+    } catch .abandoned {
+      return
+    } catch {
       return self.answer.execute { self.caughtUp(nil, false) }
     }
     self.send(after: since, state: state, announced: false)
@@ -41,7 +49,7 @@ struct JournalCatchUp: Sendable {
     var replies: [ByteBuffer] = []
     let page: [JournaledChange]
     do {
-      page = try self.reader.changes(after: seq, through: nil, feature: nil, limit: Self.pageSize)
+      page = try self.reader.changes(after: seq, through: nil, feature: nil, limit: Self.pageSize, maxBytes: Self.pageBytes)
       for change in page {
         let patch = try JSONPatch(jsonValue: JSONValue(parsing: change.patch))
         try patch.apply(to: &state)
@@ -63,7 +71,7 @@ struct JournalCatchUp: Sendable {
     }
     self.write(replies)
     let (caughtUpTo, caughtUpState, hasAnnounced) = (last, state, announced || !replies.isEmpty)
-    if page.count < Self.pageSize {
+    if page.count < Self.pageSize, page.reduce(0, { $0 + $1.byteCount }) < Self.pageBytes {
       // What is left is in memory (the journal may even lag behind it): the subscription goes
       // on from there, on the loop, where no change can come in between.
       return self.answer.execute { self.caughtUp(caughtUpTo, hasAnnounced) }

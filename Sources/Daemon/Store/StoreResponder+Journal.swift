@@ -1,16 +1,22 @@
+import NIOCore
 import SwitchyardRuntime
 import SwitchyardVarlink
 
 /// The calls that read the journal — `Get` with `at`, `Journal`, `Replay`, `Backup` — answered from the
-/// ``JournalReader``'s queue, never on the event loop.
+/// ``JournalReader``'s queue, never on the event loop: read there, and their replies encoded
+/// there too, however large. Each stops when its client goes away.
 extension StoreResponder {
   /// The most entries a `Journal` reply carries.
   static var journalPageLimit: Int { 1000 }
+  /// The most bytes of entries (``JournaledChange/byteCount``) a `Journal` reply carries, though
+  /// always one entry, whatever its size: a page of large entries is a few entries.
+  static var journalPageBytes: Int { 1 << 20 }
 
   /// `Get` with `at`: the state at a path as it was at that sequence number.
   func get(_ call: VarlinkCall, at seq: UInt64) -> PreparedCall {
     let pointer: JSONPointer
     do throws(VarlinkError) {
+      try Self.refuseParameters(of: call, except: ["path", "at"])
       pointer = try self.pointer(call)
     } catch {
       return .failing(error)
@@ -27,13 +33,17 @@ extension StoreResponder {
     return PreparedCall(isBarrier: true) { answer in
       // A change already numbered may still be on its way to the journal: read once it is there.
       reader.read(once: seq) {
+        guard answer.isActive else { return }
         do throws(JournalReadError) {
-          let state = try reader.state(at: seq)
+          let state = try reader.state(at: seq, while: { answer.isActive })
           guard let value = state.value(at: pointer) else {
             return answer.finish(VarlinkError(SwitchyardError.pathNotFound(path: pointer.description)))
           }
-          answer.reply(.reply(VarlinkReply(parameters: ["seq": .int(Int64(seq)), "state": value])))
+          let reply = VarlinkReply(parameters: ["seq": .int(Int64(seq)), "state": value])
+          answer.reply(.encoded(ByteBuffer(bytes: reply.frame())))
           answer.finish()
+        } catch .abandoned {
+          return
         } catch {
           answer.finish(VarlinkError(SwitchyardError(error)))
         }
@@ -46,6 +56,7 @@ extension StoreResponder {
     let since: UInt64?, until: UInt64?, limit: Int
     let feature: String?
     do throws(VarlinkError) {
+      try Self.refuseParameters(of: call, except: ["since", "until", "feature", "limit"])
       since = try Self.seq(call, "since")
       until = try Self.seq(call, "until")
       switch call.parameters["feature"] {
@@ -64,7 +75,10 @@ extension StoreResponder {
     guard let reader = self.journalReader else { return .failing(VarlinkError(SwitchyardError.noJournal)) }
     let follows = call.more
     return PreparedCall(isBarrier: true) { answer in
-      let page = JournalPage(reader: reader, until: until, feature: feature, limit: limit, follows: follows, answer: answer)
+      let page = JournalPage(
+        reader: reader, until: until, feature: feature, limit: limit, maxBytes: Self.journalPageBytes, follows: follows,
+        answer: answer
+      )
       reader.read { page.send(after: since) }
     }
   }
@@ -73,6 +87,7 @@ extension StoreResponder {
   func replay(_ call: VarlinkCall) -> PreparedCall {
     let since: UInt64?, until: UInt64?
     do throws(VarlinkError) {
+      try Self.refuseParameters(of: call, except: ["since", "until"])
       since = try Self.seq(call, "since")
       until = try Self.seq(call, "until")
     } catch {
@@ -87,10 +102,13 @@ extension StoreResponder {
     )
     return PreparedCall(isBarrier: true) { answer in
       reader.read {
+        guard answer.isActive else { return }
         do throws(JournalReadError) {
-          let report = try replay.run(since: since, until: until)
-          answer.reply(.reply(VarlinkReply(parameters: report.json)))
+          let report = try replay.run(since: since, until: until, while: { answer.isActive })
+          answer.reply(.encoded(ByteBuffer(bytes: VarlinkReply(parameters: report.json).frame())))
           answer.finish()
+        } catch .abandoned {
+          return
         } catch {
           answer.finish(VarlinkError(SwitchyardError(error)))
         }
@@ -101,6 +119,12 @@ extension StoreResponder {
   /// `Backup`: a consistent copy of the journal, written where the daemon keeps it, on the
   /// reader's queue (one backup at a time, after the reads before it).
   func backup(_ call: VarlinkCall) -> PreparedCall {
+    // It takes none: a `path` would say the copy goes there, and it does not.
+    do throws(VarlinkError) {
+      try Self.refuseParameters(of: call, except: [])
+    } catch {
+      return .failing(error)
+    }
     guard let reader = self.journalReader else { return .failing(VarlinkError(SwitchyardError.noJournal)) }
     return PreparedCall(isBarrier: true) { answer in
       reader.read {
@@ -121,6 +145,14 @@ extension StoreResponder {
     }
   }
 
+  /// Refuses a parameter the method does not take, which the client would otherwise believe
+  /// was heeded.
+  private static func refuseParameters(of call: VarlinkCall, except known: Set<String>) throws(VarlinkError) {
+    if let unknown = call.parameters.keys.first(where: { !known.contains($0) }) {
+      throw .invalidParameter(unknown)
+    }
+  }
+
   /// A sequence-number parameter: absent, or an integer from 0.
   private static func seq(_ call: VarlinkCall, _ name: String) throws(VarlinkError) -> UInt64? {
     switch call.parameters[name] {
@@ -131,13 +163,15 @@ extension StoreResponder {
   }
 }
 
-/// One `Journal` call's pages: each read on the reader's queue and written when the client has
-/// read the one before, so a slow client holds one page in memory, never the journal.
+/// One `Journal` call's pages: each read and encoded on the reader's queue and written when the
+/// client has read the one before, so a slow client holds one page in memory, never the journal,
+/// and a page is bounded in bytes as well as in entries.
 private struct JournalPage: Sendable {
   let reader: JournalReader
   let until: UInt64?
   let feature: String?
   let limit: Int
+  let maxBytes: Int
   let follows: Bool
   let answer: CallAnswer
 
@@ -150,29 +184,34 @@ private struct JournalPage: Sendable {
     let through = min(self.until ?? .max, self.reader.writer.committedSeq)
     do throws(JournalReadError) {
       if let since { start = since } else { start = try self.oldest() }
-      entries = try self.reader.changes(after: start, through: through, feature: self.feature, limit: self.limit)
+      entries = try self.reader.changes(
+        after: start, through: through, feature: self.feature, limit: self.limit, maxBytes: self.maxBytes
+      )
     } catch {
       return self.answer.finish(VarlinkError(SwitchyardError(error)))
     }
+    // Full: it stopped at a bound, not at the end of what it looked at.
+    let isFull = entries.count == self.limit || entries.reduce(0) { $0 + $1.byteCount } >= self.maxBytes
     // Where the next page starts: after the last entry, or — a feature's entries being
     // sparse — after everything this page looked at.
-    let looked = entries.count == self.limit ? entries.last!.seq : through
+    let looked = isFull ? entries.last!.seq : through
     let next = max(start, looked)
     let isLast = self.until.map { next >= $0 } ?? false
     if !self.follows {
       var parameters: JSONObject = ["entries": .array(entries.map(\.json))]
-      if !isLast, entries.count == self.limit { parameters["next"] = .int(Int64(next)) }
-      self.answer.reply(.reply(VarlinkReply(parameters: parameters)))
+      if !isLast, isFull { parameters["next"] = .int(Int64(next)) }
+      self.answer.reply(.encoded(ByteBuffer(bytes: VarlinkReply(parameters: parameters).frame())))
       return self.answer.finish()
     }
     if !entries.isEmpty || isLast {
       var parameters: JSONObject = ["entries": .array(entries.map(\.json))]
       if !isLast { parameters["next"] = .int(Int64(next)) }
-      self.answer.reply(.reply(VarlinkReply(parameters: parameters, continues: !isLast)), flushingNow: true)
+      let reply = VarlinkReply(parameters: parameters, continues: !isLast)
+      self.answer.reply(.encoded(ByteBuffer(bytes: reply.frame())), flushingNow: true)
       if isLast { return self.answer.finish() }
     }
     // Caught up: wait for the next commit. Not caught up: wait for the client to read.
-    let caughtUp = entries.count < self.limit
+    let caughtUp = !isFull
     self.answer.whenWritable {
       if caughtUp {
         self.reader.writer.whenCommitted(after: next) { isClosed in
@@ -242,6 +281,8 @@ extension SwitchyardError {
       self = .seqNotRetained(seq: Int(clamping: seq), oldest: oldest.map { Int(clamping: $0) }, latest: Int(clamping: latest))
     case let .unreadable(reason):
       self = .journalUnavailable(reason: "the journal cannot be read: \(reason)")
+    case .abandoned:
+      self = .journalUnavailable(reason: "the read was abandoned")
     }
   }
 }

@@ -37,6 +37,10 @@ extension StoreResponder {
     case let .bool(value)?: withCauses = value
     default: throw VarlinkError.invalidParameter("causes")
     }
+    // A number of this history that it has not reached is the client's mistake, not a loss.
+    if let since, history == self.changeLog.historyID, case let current = self.changeLog.currentSeq, since > current {
+      throw VarlinkError(SwitchyardError(JournalReadError.notRetained(seq: since, oldest: nil, latest: current)))
+    }
     // Further back than the history in memory, or more changes back than the subscriber's queue
     // holds (a replay into it would overflow into a snapshot): caught up from the journal first,
     // a page at a time.

@@ -44,6 +44,13 @@ struct ServiceManager: Sendable {
     self.notify("RELOADING=1\nMONOTONIC_USEC=\(microseconds)")
   }
 
+  /// The daemon is still starting (recovering a long journal): systemd's start timeout is
+  /// pushed `by` from now, however long the start has taken so far.
+  func extendStartTimeout(by time: Duration) {
+    let microseconds = time.components.seconds * 1_000_000 + time.components.attoseconds / 1_000_000_000_000
+    self.notify("EXTEND_TIMEOUT_USEC=\(microseconds)\nSTATUS=starting: recovering the journal")
+  }
+
   /// The daemon is shutting down: what follows is the drain.
   func stopping() {
     self.notify("STOPPING=1\nSTATUS=stopping: draining connections")

@@ -121,9 +121,11 @@ public enum StoreInterface {
     # the history its sequence numbers belong to ("history": a new one when the daemon starts
     # without the state of its last run). With "since" and that "history", the changes after
     # that number are replayed when the daemon still holds them (in memory, or in its journal),
-    # the first of them naming the "history" too; otherwise a snapshot comes first. A
-    # subscriber that falls behind gets a fresh snapshot. With "causes", each change says what
-    # made it ("cause"); changes replayed after "since" say nothing of it.
+    # the first of them naming the "history" too; otherwise a snapshot comes first; a "since"
+    # that history has not reached is refused (SeqNotRetained). A subscriber that falls behind
+    # gets a fresh snapshot. With "causes", each change says what made it ("cause"); changes
+    # replayed after "since" say nothing of it. Causes say who sent what, as the journal does:
+    # they need the admin permission.
     method Subscribe(path: ?string, since: ?int, history: ?string, causes: ?bool) -> (seq: int, history: ?string, state: ?object, patch: ?[]object, cause: ?ChangeCause)
 
     # What made a change, for a subscriber that asked ("causes"): the feature whose state it
@@ -202,8 +204,9 @@ public enum StoreInterface {
     )
 
     # The journal's changes after "since" (after the oldest it holds without it) up to
-    # "until", only those of "feature" when one is named, at most "limit" (and 1000) a reply;
-    # "next" is the "since" of the next page while there may be more. With "more": page after
+    # "until", only those of "feature" when one is named, at most "limit" (and 1000) a reply,
+    # and no more than 1 MiB of patches and actions (though always one entry, whatever its
+    # size); "next" is the "since" of the next page while there may be more. With "more": page after
     # page up to "until" — without "until", on to every change as it is journaled. Needs the
     # admin permission.
     method Journal(since: ?int, until: ?int, feature: ?string, limit: ?int) -> (entries: []JournalEntry, next: ?int)

@@ -112,6 +112,33 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// A change's cause names its action and who sent it: what `Journal` is refused to a reader
+  /// for. `Subscribe` with `causes` needs what `Journal` needs.
+  @Test func causesSayWhoSentWhatSoTheyNeedTheAdminPermissionAsTheJournalDoes() async throws {
+    let (daemon, file) = try await self.daemon(config: #"""
+      {"switchyard": {"access": {"rules": {
+        "dashboard": {"user": "nobody", "allow": ["read"], "paths": ["/primes"]},
+        "operators": {"group": "4242", "allow": ["read", "admin"]}
+      }}}}
+      """#)
+    defer { try? FileManager.default.removeItem(at: file!) }
+    let withCauses = #"{"method":"io.switchyard.Store.Subscribe","parameters":{"path":"/primes","causes":true},"more":true}"#
+    let withoutCauses = #"{"method":"io.switchyard.Store.Subscribe","parameters":{"path":"/primes","causes":false},"more":true}"#
+    let reader = try await call(Self.nobody, daemon, withCauses)
+    #expect(denied(reader.first), "\(reader)")
+    #expect(reader.first.map { "\($0)".contains("the admin permission") } == true, "\(reader)")
+
+    // Without causes the same reader subscribes; an admin subscribes with them.
+    let subscribed = try start(Self.nobody, daemon, [withoutCauses])
+    let admin = try start(Peer(uid: 4243, gid: 4243, groups: [4242]), daemon, [withCauses])
+    try await eventually { subscribed.stdout.contains("\"state\"") }
+    try await eventually { admin.stdout.contains("\"state\"") }
+    #expect(!admin.stdout.contains("PermissionDenied"), "\(admin.stdout)")
+    #expect(await daemon.terminate() == 0)
+    _ = await subscribed.exit(within: .seconds(15))
+    _ = await admin.exit(within: .seconds(15))
+  }
+
   @Test func aReloadAppliesToOpenConnectionsAtTheirNextCallAndEndsSubscriptionsTheyMayNoLongerRead() async throws {
     let granting = #"{"switchyard": {"access": {"rules": {"nobody": {"user": "nobody", "allow": ["read"]}}}}}"#
     let (daemon, file) = try await self.daemon(config: granting)

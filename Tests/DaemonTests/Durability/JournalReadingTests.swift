@@ -170,6 +170,62 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// A page is bounded in bytes as well as in entries (1 MiB of entries, and always one): a
+  /// journal of large changes comes a few entries a reply — each reply of bounded size, encoded
+  /// off the event loop — and every entry still comes, in order, page by page; so does a
+  /// resuming subscriber's catch-up and the state at a past seq over them.
+  @Test func largeEntriesComeAFewAPageAndEveryReadOfThemIsBoundedInBytes() async throws {
+    let state = TemporaryStateDirectory()
+    let environment = ["SWITCHYARD_SUBSCRIPTIONS_HISTORY_BYTES": "100000", "SWITCHYARD_SNAPSHOTS_EVERY": "10000"]
+    let daemon = try await DaemonProcess(environment: environment, arguments: ["--state-directory", state.path])
+    let client = try daemon.connect()
+    let history = try #require(try self.history(of: daemon))
+    // Each change weighs about 800 KB: its action, and its patch with the same address in it.
+    let email = String(repeating: "x", count: 400_000)
+    for index in 1...6 {
+      try client.call("io.switchyard.Store.Send", ["action": ["signUp": ["emailChanged": .string("\(index)\(email)")]]])
+    }
+    var seqs: [JSONValue?] = []
+    var since: JSONValue = 0
+    for _ in 1...6 {
+      let page = try client.call("io.switchyard.Store.Journal", ["since": since])
+      let entries = page["entries"]?.arrayValue ?? []
+      #expect(entries.count <= 2, "two entries are past 1 MiB: \(entries.count) in one page")
+      seqs += entries.map { $0["seq"] }
+      guard let next = page["next"] else { break }
+      since = next
+    }
+    #expect(seqs == [1, 2, 3, 4, 5, 6], "every entry, in order, once")
+
+    // The history in memory holds none of them (100 KB): resumes are caught up from the journal.
+    let subscriber = try daemon.connect()
+    try subscriber.send("io.switchyard.Store.Subscribe", ["path": "/signUp/email", "since": 1, "history": .string(history)], more: true)
+    var resumed: [JSONValue?] = []
+    while resumed.count < 5, let reply = try subscriber.read() { resumed.append(reply["parameters"]?["seq"]) }
+    #expect(resumed == [2, 3, 4, 5, 6])
+
+    let past = try client.call("io.switchyard.Store.Get", ["path": "/signUp/email", "at": 3])
+    guard case let .string(email)? = past["state"] else { Issue.record("\(past)"); return }
+    #expect(email.hasPrefix("3xxx") && past["seq"] == 3)
+    #expect(await daemon.terminate() == 0)
+  }
+
+  /// The journal's methods take the parameters they name and no others: one they would ignore
+  /// (a `Backup` to a `path`) is refused, not silently dropped.
+  @Test func aParameterAJournalMethodDoesNotTakeIsRefused() async throws {
+    let state = TemporaryStateDirectory()
+    let daemon = try await daemon(state)
+    let client = try daemon.connect()
+    try client.call("io.switchyard.Store.Send", Self.increment)
+    let refused = { (parameter: String) in VarlinkErrorReply(name: "org.varlink.service.InvalidParameter", parameters: ["parameter": .string(parameter)]) }
+    #expect(throws: refused("path")) { try client.call("io.switchyard.Store.Backup", ["path": "/tmp/elsewhere"]) }
+    #expect(throws: refused("offset")) { try client.call("io.switchyard.Store.Journal", ["since": 0, "offset": 5]) }
+    #expect(throws: refused("feature")) { try client.call("io.switchyard.Store.Replay", ["feature": "primes"]) }
+    #expect(throws: refused("until")) { try client.call("io.switchyard.Store.Get", ["at": 1, "until": 2]) }
+    #expect(try client.call("io.switchyard.Store.Backup")["seq"] == 1, "without one, it is made")
+    #expect(await daemon.terminate() == 0)
+  }
+
   /// With only the last four changes in memory, a subscriber that missed more resumes from
   /// the journal — across a restart too — and one further back than the journal's oldest
   /// snapshot starts afresh, as etcd tells a watcher to relist.

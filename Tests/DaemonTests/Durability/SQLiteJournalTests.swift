@@ -216,6 +216,32 @@ import Testing
     #expect(try journal.extent() == JournalExtent(oldestSnapshot: 4, firstChange: 5, lastChange: 6))
   }
 
+  /// Reads are bounded in bytes as well as in changes, and one at a time underneath: a page
+  /// stops once it holds `maxBytes` (always one change, whatever its size), the history read at
+  /// start keeps the newest that fit, and a read that has seen enough stops reading.
+  @Test func readsStopAtABoundInBytesAndOneChangeIsReadAtATime() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try countingJournal(in: directory)
+    // Changes 1 to 6 weigh 100, 200, …, 600 bytes.
+    let changes = (1...6).map { seq in
+      JournaledChange(seq: seq, patch: Array(repeating: UInt8(ascii: " "), count: Int(seq) * 100), time: Double(seq))
+    }
+    try journal.append(changes)
+    #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 100, maxBytes: 250).map(\.seq) == [1, 2])
+    #expect(try journal.changes(after: 2, through: nil, feature: nil, limit: 100, maxBytes: 10).map(\.seq) == [3], "always one")
+    #expect(try journal.changes(after: 2, through: nil, feature: nil, limit: 1, maxBytes: 10_000).map(\.seq) == [3])
+    #expect(try journal.lastChanges(5, maxBytes: 1_200).map(\.seq) == [5, 6], "the newest that fit")
+    #expect(try journal.lastChanges(5, maxBytes: 10).map(\.seq) == [6], "always the last")
+    #expect(try journal.lastChanges(2, maxBytes: .max).map(\.seq) == [5, 6])
+    var seen: [UInt64] = []
+    try journal.forEachChange(after: 1, through: 5, feature: nil) { change in
+      seen.append(change.seq)
+      return change.seq < 3
+    }
+    #expect(seen == [2, 3], "stopped where the body said")
+  }
+
   /// A journal written before changes had causes is brought up to date when it is opened: its
   /// old changes read back without one.
   @Test func aJournalOfTheFirstSchemaGainsCausesWhenOpened() throws {

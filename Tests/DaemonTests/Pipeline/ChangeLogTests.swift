@@ -74,6 +74,35 @@ import Testing
     }
   }
 
+  /// The history is bounded in bytes as well as in changes: a few large changes push out as
+  /// many as fit, and one larger than the whole bound empties it (the journal, not memory,
+  /// catches up whoever resumes from before it).
+  @Test func theHistoryHoldsAsManyBytesOfChangesAsItIsAllowed() {
+    let log = ChangeLog(
+      initialState: ["a": ["s": ""], "b": ["n": 0]], historyLimit: 100, historyBytes: 10_000, historyID: "h1",
+      subscriptions: self.subscriptions, logger: Logger(label: "test")
+    )
+    func write(_ bytes: Int) -> JSONPatch {
+      JSONPatch(operations: [.replace(path: "/a/s", value: .string(String(repeating: "x", count: bytes)))])
+    }
+    for _ in 1...10 { _ = log.append(self.set("/b/n", 1)) }
+    #expect(log.historyCovers(since: 0), "ten small changes fit")
+    for _ in 11...12 { _ = log.append(write(4_000)) }
+    #expect(log.historyCovers(since: 0), "and two large ones with them")
+    _ = log.append(write(4_000))
+    #expect(log.historyCovers(since: 11) && !log.historyCovers(since: 10), "a third large one: the oldest made room")
+    _ = log.append(write(20_000))
+    #expect(!log.historyCovers(since: 13) && log.historyCovers(since: 14), "heavier than the bound: kept by none")
+    _ = log.append(self.set("/b/n", 2))
+    #expect(log.historyCovers(since: 14) && !log.historyCovers(since: 13))
+    // A reload lowers the bound at the next change.
+    log.setHistoryLimit(100, bytes: 200)
+    _ = log.append(self.set("/b/n", 3))
+    #expect(log.historyCovers(since: 14))
+    _ = log.append(write(500))
+    #expect(!log.historyCovers(since: 16) && log.historyCovers(since: 17))
+  }
+
   @Test func aLowerHistoryLimitTakesEffectAtTheNextChange() async throws {
     let log = self.changeLog(historyLimit: 10)
     for n in 1...5 { _ = log.append(self.set("/a/n", n)) }
