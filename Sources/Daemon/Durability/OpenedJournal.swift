@@ -38,8 +38,9 @@ struct OpenedJournal: Sendable {
   /// - Parameters:
   ///   - migrator: The state versions the application declares, and its migrations: a state
   ///     recovered at older versions is migrated, and kept as a snapshot at once.
-  ///   - stillStarting: Called now and then while a long recovery runs (at most once a second),
-  ///     so that the service manager's start timeout is extended rather than reached.
+  ///   - stillStarting: Called as recovery applies its first change, then at most once a
+  ///     second while it runs, so that the service manager's start timeout is extended rather
+  ///     than reached however long the journal takes.
   static func open(
     _ configuration: DaemonConfiguration, migrator: StateMigrator = .none, initialState: () throws -> JSONValue,
     stillStarting: () -> Void = {}, logger: Logger
@@ -59,7 +60,7 @@ struct OpenedJournal: Sendable {
     } catch {
       throw RecoveryError("cannot open the journal \(directory.journalPath): \(error)")
     }
-    var lastSaid = started
+    var lastSaid: ContinuousClock.Instant?
     var recovered = try Recovery.recover(
       from: journal, migrator: migrator,
       skipped: { seq, error in
@@ -70,7 +71,7 @@ struct OpenedJournal: Sendable {
       },
       progress: { _ in
         let now = ContinuousClock.now
-        if now - lastSaid >= .seconds(1) {
+        if lastSaid.map({ now - $0 >= .seconds(1) }) ?? true {
           lastSaid = now
           stillStarting()
         }

@@ -39,6 +39,31 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// Recovering a journal takes as long as its changes since the last snapshot: the daemon tells
+  /// systemd it is still starting as it begins, and every second after, so that a large
+  /// journal does not fail the start timeout.
+  @Test func aRecoveryExtendsTheStartTimeoutBeforeReady() async throws {
+    let state = TemporaryStateDirectory()
+    let environment = ["SWITCHYARD_SNAPSHOTS_EVERY": "100000"]
+    let first = try await DaemonProcess(environment: environment, arguments: ["--state-directory", state.path])
+    for _ in 1...3 { try first.connect().call("io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]]) }
+    // Killed: no snapshot at the stop, so the next start applies the three changes.
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+
+    let notify = try NotifySocket(path: temporaryPath("notify"))
+    var environmentWithNotify = environment
+    environmentWithNotify["NOTIFY_SOCKET"] = notify.path
+    let second = try await DaemonProcess(
+      socketPath: first.socketPath, environment: environmentWithNotify, arguments: ["--state-directory", state.path]
+    )
+    let messages = try #require(await notify.receive(until: { $0.fields["READY"] == "1" }))
+    let extend = try #require(messages.first { $0.fields["EXTEND_TIMEOUT_USEC"] != nil }, "\(messages)")
+    #expect(extend.fields["EXTEND_TIMEOUT_USEC"] == "30000000")
+    #expect(messages.firstIndex { $0.fields["EXTEND_TIMEOUT_USEC"] != nil }! < messages.firstIndex { $0.fields["READY"] == "1" }!)
+    #expect(await second.terminate() == 0)
+  }
+
   @Test func sigtermSaysStoppingBeforeTheDrain() async throws {
     let notify = try NotifySocket(path: temporaryPath("notify"))
     let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path])
