@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SwitchyardClient
 import SwitchyardJSON
+import SwitchyardVarlink
 
 struct Log: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -16,7 +17,7 @@ struct Log: AsyncParsableCommand {
 
   @OptionGroup var global: GlobalOptions
 
-  @Option(help: "Only the changes after this sequence number (default: from the oldest the journal holds).")
+  @Option(help: "Only the changes after this sequence number (default, and 0: from the oldest the journal holds).")
   var since: UInt64?
 
   @Option(help: "Only the changes up to this sequence number.")
@@ -33,20 +34,45 @@ struct Log: AsyncParsableCommand {
 
   func run() async throws {
     let style = Style.forTerminal(json: self.json)
-    try await self.global.withClient { client in
+    // 0 is before every change: from the oldest the journal still holds, as without --since,
+    // rather than SeqNotRetained once the first changes are pruned.
+    let start = self.since == 0 ? nil : self.since
+    var unknownFeature: String?
+    try await self.global.withClient(wireErrors: self.json) { client in
       if self.follow {
-        for try await entry in client.followJournal(since: self.since, until: self.until, feature: self.feature) {
+        // Following a feature that is not there would wait for ever, silently.
+        unknownFeature = try await self.unknownFeature(client)
+        if unknownFeature != nil { return }
+        for try await entry in client.followJournal(since: start, until: self.until, feature: self.feature) {
           self.print(entry, style: style)
         }
         return
       }
-      var since = self.since
+      var since = start
+      var printed = 0
       repeat {
         let page = try await client.journal(since: since, until: self.until, feature: self.feature)
         for entry in page.entries { self.print(entry, style: style) }
+        printed += page.entries.count
         since = page.next
       } while since != nil
+      if printed == 0 { unknownFeature = try await self.unknownFeature(client) }
     }
+    if let unknownFeature {
+      printError("switchyard: \(unknownFeature)")
+      throw ExitCode(ExitStatus.daemonError)
+    }
+  }
+
+  /// Why `--feature` names no feature the daemon hosts (and so the journal has nothing of it to
+  /// follow), or `nil` when it does, or when the caller may not ask (`Describe` needs `read`).
+  private func unknownFeature(_ client: SwitchyardClient<JSONValue, JSONValue>) async throws -> String? {
+    guard let feature = self.feature,
+      let describe = try? await client.call(method: StoreInterface.Method.describe.qualifiedName)
+    else { return nil }
+    let names = (describe["features"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+    if names.contains(feature) { return nil }
+    return "no feature is named \(feature): the daemon hosts \(names.joined(separator: ", "))"
   }
 
   private func print(_ entry: JournalEntry, style: Style) {

@@ -19,7 +19,7 @@ struct Status: AsyncParsableCommand {
   var json = false
 
   func run() async throws {
-    try await self.global.withClient { client in
+    try await self.global.withClient(wireErrors: self.json) { client in
       if self.json {
         return print(try await client.call(method: StoreInterface.Method.status.qualifiedName).prettyPrinted())
       }

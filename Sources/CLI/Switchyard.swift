@@ -98,13 +98,20 @@ struct GlobalOptions: ParsableArguments {
 
   /// A client of the daemon, and the error handling every subcommand shares: daemon errors exit
   /// 1, connection errors 3.
-  func withClient(_ body: (SwitchyardClient<JSONValue, JSONValue>) async throws -> Void) async throws {
+  ///
+  /// - Parameter wireErrors: Print an error reply as it came, its name and parameters, alone
+  ///   (`--json`, `call`); otherwise a sentence that says what happened and what to do comes
+  ///   first, and the wire form after it.
+  func withClient(
+    wireErrors: Bool = false, _ body: (SwitchyardClient<JSONValue, JSONValue>) async throws -> Void
+  ) async throws {
     let client = SwitchyardClient<JSONValue, JSONValue>(socketPath: self.socketPath)
     defer { client.close() }
     do {
       try await body(client)
     } catch let error as SwitchyardError {
-      printError("\(error.name) \(error.parameters.serialized())")
+      let wire = "\(error.name) \(error.parameters.serialized())"
+      printError(wireErrors ? wire : "switchyard: \(error.sentence)\n  (\(wire))")
       throw ExitCode(ExitStatus.daemonError)
     } catch let error as SwitchyardConnectionError {
       printError("switchyard: \(error)")
@@ -204,7 +211,7 @@ struct Watch: AsyncParsableCommand {
   func run() async throws {
     let pointer = try parsePointer(self.pointer)
     let style = Style.forTerminal(json: self.json)
-    try await self.global.withClient { client in
+    try await self.global.withClient(wireErrors: self.json) { client in
       for try await change in client.changesWithCauses(at: pointer) {
         let event = change.event
         if self.json {
@@ -254,7 +261,7 @@ struct Call: AsyncParsableCommand {
 
   func run() async throws {
     let parameters = try self.parsedParameters()
-    try await self.global.withClient { client in
+    try await self.global.withClient(wireErrors: true) { client in
       print(try await client.call(method: self.method, parameters: parameters).prettyPrinted())
     }
   }

@@ -31,6 +31,49 @@ import Testing
     return Output(status: status, stdout: process.stdout, stderr: process.stderr)
   }
 
+  /// What a new user reads: `describe` lists every action as `send` takes it and the state's
+  /// paths; an error reply is a sentence that says what happened and what to do (`--json`
+  /// keeps the wire form); `log --since 0` starts at the oldest change kept, and a feature that
+  /// is not there is said to be so.
+  @Test func aNewUserFindsEveryActionAndReadsErrorsAsSentences() async throws {
+    let plain = try await DaemonProcess()
+    var output = try await self.run(["describe", "--socket", plain.socketPath])
+    #expect(output.status == 0, "\(output.stderr)")
+    for expected in ["counter.incrTapped", "favoritePrimes.deleteFavoritePrimes(IndexSet)", "emailChanged(String)", "/primes/count"] {
+      #expect(output.stdout.contains(expected), "\(expected): \(output.stdout)")
+    }
+    #expect(output.stdout.contains("internal  counter.nthPrimeResponse(n: Int, prime: Int?)"), "\(output.stdout)")
+    output = try await self.run(["log", "--socket", plain.socketPath])
+    #expect(output.status == 1)
+    #expect(output.stderr.hasPrefix("switchyard: the daemon keeps no journal"), "\(output.stderr)")
+    #expect(output.stderr.contains("--state-directory"), "how to give it one: \(output.stderr)")
+    output = try await self.run(["log", "--json", "--socket", plain.socketPath])
+    #expect(output.stderr == "io.switchyard.Store.NoJournal {}\n", "\(output.stderr)")
+    #expect(await plain.terminate() == 0)
+
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-state-\(UUID().uuidString.prefix(8))").path
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    // A snapshot every two changes, one kept, nothing retained behind it: the first changes go.
+    let daemon = try await DaemonProcess(
+      environment: ["SWITCHYARD_SNAPSHOTS_EVERY": "2", "SWITCHYARD_SNAPSHOTS_KEEP": "1", "SWITCHYARD_JOURNAL_RETENTION": "0"],
+      arguments: ["--state-directory", state]
+    )
+    let socket = ["--socket", daemon.socketPath]
+    for _ in 1...7 { #expect(try await self.run(["send", "counter.incrTapped"] + socket).status == 0) }
+    try await eventually("the first changes pruned") { try await self.run(["get", "/primes/count", "--at", "1"] + socket).status == 1 }
+    output = try await self.run(["get", "/primes/count", "--at", "1"] + socket)
+    #expect(output.stderr.hasPrefix("switchyard: the journal no longer holds seq 1: it holds states from seq "), "\(output.stderr)")
+    output = try await self.run(["get", "/primes/count", "--at", "9"] + socket)
+    #expect(output.stderr.hasPrefix("switchyard: the journal has not reached seq 9: its latest change is 7"), "\(output.stderr)")
+    output = try await self.run(["log", "--json", "--since", "0"] + socket)
+    #expect(output.status == 0, "from the oldest kept: \(output.stderr)")
+    #expect(output.stdout.split(separator: "\n").last.map { try? JSONValue(parsing: String($0))["seq"] } == 7, "\(output.stdout)")
+    output = try await self.run(["log", "--feature", "nosuch"] + socket)
+    #expect(output.status == 1 && output.stdout.isEmpty)
+    #expect(output.stderr == "switchyard: no feature is named nosuch: the daemon hosts primes, activityFeed, signUp\n", "\(output.stderr)")
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func sendGetDescribeStatusAndCall() async throws {
     let daemon = try await DaemonProcess()
     let socket = ["--socket", daemon.socketPath]

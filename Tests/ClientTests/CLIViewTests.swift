@@ -56,6 +56,30 @@ struct CLIViewTests {
     assertSnapshot(of: DescribeView(describe: Self.describe).render(style: Style(enabled: false)), as: .lines)
   }
 
+  /// A daemon that describes its cases: every case a client may send, nested ones by their
+  /// path, with its payload's types, the internal ones apart, and the state's paths.
+  @Test func describeWithEveryCaseAndTheStatesPaths() {
+    func leaf(_ name: String, isInternal: Bool = false, _ payload: [JSONValue] = []) -> JSONValue {
+      ["name": .string(name), "internal": .bool(isInternal), "payload": .array(payload)]
+    }
+    let describe: JSONValue = [
+      "features": [
+        [
+          "name": "todos", "state": "/todos", "readOnly": false, "action": "Todos.Action", "isolation": "actor",
+          "actions": ["add", "toggle", "filter"], "internalActions": ["saved"],
+          "cases": [
+            leaf("add", [["label": "title", "type": "String"]]),
+            leaf("toggle", [["label": "id", "type": "UUID"], ["label": "done", "type": "Bool"]]),
+            leaf("filter", [["type": "Filter.Action", "cases": [leaf("all"), leaf("open"), leaf("done")]]]),
+            leaf("saved", isInternal: true, [["type": "Int"]]),
+          ],
+        ]
+      ]
+    ]
+    let view = DescribeView(describe: describe, states: ["todos": ["items": [], "filter": "all", "a/b": 1]])
+    assertSnapshot(of: view.render(style: Style(enabled: false)), as: .lines)
+  }
+
   @Test func topFrame() {
     let metrics = PrometheusSamples(parsing: Self.metrics(sends: 1_200, reductions: 1_200, restarts: 1))
     let frame = TopFrame(

@@ -68,7 +68,14 @@ extension Grants {
       return self.mayRead ? nil : .permissionDenied(method, "reading needs the read permission")
     case .journal, .replay, .backup:
       // The journal holds every change to any path, and who sent what.
-      return self.isAdmin ? nil : .permissionDenied(method, "reading the journal needs the admin permission")
+      if self.isAdmin { return nil }
+      let what =
+        switch storeMethod {
+        case .replay: "replaying the journal"
+        case .backup: "a backup of the journal"
+        default: "reading the journal"
+        }
+      return .permissionDenied(method, "\(what) needs the admin permission")
     case nil:
       return self.mayDoAnything ? nil : .permissionDenied(method, "this policy grants you nothing")
     }
