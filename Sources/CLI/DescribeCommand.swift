@@ -67,7 +67,8 @@ struct DescribeView {
       if let action = feature["action"]?.stringValue { rows.append(["action", action]) }
       let route = feature["route"]?.stringValue ?? (feature["readOnly"]?.boolValue == true ? "read-only" : "full")
       rows.append(["route", route])
-      let described = Self.leaves(of: feature["cases"]?.arrayValue ?? [], prefix: "", isInternal: false)
+      let prefix = feature["actionPrefix"]?.stringValue.map { $0.isEmpty ? "" : $0 + "." } ?? ""
+      let described = Self.leaves(of: feature["cases"]?.arrayValue ?? [], prefix: prefix, isInternal: false)
       if described.isEmpty {
         // An action type that does not describe its cases: the names the daemon knows.
         rows += Self.list("cases", feature["actions"])

@@ -39,7 +39,7 @@ import Testing
     let plain = try await DaemonProcess()
     var output = try await self.run(["describe", "--socket", plain.socketPath])
     #expect(output.status == 0, "\(output.stderr)")
-    for expected in ["counter.incrTapped", "favoritePrimes.deleteFavoritePrimes(IndexSet)", "emailChanged(String)", "/primes/count"] {
+    for expected in ["counter.incrTapped", "favoritePrimes.deleteFavoritePrimes(IndexSet)", "signUp.emailChanged(String)", "/primes/count"] {
       #expect(output.stdout.contains(expected), "\(expected): \(output.stdout)")
     }
     #expect(output.stdout.contains("internal  counter.nthPrimeResponse(n: Int, prime: Int?)"), "\(output.stdout)")

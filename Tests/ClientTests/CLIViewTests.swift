@@ -65,7 +65,7 @@ struct CLIViewTests {
     let describe: JSONValue = [
       "features": [
         [
-          "name": "todos", "state": "/todos", "readOnly": false, "action": "Todos.Action", "isolation": "actor",
+          "name": "todos", "state": "/todos", "readOnly": false, "action": "Todos.Action", "isolation": "actor", "actionPrefix": "todos",
           "actions": ["add", "toggle", "filter"], "internalActions": ["saved"],
           "cases": [
             leaf("add", [["label": "title", "type": "String"]]),

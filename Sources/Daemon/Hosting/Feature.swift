@@ -47,6 +47,10 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   /// The internal action's name when the feature takes `action` and it is one of its internal
   /// actions, which a client may not send; `nil` otherwise.
   let internalAction: @Sendable (RootAction) -> String?
+  /// One of the feature's actions as its JSON and embedded in a global action: where `Describe`
+  /// finds the case names that lead from the application's action to the feature's. `nil` for
+  /// a read-only route, or an action with no case that takes no payload.
+  let routeSample: (local: JSONValue, global: RootAction)?
 
   let encodeLocalState: @Sendable (RootState) throws -> JSONValue
   /// Decodes the feature's state from its JSON, only to say whether (and where) it does not.
@@ -146,6 +150,25 @@ extension Feature {
     return self.make(name, toLocalState, route, .process, restart, afterRestart, prepareDependencies, reducer, worker: worker)
   }
 
+  /// A case of `LocalAction` that takes no payload, as JSON and decoded: the first leaf of its
+  /// described cases, nested cases followed (`{"counter":{"incrTapped":{}}}`).
+  private static func sample<LocalAction>(of type: LocalAction.Type) -> (json: JSONValue, action: LocalAction)? {
+    guard let decodable = type as? any Decodable.Type else { return nil }
+    func leaf(_ cases: [ActionCase]) -> JSONValue? {
+      for described in cases {
+        if described.payload.isEmpty { return [described.name: [:]] }
+        if described.payload.count == 1, let nested = described.payload[0].actionCases, let inner = leaf(nested) {
+          return .object([described.name: inner])
+        }
+      }
+      return nil
+    }
+    guard let json = leaf(describedActionCases(of: type)),
+      let action = try? JSONValueDecoder.journal.decode(decodable, from: json) as? LocalAction
+    else { return nil }
+    return (json, action)
+  }
+
   private static func make<LocalState: Codable & Sendable, LocalAction: Sendable, R>(
     _ name: String,
     _ toLocalState: WritableKeyPath<RootState, LocalState>,
@@ -186,6 +209,7 @@ extension Feature {
       visibility: visibility,
       afterRestart: afterRestart.flatMap { action in route.embed.map { $0(action) } },
       internalAction: internalAction,
+      routeSample: route.embed.flatMap { embed in Self.sample(of: LocalAction.self).map { ($0.json, embed($0.action)) } },
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
       decodeLocalState: { _ = try JSONValueDecoder.journal.decode(LocalState.self, from: $0) },
       reduceAgain: { state, action in

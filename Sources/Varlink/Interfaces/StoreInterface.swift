@@ -50,7 +50,10 @@ public enum StoreInterface {
     # whether its route only listens (read-only), its own action type, the names of the cases
     # clients may send, the actions only its effects send (refused from clients), every case of
     # its action with its payload (empty when the action type does not describe its cases),
-    # where it runs, and where its state and action hold dates.
+    # where it runs, where its state and action hold dates, and the case names, dotted, that
+    # lead from the application's action to the feature's ("actionPrefix": "signUp" when
+    # "signUp.submitTapped" is sent; empty when they are the application's own; none for a
+    # read-only route).
     type Feature (
       name: string,
       state: string,
@@ -61,7 +64,8 @@ public enum StoreInterface {
       cases: []ActionCase,
       isolation: string,
       worker: ?Worker,
-      dates: Dates
+      dates: Dates,
+      actionPrefix: ?string
     )
 
     # Where a feature's dates are: JSON Pointers below its state and below its action, "*"
