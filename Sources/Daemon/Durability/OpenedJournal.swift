@@ -46,6 +46,12 @@ struct OpenedJournal: Sendable {
       return nil
     }
     let directory = try StateDirectory(path: path)
+    if let mode = directory.tightenedFrom {
+      logger.warning(
+        "the state directory was open to other users (mode \(StateDirectory.octal(mode))): made it 0700, the daemon's user's alone",
+        metadata: ["directory": "\(path)"]
+      )
+    }
     let started = ContinuousClock.now
     let journal: SQLiteJournal
     do {
@@ -79,7 +85,7 @@ struct OpenedJournal: Sendable {
     }
     let reached: ReachedMark
     do {
-      reached = try ReachedMark(directory: directory.path)
+      reached = try ReachedMark(directory: directory)
     } catch {
       throw RecoveryError("\(error)")
     }
