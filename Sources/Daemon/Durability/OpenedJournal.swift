@@ -62,6 +62,19 @@ struct OpenedJournal: Sendable {
     } catch {
       throw RecoveryError("cannot open the journal \(directory.journalPath): \(error)")
     }
+    // Every page read once before anything is served: damage is told now, not by the first read
+    // that reaches it, and the daemon goes on to serve what can be read.
+    let integrity = journal.quickCheck()
+    if integrity != "ok" {
+      logger.error(
+        """
+        the journal is damaged: SQLite's quick check found \(integrity.split(separator: "\n").joined(separator: "; ")); \
+        it is served as far as it can be read, but reads and prunes that reach the damage fail: \
+        stop the daemon and restore a backup
+        """,
+        metadata: ["journal": "\(directory.journalPath)"]
+      )
+    }
     var recovered = try Recovery.recover(from: journal, migrator: migrator) { seq, error in
       logger.warning(
         "a snapshot of the journal cannot be read; recovering from the one before it",
@@ -91,7 +104,7 @@ struct OpenedJournal: Sendable {
     }
     let (run, report) = try Self.beginRun(
       journal, recovered: recovered, reached: reached, acknowledgement: JournalLossAcknowledgement(directory: directory),
-      configuration: configuration, logger: logger
+      integrity: integrity, configuration: configuration, logger: logger
     )
     logger.info(
       "journal recovered",
@@ -129,7 +142,7 @@ struct OpenedJournal: Sendable {
   /// start judges this run's stop by it.
   private static func beginRun(
     _ journal: SQLiteJournal, recovered: Recovery.Recovered, reached: ReachedMark,
-    acknowledgement: JournalLossAcknowledgement, configuration: DaemonConfiguration, logger: Logger
+    acknowledgement: JournalLossAcknowledgement, integrity: String, configuration: DaemonConfiguration, logger: Logger
   ) throws -> (RunRecord, DurabilityReport) {
     let now = Date().timeIntervalSince1970
     let run = RunRecord(
@@ -203,7 +216,7 @@ struct OpenedJournal: Sendable {
     }
     let report = DurabilityReport(
       lastStop: lastStop, previousHistory: reasons.isEmpty ? nil : previousHistory, startSeq: recovered.seq,
-      lostAtStart: lostAtStart, retired: retired, logger: logger
+      lostAtStart: lostAtStart, retired: retired, integrity: integrity, logger: logger
     )
     return (run, report)
   }
