@@ -4,7 +4,8 @@ import SwitchyardSynchronization
 
 /// What the daemon can say of what it acknowledged, for `Status`: what the last stop cost
 /// (``LastStop``), the history that ended at this start, the last change forced onto the disk,
-/// and the changes a start found lost (``ReachedMark``).
+/// the changes a start found lost (``ReachedMark``), what SQLite's quick check found at start,
+/// and the prunes that failed.
 ///
 /// `lost` counts only what a start found missing. A client that resumes from further than a
 /// retired history ended may have seen changes the journal lost — or may have a wrong number:
@@ -19,6 +20,8 @@ final class DurabilityReport: Sendable {
     var synced: UInt64?
     var lostAtLeast: UInt64 = 0
     var limiter = LogRateLimiter(burst: 5, interval: .seconds(60))
+    var pruneFailures = 0
+    var lastPruneError: String?
   }
 
   /// What the last run's stop cost; `nil` when it left no record (a new journal).
@@ -28,6 +31,8 @@ final class DurabilityReport: Sendable {
   /// The seq the journal held when this run started: where the current history's numbers went
   /// on from.
   let startSeq: UInt64
+  /// What SQLite's quick check found at start: `ok`, or the damage; `nil` when it was not run.
+  let integrity: String?
   /// The histories this journal's numbers belonged to before, and the last seq of each it holds.
   private let retired: [String: UInt64]
   private let contents: Mutex<Contents>
@@ -35,13 +40,15 @@ final class DurabilityReport: Sendable {
 
   /// - Parameter lostAtStart: How many acknowledged changes the start found gone (a journal
   ///   behind where it had reached, ``ReachedMark``).
+  ///   - integrity: What SQLite's quick check found at start.
   init(
     lastStop: LastStop?, previousHistory: String?, startSeq: UInt64, lostAtStart: UInt64 = 0, retired: [RetiredHistory],
-    logger: Logger
+    integrity: String? = nil, logger: Logger
   ) {
     self.lastStop = lastStop
     self.previousHistory = previousHistory
     self.startSeq = startSeq
+    self.integrity = integrity
     self.retired = Dictionary(retired.map { ($0.id, $0.lastSeq) }, uniquingKeysWith: { first, _ in first })
     self.contents = Mutex(Contents(synced: startSeq, lostAtLeast: lostAtStart))
     self.logger = logger
@@ -78,12 +85,27 @@ final class DurabilityReport: Sendable {
     )
   }
 
+  /// A prune of the journal failed: retention stops until one succeeds, and the journal grows.
+  func pruneFailed(_ error: any Error) {
+    self.contents.withLock { contents in
+      contents.pruneFailures += 1
+      contents.lastPruneError = "\(error)"
+    }
+  }
+
   /// What `Status` says, added to the durability object.
   func add(to object: inout JSONObject) {
-    let (synced, lost) = self.contents.withLock { ($0.synced, $0.lostAtLeast) }
+    let (synced, lost, pruneFailures, lastPruneError) = self.contents.withLock {
+      ($0.synced, $0.lostAtLeast, $0.pruneFailures, $0.lastPruneError)
+    }
     if let synced { object["synced"] = .int(Int64(clamping: synced)) }
     if let lastStop = self.lastStop { object["lastStop"] = lastStop.json }
     if let previousHistory = self.previousHistory { object["previousHistory"] = .string(previousHistory) }
     if lost > 0 { object["lost"] = .int(Int64(clamping: lost)) }
+    if let integrity = self.integrity { object["integrity"] = .string(integrity) }
+    if pruneFailures > 0 {
+      object["pruneFailures"] = .int(Int64(pruneFailures))
+      if let lastPruneError { object["lastPruneError"] = .string(lastPruneError) }
+    }
   }
 }

@@ -19,9 +19,11 @@ final class JournalFiles: Sendable {
 
   /// Opens both files; the WAL exists once the database has been written in WAL mode.
   init(database path: String) throws {
-    let database = open(path, O_RDONLY | O_CLOEXEC)
+    // Never through a link: SQLite has just opened these paths in a directory only the daemon
+    // can write (``StateFile``).
+    let database = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard database >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    let wal = open(path + "-wal", O_RDONLY | O_CLOEXEC)
+    let wal = open(path + "-wal", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard wal >= 0 else {
       let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
       Glibc.close(database)

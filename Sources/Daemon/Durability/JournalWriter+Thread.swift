@@ -72,14 +72,11 @@ extension JournalWriter {
             try self.journal.write(snapshot)
             self.logger.debug("snapshot written", metadata: ["seq": "\(snapshot.seq)"])
           }
-          try self.journal.prune(
-            keepingSnapshots: self.snapshots.keep, keepingChanges: self.snapshots.retention,
-            changedBefore: self.snapshots.retentionAge.map { Date().timeIntervalSince1970 - Double(Self.nanoseconds($0)) / 1e9 }
-          )
           self.pending.withLock { pending in
             pending.unsyncedGroups += 1
             pending.writerWritesNext = false
           }
+          self.prune()
         } catch {
           // The journal still holds every change since the last snapshot: nothing is lost, the
           // next start only replays more.
@@ -219,5 +216,23 @@ extension JournalWriter {
 
   private func giveConnectionBack() {
     self.pending.withLock { $0.holder = .nobody }
+  }
+
+  /// Prunes the journal after a snapshot. A prune that fails (a damaged page it reads) loses
+  /// nothing, but retention stops and the journal grows until one succeeds: `Status` and the
+  /// metrics count the failures.
+  private func prune() {
+    do {
+      try self.journal.prune(
+        keepingSnapshots: self.snapshots.keep, keepingChanges: self.snapshots.retention,
+        changedBefore: self.snapshots.retentionAge.map { Date().timeIntervalSince1970 - Double(Self.nanoseconds($0)) / 1e9 }
+      )
+    } catch {
+      self.report?.pruneFailed(error)
+      self.pruneFailed?()
+      self.logger.error(
+        "cannot prune the journal: it keeps every change until a prune succeeds", metadata: ["error": "\(error)"]
+      )
+    }
   }
 }

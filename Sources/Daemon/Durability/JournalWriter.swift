@@ -117,6 +117,8 @@ final class JournalWriter: Sendable {
   let released: @Sendable (UInt64) -> Void
   /// Told of each group commit: how long it took and how many changes it wrote.
   let committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)?
+  /// Told of each prune that failed: for the metrics.
+  let pruneFailed: (@Sendable () -> Void)?
   /// Whether the loop has other requests than the one whose change is at hand: then the batched
   /// mode leaves the commit to the writer thread, which makes it on the other CPU meanwhile.
   let loopIsBusy: @Sendable () -> Bool
@@ -135,6 +137,8 @@ final class JournalWriter: Sendable {
   ///   - committed: Called after each group commit, where it was made, with how long it took
   ///     (its fsync included in ``DurabilityMode/strict``) and how many changes it wrote: for
   ///     the metrics.
+  ///   - pruneFailed: Called after each prune that failed, for the metrics (``report`` is told
+  ///     the error).
   init(
     journal: any Journal,
     mode: DurabilityMode,
@@ -149,7 +153,8 @@ final class JournalWriter: Sendable {
     logger: Logger,
     loopIsBusy: @escaping @Sendable () -> Bool = { false },
     released: @escaping @Sendable (UInt64) -> Void,
-    committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)? = nil
+    committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)? = nil,
+    pruneFailed: (@Sendable () -> Void)? = nil
   ) {
     self.journal = journal
     self.mode = mode
@@ -163,6 +168,7 @@ final class JournalWriter: Sendable {
     self.pending = Mutex(Pending(durableSeq: lastSeq, committedSeq: lastSeq))
     self.released = released
     self.committed = committed
+    self.pruneFailed = pruneFailed
     self.loopIsBusy = loopIsBusy
     self.logger = logger
     let thread = Thread { [self] in self.run() }

@@ -50,6 +50,12 @@ struct OpenedJournal: Sendable {
       return nil
     }
     let directory = try StateDirectory(path: path)
+    if let mode = directory.tightenedFrom {
+      logger.warning(
+        "the state directory was open to other users (mode \(StateDirectory.octal(mode))): made it 0700, the daemon's user's alone",
+        metadata: ["directory": "\(path)"]
+      )
+    }
     let started = ContinuousClock.now
     let journal: SQLiteJournal
     do {
@@ -59,6 +65,19 @@ struct OpenedJournal: Sendable {
       )
     } catch {
       throw RecoveryError("cannot open the journal \(directory.journalPath): \(error)")
+    }
+    // Every page read once before anything is served: damage is told now, not by the first read
+    // that reaches it, and the daemon goes on to serve what can be read.
+    let integrity = journal.quickCheck()
+    if integrity != "ok" {
+      logger.error(
+        """
+        the journal is damaged: SQLite's quick check found \(integrity.split(separator: "\n").joined(separator: "; ")); \
+        it is served as far as it can be read, but reads and prunes that reach the damage fail: \
+        stop the daemon and restore a backup
+        """,
+        metadata: ["journal": "\(directory.journalPath)"]
+      )
     }
     var lastSaid: ContinuousClock.Instant?
     var recovered = try Recovery.recover(
@@ -94,11 +113,14 @@ struct OpenedJournal: Sendable {
     }
     let reached: ReachedMark
     do {
-      reached = try ReachedMark(directory: directory.path)
+      reached = try ReachedMark(directory: directory)
     } catch {
       throw RecoveryError("\(error)")
     }
-    let (run, report) = try Self.beginRun(journal, recovered: recovered, reached: reached, configuration: configuration, logger: logger)
+    let (run, report) = try Self.beginRun(
+      journal, recovered: recovered, reached: reached, acknowledgement: JournalLossAcknowledgement(directory: directory),
+      integrity: integrity, configuration: configuration, logger: logger
+    )
     logger.info(
       "journal recovered",
       metadata: [
@@ -128,35 +150,45 @@ struct OpenedJournal: Sendable {
     )
   }
 
-  /// Tells what the last run's stop cost (``LastStop``), and whether the journal is behind where
-  /// it had reached (an older copy put back), and says it; begins a new history when changes
-  /// that were acknowledged may be missing; records this run, and forces the record onto the
-  /// disk before anything is served, so that the next start judges this run's stop by it.
+  /// Tells what the last run's stop cost (``LastStop``), and whether the journal holds less
+  /// than it had reached (``JournalLoss``): then the start stops, unless the operator accepted
+  /// the loss. Begins a new history when changes that were acknowledged may be missing; records
+  /// this run, and forces the record onto the disk before anything is served, so that the next
+  /// start judges this run's stop by it.
   private static func beginRun(
-    _ journal: SQLiteJournal, recovered: Recovery.Recovered, reached: ReachedMark, configuration: DaemonConfiguration,
-    logger: Logger
+    _ journal: SQLiteJournal, recovered: Recovery.Recovered, reached: ReachedMark,
+    acknowledgement: JournalLossAcknowledgement, integrity: String, configuration: DaemonConfiguration, logger: Logger
   ) throws -> (RunRecord, DurabilityReport) {
     let now = Date().timeIntervalSince1970
     let run = RunRecord(
       boot: BootID.current, mode: configuration.durabilityMode, interval: configuration.durabilityInterval, pid: getpid(), started: now
     )
+    let loss: JournalLoss?
+    do {
+      loss = JournalLoss(reached: reached.read(), journal: journal.id, seq: recovered.seq, retired: try journal.retiredHistories())
+    } catch {
+      throw RecoveryError("cannot read the journal's retired histories: \(error)")
+    }
+    let accepted = acknowledgement.isGiven
+    if let loss, !accepted {
+      throw RecoveryError(loss.refusal(journal: journal.path, acknowledgement: acknowledgement.path))
+    }
     let lastStop: LastStop?
     let retired: [RetiredHistory]
     var reasons: [String] = []
     var lostAtStart: UInt64 = 0
-    let previousHistory = journal.id
+    // The history that ended: the journal's own, or the one the directory had when the
+    // journal is another.
+    let previousHistory = loss.flatMap { $0.isOtherJournal ? $0.reachedHistory : nil } ?? journal.id
     do {
       let recoveredTime = try journal.lastChanges(1).last.flatMap { $0.seq == recovered.seq ? $0.time : nil }
       lastStop = try journal.lastRun().map { last in
         LastStop(run: last.run, synced: last.synced, recoveredSeq: recovered.seq, recoveredTime: recoveredTime, bootNow: run.boot)
       }
       if let lastStop, lastStop.mayHaveLost { reasons.append(lastStop.summary) }
-      if let mark = reached.read(), mark.history == journal.id, mark.seq > recovered.seq {
-        lostAtStart = mark.seq - recovered.seq
-        reasons.append(
-          "the journal ends at seq \(recovered.seq), but it had reached seq \(mark.seq) on the disk: it is an older copy, "
-            + "and at least \(lostAtStart) acknowledged changes are gone"
-        )
+      if let loss {
+        lostAtStart = loss.lost
+        reasons.append("\(loss.summary) (the loss was accepted: \(acknowledgement.path))")
       }
       try journal.beginRun(
         run, synced: SyncPoint(seq: recovered.seq, time: now), retiring: reasons.isEmpty ? nil : reasons.joined(separator: "; ")
@@ -166,6 +198,16 @@ struct OpenedJournal: Sendable {
       retired = try journal.retiredHistories()
     } catch {
       throw RecoveryError("cannot record the start in the journal: \(error)")
+    }
+    if accepted {
+      // Once: a later loss needs the operator's word again.
+      acknowledgement.consume()
+      if loss == nil {
+        logger.notice(
+          "\(JournalLossAcknowledgement.name) was there, but the journal lost nothing; removed it",
+          metadata: ["path": "\(acknowledgement.path)"]
+        )
+      }
     }
     var metadata: Logger.Metadata = ["seq": "\(recovered.seq)"]
     if let lastStop {
@@ -189,7 +231,7 @@ struct OpenedJournal: Sendable {
     }
     let report = DurabilityReport(
       lastStop: lastStop, previousHistory: reasons.isEmpty ? nil : previousHistory, startSeq: recovered.seq,
-      lostAtStart: lostAtStart, retired: retired, logger: logger
+      lostAtStart: lostAtStart, retired: retired, integrity: integrity, logger: logger
     )
     return (run, report)
   }

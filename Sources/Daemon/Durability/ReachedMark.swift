@@ -8,7 +8,7 @@ import SwitchyardRuntime
 /// does not have.
 ///
 /// ```swift
-/// let mark = try ReachedMark(directory: "/var/lib/switchyard")
+/// let mark = try ReachedMark(directory: stateDirectory)
 /// if let reached = mark.read(), reached.history == journal.id, reached.seq > recovered.seq {
 ///   // the journal went back: at least reached.seq − recovered.seq acknowledged changes are gone
 /// }
@@ -21,10 +21,10 @@ import SwitchyardRuntime
 final class ReachedMark: Sendable {
   private let fd: Int32
 
-  init(directory: String) throws {
-    let path = directory + "/reached"
-    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw StateDirectoryError("cannot open \(path): \(String(cString: strerror(errno)))") }
+  init(directory: StateDirectory) throws(StateDirectoryError) {
+    guard let fd = try StateFile.open("reached", in: directory.descriptor, of: directory.path, flags: O_RDWR | O_CREAT) else {
+      throw StateDirectoryError("cannot open \(directory.path)/reached")
+    }
     self.fd = fd
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Glibc
 import SwitchyardRuntime
 import SwitchyardSynchronization
 
@@ -51,6 +52,9 @@ final class SQLiteJournal: Journal {
       // after each fsync instead (``checkpoint()``).
       if mode == .batched { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
     }
+    // SQLite creates the WAL with the database's mode, and GRDB cannot ask it for
+    // `SQLITE_OPEN_NOFOLLOW`: the files are made and checked first.
+    try StateFile.prepareDatabase(atPath: path)
     // A pool puts the database in WAL mode itself.
     self.database = try DatabasePool(path: Self.exclusiveURI(path), configuration: configuration)
     try Self.migrator.migrate(self.database)
@@ -259,27 +263,54 @@ final class SQLiteJournal: Journal {
   /// so the copy is the journal at that transaction's start and commits go on meanwhile; into a
   /// temporary file first, renamed over the last backup once complete, so that `backupPath` always
   /// holds a whole copy. The copy is an ordinary SQLite database that any process may open.
+  ///
+  /// `backup/` and the temporary file are made through descriptors (``StateFile``): a link
+  /// planted in their place is refused, never followed, and the file SQLite copies into is
+  /// one this call created (0600), renamed only while it is still that file.
   func backup() throws -> JournalBackup {
-    let final = self.backupPath
-    let directory = (final as NSString).deletingLastPathComponent
-    try FileManager.default.createDirectory(
-      atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
-    )
-    let partial = final + ".partial"
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
+    let stateDirectory = (self.path as NSString).deletingLastPathComponent
+    let state = try StateFile.openDirectory(atPath: stateDirectory)
+    defer { Glibc.close(state) }
+    let directory = try StateFile.openDirectory("backup", in: state, of: stateDirectory)
+    defer { Glibc.close(directory) }
+    let directoryPath = stateDirectory + "/backup"
+    let (name, partialName) = ("journal.sqlite", "journal.sqlite.partial")
+    let suffixes = ["", "-wal", "-shm", "-journal"]
+    for suffix in suffixes { unlinkat(directory, partialName + suffix, 0) }
+    guard let partial = try StateFile.open(partialName, in: directory, of: directoryPath, flags: O_RDWR | O_CREAT | O_EXCL) else {
+      throw StateDirectoryError("cannot create \(directoryPath)/\(partialName)")
+    }
+    defer { Glibc.close(partial) }
     do {
-      let copy = try DatabaseQueue(path: partial)
+      let copy = try DatabaseQueue(path: directoryPath + "/" + partialName)
       try self.database.backup(to: copy)
       let seq = try copy.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change") } ?? 0
       // A copy in one file, in the rollback-journal mode: nothing beside it to copy with it.
       try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
       try copy.close()
-      guard rename(partial, final) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-      let bytes = (try FileManager.default.attributesOfItem(atPath: final)[.size] as? Int) ?? 0
-      return JournalBackup(path: final, seq: UInt64(seq), bytes: bytes)
+      var made = stat()
+      var named = stat()
+      guard fstat(partial, &made) == 0, fstatat(directory, partialName, &named, AT_SYMLINK_NOFOLLOW) == 0,
+        made.st_dev == named.st_dev, made.st_ino == named.st_ino
+      else {
+        throw StateDirectoryError("\(directoryPath)/\(partialName) was replaced while the backup was written")
+      }
+      guard renameat(directory, partialName, directory, name) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+      return JournalBackup(path: self.backupPath, seq: UInt64(seq), bytes: Int(made.st_size))
     } catch {
-      for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
+      for suffix in suffixes { unlinkat(directory, partialName + suffix, 0) }
       throw error
+    }
+  }
+
+  /// What SQLite's quick check finds in the database: `ok`, or up to ten problems, one per
+  /// line. It reads every page once (without comparing the indexes with their tables, as the
+  /// full integrity check does): a damaged page is found at start, not by the first read of it.
+  func quickCheck() -> String {
+    do {
+      return try self.database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(10)") }.joined(separator: "\n")
+    } catch {
+      return "\(error)"
     }
   }
 

@@ -1,16 +1,28 @@
 import Foundation
 import Glibc
 
-/// The daemon's state directory (`state.directory`), created with mode 0700 and held with an
-/// exclusive lock for as long as the daemon runs: two daemons on one journal would each number
-/// changes of their own.
+/// The daemon's state directory (`state.directory`), the daemon's user's alone — created with
+/// mode 0700, made 0700 when found open to others, refused when another user owns it — and held
+/// with an exclusive lock for as long as the daemon runs: two daemons on one journal would each
+/// number changes of their own.
 ///
 /// ```swift
 /// let directory = try StateDirectory(path: "/var/lib/switchyard")  // refuses a second daemon
 /// let journal = directory.path + "/journal.sqlite"
 /// ```
+///
+/// Another user who can write in the directory could read the journal, or plant a symbolic
+/// link where the daemon creates a file and have it overwrite any file the daemon's user can
+/// write; one who owns it can change its mode back. Every file in it is opened through
+/// ``StateFile``.
 final class StateDirectory: Sendable {
   let path: String
+  /// The directory itself, open for as long as the daemon runs: files are opened relative to
+  /// it, never through a path that could lead elsewhere.
+  let descriptor: Int32
+  /// The mode the directory had when it was found open to others and made 0700; `nil` when it
+  /// was the daemon's alone already.
+  let tightenedFrom: mode_t?
   private let lock: Int32
 
   init(path: String) throws(StateDirectoryError) {
@@ -23,13 +35,53 @@ final class StateDirectory: Sendable {
       throw StateDirectoryError("cannot create the state directory \(path): \(String(cString: strerror(errno)))")
     }
     var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-      throw StateDirectoryError("the state directory \(path) is not a directory")
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+      throw StateDirectoryError(
+        info.st_mode & S_IFMT == S_IFLNK
+          ? "the state directory \(path) is a symbolic link: give the directory itself as state.directory"
+          : "the state directory \(path) is not a directory"
+      )
     }
-    let lockPath = path + "/lock"
-    let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      throw StateDirectoryError("cannot open \(lockPath): \(String(cString: strerror(errno))); is the directory writable by the daemon's user?")
+    let descriptor = try StateFile.openDirectory(atPath: path)
+    do {
+      self.tightenedFrom = try Self.makeOwn(descriptor, path: path)
+      self.lock = try Self.lock(in: descriptor, of: path)
+    } catch {
+      close(descriptor)
+      throw error
+    }
+    self.descriptor = descriptor
+  }
+
+  /// Refuses a directory the daemon's user does not own, and makes one it owns 0700 when others
+  /// can get in; returns the mode it had then.
+  private static func makeOwn(_ descriptor: Int32, path: String) throws(StateDirectoryError) -> mode_t? {
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      throw StateDirectoryError("cannot read the state directory \(path): \(String(cString: strerror(errno)))")
+    }
+    let mode = info.st_mode & 0o7777
+    guard info.st_uid == geteuid() else {
+      throw StateDirectoryError(
+        "the state directory \(path) (mode \(Self.octal(mode))) is owned by \(UserName.describe(info.st_uid)), not by the daemon's user "
+          + "(\(UserName.describe(geteuid()))): whoever owns it can read the journal and plant files in it; give it to the daemon's user "
+          + "(chown \(geteuid()) \(path) && chmod 700 \(path)), or choose another state.directory"
+      )
+    }
+    guard mode & 0o077 != 0 else { return nil }
+    guard fchmod(descriptor, 0o700) == 0 else {
+      throw StateDirectoryError(
+        "the state directory \(path) is mode \(Self.octal(mode)), open to other users, and cannot be made 0700: "
+          + "\(String(cString: strerror(errno))); chmod 700 \(path)"
+      )
+    }
+    return mode
+  }
+
+  /// Takes the lock that keeps a second daemon out, and writes this daemon's pid in it.
+  private static func lock(in descriptor: Int32, of path: String) throws(StateDirectoryError) -> Int32 {
+    guard let fd = try StateFile.open("lock", in: descriptor, of: path, flags: O_RDWR | O_CREAT) else {
+      throw StateDirectoryError("cannot open \(path)/lock")
     }
     guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
       var holder = [UInt8](repeating: 0, count: 32)
@@ -43,7 +95,12 @@ final class StateDirectory: Sendable {
     let pid = Array("\(getpid())\n".utf8)
     _ = ftruncate(fd, 0)
     _ = pwrite(fd, pid, pid.count, 0)
-    self.lock = fd
+    return fd
+  }
+
+  /// A mode as `chmod` takes it: `0777`.
+  static func octal(_ mode: mode_t) -> String {
+    "0" + String(mode, radix: 8)
   }
 
   /// The journal's database file.
@@ -51,6 +108,7 @@ final class StateDirectory: Sendable {
 
   deinit {
     close(self.lock)
+    close(self.descriptor)
   }
 }
 

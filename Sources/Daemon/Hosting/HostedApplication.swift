@@ -56,8 +56,11 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
     let holdsBack = opened?.mode.waitsForTheJournal == true
     let subscriptions = Subscriptions(encode: encodeChange, encodeCaused: encodeCausedChange, holdBackAfter: holdsBack ? opened?.recovered.seq : nil)
     var committed: (@Sendable (UInt64, Int) -> Void)?
+    var pruneFailed: (@Sendable () -> Void)?
     if let journalMetrics = metrics?.journal {
       committed = { nanoseconds, changes in journalMetrics.committed(nanoseconds: nanoseconds, changes: changes) }
+      pruneFailed = { journalMetrics.pruneFailed() }
+      if let integrity = opened?.report.integrity { journalMetrics.checked(sound: integrity == "ok") }
     }
     let writer = opened.map { opened in
       JournalWriter(
@@ -65,7 +68,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
         lastSeq: opened.recovered.seq, lastSnapshotSeq: opened.recovered.snapshotSeq,
         loop: loop, run: opened.run, report: opened.report, reached: opened.reached,
         logger: logger, loopIsBusy: { requests?.othersWaiting ?? false }, released: { subscriptions.release(upTo: $0) },
-        committed: committed
+        committed: committed, pruneFailed: pruneFailed
       )
     }
     let changeLog = ChangeLog(

@@ -52,10 +52,20 @@ import Testing
     )
     let member = policy.grants(for: Caller(pid: 1, uid: 1001, gid: 50, groups: [7]), socketGroup: 7, daemonUser: 1000)
     let admin = policy.grants(for: Caller(pid: 1, uid: 1002, gid: 4242), socketGroup: 7, daemonUser: 1000)
-    for method in ["io.switchyard.Store.Journal", "io.switchyard.Store.Replay", "io.switchyard.Store.Backup"] {
-      #expect(member.denial(of: call(method))?.parameters["reason"] == "reading the journal needs the admin permission")
+    let refusals = [
+      "Journal": "reading the journal needs the admin permission",
+      "Replay": "replaying the journal needs the admin permission",
+      "Backup": "a backup of the journal needs the admin permission",
+    ]
+    for (name, reason) in refusals {
+      let method = "io.switchyard.Store.\(name)"
+      #expect(member.denial(of: call(method))?.parameters["reason"] == .string(reason))
       #expect(admin.denial(of: call(method)) == nil)
     }
+    // Causes say who sent what, as the journal does.
+    let causes = call("io.switchyard.Store.Subscribe", ["path": "/primes", "causes": true])
+    #expect(member.denial(of: causes)?.parameters["reason"] == "causes say who sent what: they need the admin permission, as Journal does")
+    #expect(member.denial(of: call("io.switchyard.Store.Subscribe", ["path": "/primes", "causes": false])) == nil)
     #expect(member.denial(of: call("io.switchyard.Store.Get", ["path": "/primes", "at": 3])) == nil, "the past of what it may read")
   }
 

@@ -182,8 +182,9 @@ import Testing
 
   /// An older copy of the journal put back in its place (as the README's backup is restored): the
   /// start finds the journal behind where this directory's journal had reached, says how many
-  /// acknowledged changes are gone, and begins a new history.
-  @Test func anOlderCopyOfTheJournalPutBackIsFoundAtStartAndBeginsANewHistory() async throws {
+  /// acknowledged changes are gone and stops; once the operator accepts the loss, it begins a
+  /// new history.
+  @Test func anOlderCopyOfTheJournalPutBackIsFoundAtStartAndBeginsANewHistoryOnceTheLossIsAccepted() async throws {
     let state = TemporaryStateDirectory()
     let first = try await daemon(state, mode: "strict")
     let history = try self.history(first)
@@ -197,6 +198,9 @@ import Testing
     #expect(await second.terminate() == 0)
 
     try self.copyJournal(from: copy.path, to: state.path)
+    let refused = await #expect(throws: DaemonFailedToStart.self) { _ = try await self.daemon(state, mode: "strict") }
+    #expect(refused?.log.contains("accept the loss by creating \(state.path)/accept-journal-loss") == true, "\(refused?.log ?? "")")
+    #expect(FileManager.default.createFile(atPath: state.path + "/accept-journal-loss", contents: Data()))
     let third = try await daemon(state, socketPath: first.socketPath, mode: "strict")
     let durability = try #require(try self.durability(third))
     #expect(durability["journal"] != history && durability["previousHistory"] == history, "\(durability)")
