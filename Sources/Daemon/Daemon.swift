@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SwitchyardRuntime
@@ -183,7 +184,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       services.append(SupervisorService(supervisor: supervisor, manager: manager))
     }
     if let address = self.configuration.metricsListen {
-      services.append(MetricsHTTPServer(host: address.host, port: address.port, metrics: self.metrics, logger: self.logger))
+      var server = MetricsHTTPServer(host: address.host, port: address.port, metrics: self.metrics, logger: self.logger)
+      server.requestTimeout = TimeAmount(self.configuration.metricsRequestTimeout)
+      services.append(server)
     }
     if let interval = manager.watchdogInterval {
       services.append(
