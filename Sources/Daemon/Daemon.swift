@@ -180,9 +180,6 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       ),
       StatusReporter(manager: manager, interval: .seconds(1), counters: statusCounters),
     ]
-    if !workerHosts.isEmpty {
-      services.append(SupervisorService(supervisor: supervisor, manager: manager))
-    }
     if let address = self.configuration.metricsListen {
       var server = MetricsHTTPServer(host: address.host, port: address.port, metrics: self.metrics, logger: self.logger)
       server.requestTimeout = TimeAmount(self.configuration.metricsRequestTimeout)
@@ -217,6 +214,11 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         logger: self.logger
       )
     )
+    // Last: a graceful shutdown reaches the services last first, and the supervisor is to know
+    // of it before a worker the stop also signalled is reaped.
+    if !workerHosts.isEmpty {
+      services.append(SupervisorService(supervisor: supervisor, manager: manager))
+    }
     var groupConfiguration = ServiceGroupConfiguration(
       services: services.map { .init(service: $0) },
       gracefulShutdownSignals: [.sigterm, .sigint],
