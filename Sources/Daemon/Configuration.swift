@@ -55,6 +55,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// (`metrics.listen`, such as `127.0.0.1:9464`); `nil`, the default, serves them only through
   /// Varlink (`io.switchyard.Store.Metrics`).
   public var metricsListen: MetricsAddress?
+  /// How long a request to the metrics endpoint may take to arrive whole, from its first byte
+  /// (`metrics.requestTimeout`): a client that sends a byte now and then is closed after it.
+  public var metricsRequestTimeout: Duration = .seconds(5)
   /// When snapshots are written and how much journal is kept (`snapshots.every`,
   /// `snapshots.keep`, `journal.retention`).
   var snapshots = SnapshotPolicy()
@@ -148,6 +151,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     if let listen = config.string(forKey: "metrics.listen"), !listen.isEmpty {
       configuration.metricsListen = try MetricsAddress(parsing: listen)
     }
+    configuration.metricsRequestTimeout = try seconds(config.double(forKey: "metrics.requestTimeout", default: 5), "metrics.requestTimeout")
     for name in featureNames {
       var settings = FeatureSettings()
       if let isolation = config.string(forKey: ConfigKey(["features", name, "isolation"])) {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SwitchyardRuntime
@@ -63,14 +64,19 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   /// Starts the features and serves until a termination signal.
   ///
   /// - Parameter onListening: Called once the socket accepts connections.
-  /// - Throws: ``ApplicationError`` when the application is inconsistent, and a description of
-  ///   the problem when socket activation passed a socket the daemon cannot serve on.
+  /// - Throws: ``ApplicationError`` when the application is inconsistent, a description of the
+  ///   problem when socket activation passed a socket the daemon cannot serve on, and
+  ///   `SocketPathTaken` when another daemon listens on the socket's path (or the path is not a
+  ///   socket).
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
     let listener: VarlinkListener
     if let fd = try SocketActivation.listeningSocket(named: "varlink") {
       listener = .inherited(fd)
     } else {
       listener = .path(self.configuration.socketPath, mode: self.configuration.socketMode)
+      // Before anything starts: a daemon already serving on the path keeps it, and this one
+      // stops here without opening a journal or starting a worker.
+      try SocketPathClaim.clear(self.configuration.socketPath)
     }
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
     // One event loop serves every connection: a call to a feature whose store runs on it too is
@@ -176,11 +182,10 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       ),
       StatusReporter(manager: manager, interval: .seconds(1), counters: statusCounters),
     ]
-    if !workerHosts.isEmpty {
-      services.append(SupervisorService(supervisor: supervisor, manager: manager))
-    }
     if let address = self.configuration.metricsListen {
-      services.append(MetricsHTTPServer(host: address.host, port: address.port, metrics: self.metrics, logger: self.logger))
+      var server = MetricsHTTPServer(host: address.host, port: address.port, metrics: self.metrics, logger: self.logger)
+      server.requestTimeout = TimeAmount(self.configuration.metricsRequestTimeout)
+      services.append(server)
     }
     if let interval = manager.watchdogInterval {
       services.append(
@@ -211,6 +216,11 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         logger: self.logger
       )
     )
+    // Last: a graceful shutdown reaches the services last first, and the supervisor is to know
+    // of it before a worker the stop also signalled is reaped.
+    if !workerHosts.isEmpty {
+      services.append(SupervisorService(supervisor: supervisor, manager: manager))
+    }
     var groupConfiguration = ServiceGroupConfiguration(
       services: services.map { .init(service: $0) },
       gracefulShutdownSignals: [.sigterm, .sigint],

@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -24,10 +25,21 @@ def free_port():
 
 @pytest.fixture
 def scraped_daemon():
+    yield from serve_metrics()
+
+
+@pytest.fixture
+def impatient_daemon():
+    """A daemon whose metrics endpoint waits one second for a whole request."""
+    yield from serve_metrics({"SWITCHYARD_METRICS_REQUEST_TIMEOUT": "1"})
+
+
+def serve_metrics(environment=None):
     folder = tempfile.mkdtemp(prefix="switchyard-py-")
     port = free_port()
     try:
-        d = Daemon(folder, environment={"SWITCHYARD_METRICS_LISTEN": f"127.0.0.1:{port}"})
+        d = Daemon(folder, environment={"SWITCHYARD_METRICS_LISTEN": f"127.0.0.1:{port}", **(environment or {})})
+        d.metrics_port = port
         d.metrics_url = f"http://127.0.0.1:{port}/metrics"
         wait_until_listening(port)
         try:
@@ -175,8 +187,12 @@ def test_requests_sent_without_reading_the_answers_wait_in_the_kernel(scraped_da
 
 
 def test_connections_past_the_limit_are_closed(scraped_daemon):
-    port = int(scraped_daemon.metrics_url.split(":")[2].split("/")[0])
-    held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(24)]
+    port = scraped_daemon.metrics_port
+    # From eight addresses (any 127.x.y.z is this machine), three each: within each peer's share.
+    held = [
+        socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(f"127.0.1.{1 + i % 8}", 0))
+        for i in range(24)
+    ]
     try:
         answered = 0
         for connection in held:
@@ -200,3 +216,118 @@ def test_connections_past_the_limit_are_closed(scraped_daemon):
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+
+
+class Slowloris:
+    """Connections that each send the start of a request, then one byte of a header that never
+    ends every 0.2 s — well within any idle timeout — until the daemon closes them."""
+
+    def __init__(self, port, sources, refill=False):
+        self.port = port
+        self.connections = [self._open(source) for source in sources]
+        if refill:
+            # A connection closed at once took no slot, or found one still held by a connection
+            # the daemon has not yet seen close (the fixture's probe): opened again until each is
+            # held, so that the slowloris holds every slot it can.
+            for _ in range(20):
+                time.sleep(0.1)
+                closed = [i for i, connection in enumerate(self.connections) if is_closed(connection)]
+                if not closed:
+                    break
+                for i in closed:
+                    self.connections[i].close()
+                    self.connections[i] = self._open(sources[i])
+        self.closed_at = {}
+        self.started = time.monotonic()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._dribble, daemon=True)
+        self.thread.start()
+
+    def _open(self, source):
+        connection = socket.create_connection(("127.0.0.1", self.port), timeout=10, source_address=(source, 0))
+        try:
+            connection.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        except OSError:
+            pass  # closed at once: over a limit
+        return connection
+
+    def _dribble(self):
+        while not self.stopping.wait(0.2):
+            for connection in self.connections:
+                if connection in self.closed_at:
+                    continue
+                try:
+                    connection.sendall(b"a")
+                    closed = is_closed(connection)
+                except OSError:
+                    closed = True
+                if closed:
+                    self.closed_at[connection] = time.monotonic() - self.started
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join()
+        for connection in self.connections:
+            connection.close()
+
+
+def is_closed(connection):
+    """Whether the daemon has closed `connection`, without waiting."""
+    connection.setblocking(False)
+    try:
+        return connection.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    finally:
+        connection.setblocking(True)
+        connection.settimeout(10)
+
+
+def scrape_from(port, source):
+    """One scrape over a connection from `source`: the status line, or "" when the connection is
+    closed without an answer."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0)) as connection:
+            connection.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            return connection.recv(64).split(b"\r\n")[0].decode()
+    except OSError:
+        return ""
+
+
+def test_a_slowloris_from_one_address_takes_only_its_share(impatient_daemon):
+    port = impatient_daemon.metrics_port
+    hostile = Slowloris(port, ["127.0.0.2"] * 16)
+    try:
+        # The scraper, from another address, is served at once, while the slowloris dribbles.
+        assert scrape_from(port, "127.0.0.1") == "HTTP/1.1 200 OK"
+        # And every one of the hostile connections is closed, the last at the request deadline.
+        deadline = time.monotonic() + 10
+        while len(hostile.closed_at) < 16 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(hostile.closed_at) == 16, f"{16 - len(hostile.closed_at)} still open after 10 s"
+        assert max(hostile.closed_at.values()) < 5
+    finally:
+        hostile.stop()
+    assert impatient_daemon.alive()
+
+
+def test_a_slowloris_that_takes_every_slot_holds_them_only_until_the_request_deadline(impatient_daemon):
+    port = impatient_daemon.metrics_port
+    # Sixteen connections, four from each of four addresses: every slot, each within its share.
+    hostile = Slowloris(port, [f"127.0.0.{2 + i % 4}" for i in range(16)], refill=True)
+    try:
+        started = time.monotonic()
+        while scrape_from(port, "127.0.0.1") != "HTTP/1.1 200 OK":
+            assert time.monotonic() - started < 8, "the scraper is still kept out"
+            time.sleep(0.1)
+        # Let in because the request deadline (1 s) closed the slowloris's connections, though
+        # they kept sending: every one of them.
+        deadline = time.monotonic() + 5
+        while len(hostile.closed_at) < 16 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(hostile.closed_at) == 16, f"{16 - len(hostile.closed_at)} still open"
+    finally:
+        hostile.stop()
+    assert impatient_daemon.alive()

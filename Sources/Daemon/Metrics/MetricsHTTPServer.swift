@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
-import Synchronization
+import SwitchyardSynchronization
 
 /// Serves the daemon's metrics over HTTP/1.1 for a Prometheus server to scrape: `GET /metrics`
 /// answers the Prometheus text, anything else 404 (405 for another method on `/metrics`).
@@ -13,9 +13,13 @@ import Synchronization
 /// it has no access policy of its own: bind it where only the scraper reaches.
 ///
 /// What a client can make it hold is bounded all the same: at most ``connectionLimit``
-/// connections (more are closed at once), each closed after ``idleTimeout`` without a request,
-/// and a response is written only while the client reads what came before — requests sent
-/// without reading the answers wait in the kernel's buffers, not in the daemon's.
+/// connections (more are closed at once), of which one peer address may hold
+/// ``connectionsPerPeer``, so that one client cannot take every slot from the scraper; each
+/// request must arrive whole within ``requestTimeout`` of its first byte (of the accept, for a
+/// connection's first request), so that a client sending a byte now and then holds its slot no
+/// longer than that; a connection is closed after ``idleTimeout`` without a request; and a
+/// response is written only while the client reads what came before — requests sent without
+/// reading the answers wait in the kernel's buffers, not in the daemon's.
 ///
 /// ```swift
 /// let server = MetricsHTTPServer(host: "127.0.0.1", port: 9464, metrics: metrics, logger: logger)
@@ -28,6 +32,10 @@ struct MetricsHTTPServer: Service {
   let logger: Logger
   /// How many connections may be open at once: a scraper needs one.
   var connectionLimit = 16
+  /// How many of them one peer address may hold.
+  var connectionsPerPeer = 4
+  /// How long a request may take to arrive, from its first byte (or the accept) to its end.
+  var requestTimeout: TimeAmount = .seconds(5)
   /// How long a connection may go without a request.
   var idleTimeout: TimeAmount = .seconds(60)
   /// Called with the address bound (its port chosen by the kernel when 0 was asked for).
@@ -35,21 +43,21 @@ struct MetricsHTTPServer: Service {
 
   func run() async throws {
     let metrics = self.metrics
-    let open = OpenConnections()
-    let (limit, idleTimeout) = (self.connectionLimit, self.idleTimeout)
+    let slots = ConnectionSlots(limit: self.connectionLimit, perPeer: self.connectionsPerPeer)
+    let (requestTimeout, idleTimeout) = (self.requestTimeout, self.idleTimeout)
     let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.backlog, value: 64)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { channel in
-        guard open.count.add(1, ordering: .relaxed).newValue <= limit else {
-          open.count.subtract(1, ordering: .relaxed)
-          return channel.close()
-        }
-        channel.closeFuture.whenComplete { _ in open.count.subtract(1, ordering: .relaxed) }
+        let peer = channel.remoteAddress?.ipAddress ?? ""
+        guard slots.take(for: peer) else { return channel.close() }
+        channel.closeFuture.whenComplete { _ in slots.release(for: peer) }
         return channel.eventLoop.makeCompletedFuture {
+          let deadline = RequestDeadlineHandler(timeout: requestTimeout)
+          try channel.pipeline.syncOperations.addHandler(deadline)
           try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
           try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-          try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(metrics: metrics))
+          try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(metrics: metrics, deadline: deadline))
         }
       }
       .bind(host: self.host, port: self.port)
@@ -70,9 +78,102 @@ struct MetricsHTTPServer: Service {
   }
 }
 
-/// The metrics server's connections now open.
-private final class OpenConnections: Sendable {
-  let count = Atomic<Int>(0)
+/// The metrics server's connections now open, in all and by peer address: a connection takes a
+/// slot when it is accepted and gives it back when it closes.
+private final class ConnectionSlots: Sendable {
+  private struct Open {
+    var total = 0
+    /// Only peers with a connection open: at most `limit` entries.
+    var byPeer: [String: Int] = [:]
+  }
+
+  private let limit: Int
+  private let perPeer: Int
+  private let open = Mutex(Open())
+
+  init(limit: Int, perPeer: Int) {
+    self.limit = limit
+    self.perPeer = perPeer
+  }
+
+  /// Takes a slot for a connection from `peer`; `false` when every slot, or every slot of that
+  /// peer, is taken.
+  func take(for peer: String) -> Bool {
+    self.open.withLock { open in
+      guard open.total < self.limit, open.byPeer[peer, default: 0] < self.perPeer else { return false }
+      open.total += 1
+      open.byPeer[peer, default: 0] += 1
+      return true
+    }
+  }
+
+  func release(for peer: String) {
+    self.open.withLock { open in
+      open.total -= 1
+      open.byPeer[peer, default: 1] -= 1
+      if open.byPeer[peer] == 0 { open.byPeer[peer] = nil }
+    }
+  }
+}
+
+/// Closes a connection whose request does not arrive whole in time. The time runs from the
+/// accept for the first request, and from the first byte read after a request's end for each
+/// one after it, until ``requestRead()``. Unlike the idle timeout, it does not start again with
+/// each byte that trickles in.
+///
+/// First in the pipeline, it sees the bytes as they are read, before the HTTP decoder.
+private final class RequestDeadlineHandler: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+  typealias InboundOut = ByteBuffer
+
+  private let timeout: TimeAmount
+  /// Set while a request is on its way.
+  private var deadline: Scheduled<Void>?
+
+  init(timeout: TimeAmount) {
+    self.timeout = timeout
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    if context.channel.isActive { self.start(context: context) }
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    self.start(context: context)
+    context.fireChannelActive()
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    self.start(context: context)
+    context.fireChannelRead(data)
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    self.stop()
+    context.fireChannelInactive()
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    self.stop()
+  }
+
+  /// The request on its way has arrived whole: the time stops until the next one begins.
+  func requestRead() {
+    self.stop()
+  }
+
+  private func stop() {
+    self.deadline?.cancel()
+    self.deadline = nil
+  }
+
+  private func start(context: ChannelHandlerContext) {
+    guard self.deadline == nil else { return }
+    let context = NIOLoopBound(context, eventLoop: context.eventLoop)
+    self.deadline = context.value.eventLoop.scheduleTask(in: self.timeout) {
+      context.value.close(promise: nil)
+    }
+  }
 }
 
 /// Answers one HTTP connection's requests, in order, each once the client has read enough of
@@ -83,12 +184,14 @@ private final class MetricsHTTPHandler: ChannelInboundHandler {
   typealias OutboundOut = HTTPServerResponsePart
 
   private let metrics: DaemonMetrics
+  private let deadline: RequestDeadlineHandler
   private var request: HTTPRequestHead?
   /// A request read in full and not answered yet: the channel was not writable.
   private var waiting: HTTPRequestHead?
 
-  init(metrics: DaemonMetrics) {
+  init(metrics: DaemonMetrics, deadline: RequestDeadlineHandler) {
     self.metrics = metrics
+    self.deadline = deadline
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -99,6 +202,7 @@ private final class MetricsHTTPHandler: ChannelInboundHandler {
       // A scrape has no body; whatever comes is read and dropped.
       break
     case .end:
+      self.deadline.requestRead()
       guard let head = self.request else { return }
       self.request = nil
       if context.channel.isWritable {

@@ -92,7 +92,9 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       try FileManager.default.createDirectory(
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true
       )
-      server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+      // `SocketPathClaim.clear` removed a stale socket at start; whatever is at the path now
+      // (a daemon that started meanwhile) makes the bind fail rather than being replaced.
+      server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
       if chmod(path, mode) != 0 {
         self.logger.warning("could not set the socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
       }

@@ -36,6 +36,10 @@ public struct SupervisionConfiguration: Sendable, Equatable {
 /// `permanent` always, `transient` after an abnormal end, `temporary` never. With `one_for_all`
 /// (or `rest_for_one`) a restart ends all other children (or those after it), last first, then
 /// starts them again in order; a `temporary` child ended that way is not restarted.
+///
+/// Once the daemon stops, a child that ends is not restarted and its end is no failure: under
+/// systemd's default `KillMode=control-group` a stop sends SIGTERM to the workers with the
+/// daemon.
 actor Supervisor<RootAction: Sendable> {
   let configuration: SupervisionConfiguration
   let children: [WorkerHost<RootAction>]
@@ -45,6 +49,12 @@ actor Supervisor<RootAction: Sendable> {
   private let escalated: AsyncStream<String>.Continuation
   /// Ends with the reason when the supervisor gives up.
   let escalations: AsyncStream<String>
+  /// Set as soon as the daemon begins to stop, from any thread.
+  private let stopping = StopFlag()
+  /// How long a child ended by a stop's signal waits for the daemon to say it stops: the signal
+  /// reaches the worker and the daemon at once, and the worker may be reaped first. A worker
+  /// someone else sent SIGTERM is restarted this much later.
+  private let stopGrace: Duration = .seconds(1)
 
   init(configuration: SupervisionConfiguration, children: [WorkerHost<RootAction>], logger: Logger) {
     self.configuration = configuration
@@ -63,8 +73,15 @@ actor Supervisor<RootAction: Sendable> {
     }
   }
 
+  /// The daemon begins to stop: from now on no child is restarted. Called from the service
+  /// group's graceful shutdown, before the children are ended.
+  nonisolated func daemonStopping() {
+    self.stopping.set()
+  }
+
   /// Ends every child, last first, each by closing its link.
   func stop() async {
+    self.stopping.set()
     self.escalation = self.escalation ?? "stopping"
     for child in self.children.reversed() {
       child.dropStandby()
@@ -78,6 +95,19 @@ actor Supervisor<RootAction: Sendable> {
   }
 
   private func childEnded(_ child: WorkerHost<RootAction>, _ exit: WorkerHost<RootAction>.Exit) async {
+    if exit.mayBeTheDaemonsStop, self.escalation == nil {
+      let deadline = ContinuousClock.now + self.stopGrace
+      while !self.stopping.isSet, ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(10))
+      }
+    }
+    if self.stopping.isSet {
+      child.logEnd(exit, duringStop: true)
+      // The actions waiting for it fail now, rather than hold the drain up until its deadline.
+      child.markStopped(reason: "the daemon is stopping")
+      return
+    }
+    child.logEnd(exit)
     guard self.escalation == nil else { return }
     let restartsChild =
       switch child.restart {
@@ -150,15 +180,20 @@ actor Supervisor<RootAction: Sendable> {
 }
 
 /// The supervisor as a service of the daemon's group: it ends the group with an error when the
-/// supervisor escalates, and stops the workers when the daemon stops.
+/// supervisor escalates, and tells the supervisor when the daemon begins to stop — last in the
+/// group, so that it is the first service a graceful shutdown reaches.
 struct SupervisorService<RootAction: Sendable>: Service {
   let supervisor: Supervisor<RootAction>
   let manager: ServiceManager
 
   func run() async throws {
-    let escalation: String? = await cancelWhenGracefulShutdown {
-      for await reason in self.supervisor.escalations { return reason }
-      return nil
+    let escalation: String? = await withGracefulShutdownHandler {
+      await cancelWhenGracefulShutdown {
+        for await reason in self.supervisor.escalations { return reason }
+        return nil
+      }
+    } onGracefulShutdown: { [supervisor] in
+      supervisor.daemonStopping()
     }
     if let reason = escalation {
       self.manager.status("escalated: \(reason)")
@@ -171,4 +206,12 @@ struct SupervisorService<RootAction: Sendable>: Service {
 public struct SupervisorEscalation: Error, CustomStringConvertible {
   public let reason: String
   public var description: String { "the worker supervisor gave up: \(self.reason)" }
+}
+
+/// A flag any thread sets once and any thread reads.
+private final class StopFlag: Sendable {
+  private let value = Mutex(false)
+
+  func set() { self.value.withLock { $0 = true } }
+  var isSet: Bool { self.value.withLock { $0 } }
 }

@@ -14,6 +14,12 @@ struct WorkerExit: Sendable, CustomStringConvertible {
   var exitCode: Int32? { self.signal == nil ? (self.status >> 8) & 0xff : nil }
   /// OTP's "abnormal": anything but a clean exit with status 0 or a shutdown.
   var isAbnormal: Bool { !self.wasShutdown && self.exitCode != 0 }
+  /// Ended by a signal a stop of the whole daemon sends to every process of its group —
+  /// systemd's `KillMode=control-group` (SIGTERM), a terminal's Ctrl-C (SIGINT) — and not by the
+  /// daemon itself.
+  var mayBeTheDaemonsStop: Bool {
+    !self.wasShutdown && self.unresponsiveAfter == nil && (self.signal == SIGTERM || self.signal == SIGINT)
+  }
 
   var description: String {
     if self.wasShutdown { return "shut down by the supervisor" }

@@ -224,11 +224,20 @@ extension WorkerHost {
       )
       crashed.ticket?.fail(.featureCrashed(feature: self.name, reason: outcome.exit.description))
     }
-    let level: Logger.Level = outcome.exit.isAbnormal ? .error : .info
-    self.logger.log(level: level, "worker ended", metadata: ["reason": "\(outcome.exit)"])
+    // A supervisor says how the end went once it knows whether the daemon is stopping.
+    let supervisor = outcome.exit.wasShutdown ? nil : self.onExit.withLock { $0 }
+    if supervisor == nil { self.logEnd(outcome.exit) }
     for waiter in outcome.waiters { waiter.resume(returning: outcome.exit) }
-    if !outcome.exit.wasShutdown {
-      self.onExit.withLock { $0 }?(outcome.exit)
+    supervisor?(outcome.exit)
+  }
+
+  /// Logs that the worker ended: an abnormal end as an error, unless the daemon is stopping,
+  /// when it is the stop's doing.
+  func logEnd(_ exit: Exit, duringStop: Bool = false) {
+    if duringStop {
+      self.logger.notice("worker ended as the daemon stops", metadata: ["reason": "\(exit)"])
+    } else {
+      self.logger.log(level: exit.isAbnormal ? .error : .info, "worker ended", metadata: ["reason": "\(exit)"])
     }
   }
 
@@ -237,8 +246,9 @@ extension WorkerHost {
     self.contents.withLock { $0.restarts += 1 }
   }
 
-  /// The feature will not run again: the actions waiting for it fail, and routes skip it.
-  func markStopped() {
+  /// The feature will not run again: the actions waiting for it fail with `reason`, and routes
+  /// skip it.
+  func markStopped(reason: String = "the feature's worker is not restarted") {
     self.dropStandby()
     let pending = self.contents.withLock { contents in
       contents.phase = .stopped
@@ -246,7 +256,7 @@ extension WorkerHost {
       return contents.pending
     }
     for action in pending {
-      action.ticket?.fail(.featureCrashed(feature: self.name, reason: "the feature's worker is not restarted"))
+      action.ticket?.fail(.featureCrashed(feature: self.name, reason: reason))
     }
   }
 

@@ -166,4 +166,58 @@ import Testing
     kill(daemon.pid, SIGKILL)
     _ = try await poll({ workers.filter { !isGone($0) } }, within: .seconds(2)) { $0.isEmpty }
   }
+
+  /// SIGTERM to a worker alone, while the daemon runs, is a worker ended from outside like any
+  /// other: restarted (once the daemon has waited a moment for a stop that does not come), and
+  /// its end an error.
+  @Test func aWorkerSentSIGTERMWhileTheDaemonRunsIsRestarted() async throws {
+    let daemon = try await supervisedFixture()
+    let client = try daemon.connect()
+    let before = try client.workers()
+    kill(try #require(before["beta"]?.pid), SIGTERM)
+    let after = try await poll(client.workers) { $0["beta"]?.restarts == 1 && $0["beta"]?.state == "running" }
+    #expect(after["beta"]?.pid != before["beta"]?.pid)
+    #expect(after["beta"]?.lastExit == "killed by signal 15 (SIGTERM)")
+    #expect(daemon.log.contains("error switchyard-fixture: feature=beta reason=killed by signal 15 (SIGTERM)"), "\(daemon.log)")
+    #expect(await daemon.terminate() == 0)
+  }
+
+  /// Under systemd's default `KillMode=control-group` a stop sends SIGTERM to the daemon and to
+  /// every worker at once, and the daemon may reap a worker before it has seen its own signal
+  /// (here: the workers 200 ms before the daemon, as on a busy machine): a worker the stop ended
+  /// is no failure — no error, no restart — and the daemon exits cleanly. PrimeTime's `primes`
+  /// runs in a worker, with a standby.
+  @Test(arguments: [true, false])
+  func aStopThatAlsoSignalsTheWorkersIsNoFailure(workersFirst: Bool) async throws {
+    let daemon = try await DaemonProcess()
+    let client = try daemon.connect()
+    try await eventually { try client.workers()["primes"]?.state == "running" }
+    try client.send(["counter": ["incrTapped": [:]]])
+    let workers = childProcesses(of: daemon.pid)
+    #expect(!workers.isEmpty)
+    if !workersFirst { daemon.signal(SIGTERM) }
+    for worker in workers { kill(worker, SIGTERM) }
+    if workersFirst {
+      try await Task.sleep(for: .milliseconds(200))
+      daemon.signal(SIGTERM)
+    }
+    #expect(await daemon.waitForExit() == 0)
+    let log = daemon.log
+    let failures = log.split(separator: "\n").filter { $0.contains(" error ") || $0.contains(" critical ") }
+    #expect(failures.isEmpty, "\(log)")
+    #expect(!log.contains("worker restarted"), "\(log)")
+  }
+}
+
+/// The processes whose parent is `pid`, from `/proc`: a daemon's workers and their standbys.
+private func childProcesses(of pid: Int32) -> [Int32] {
+  let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+  return entries.compactMap(Int32.init).filter { candidate in
+    guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+      let close = stat.lastIndex(of: ")")
+    else { return false }
+    // "1234 (name) S 1200 …": the state, then the parent's pid.
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    return fields.count > 1 && Int32(fields[1]) == pid
+  }
 }
