@@ -23,11 +23,14 @@ struct Status: AsyncParsableCommand {
       if self.json {
         return print(try await client.call(method: StoreInterface.Method.status.qualifiedName).prettyPrinted())
       }
-      // One connection for both calls, pipelined.
+      // One connection for the three calls, pipelined.
       try await client.connect()
       async let status = client.call(method: StoreInterface.Method.status.qualifiedName)
       async let describe = client.call(method: StoreInterface.Method.describe.qualifiedName)
-      let view = StatusView(socket: self.global.socketPath, status: try await status, describe: try await describe)
+      async let info = client.call(method: ServiceInterface.Method.getInfo.qualifiedName)
+      let view = StatusView(
+        socket: self.global.socketPath, status: try await status, describe: try await describe, info: try? await info
+      )
       print(view.render(style: Style.forTerminal(json: false)))
     }
   }
@@ -37,10 +40,11 @@ struct Status: AsyncParsableCommand {
 /// they hold beyond those it shows.
 ///
 /// ```
-/// ● switchyardd at run/switchyard.sock
+/// ● todosd at run/switchyard.sock
 ///      Active: up 2h 3min
 ///       State: seq 1234 after 1230 actions (0.2/s since start)
 ///  Durability: strict, journal 0b1c2d3e… in run/state
+///  Last stop: not clean (killed or crashed), on the same boot: nothing acknowledged lost
 ///     Clients: 2 connections, 1 subscriber
 ///    Features: 3
 ///              primes        /primes        process  pid 4242  running  0 restarts
@@ -50,12 +54,16 @@ struct StatusView {
   let socket: String
   let status: JSONValue
   let describe: JSONValue?
+  /// `GetInfo`'s reply, whose `product` names the daemon (an application's own, such as
+  /// `todosd`).
+  var info: JSONValue?
 
   func render(style: Style) -> String {
     let workers = self.status["workers"]?.arrayValue ?? []
     let durability = self.status["durability"]
     let healthy = workers.allSatisfy { $0["state"]?.stringValue == "running" } && durability?["unavailable"] == nil
-    var lines = ["\(healthy ? style.green("●") : style.red("●")) switchyardd at \(self.socket)"]
+    let product = self.info?["product"]?.stringValue ?? "switchyardd"
+    var lines = ["\(healthy ? style.green("●") : style.red("●")) \(product) at \(self.socket)"]
     func field(_ name: String, _ value: String) {
       lines.append(Formatting.pad(name + ":", 12, right: true) + " " + value)
     }
@@ -70,6 +78,32 @@ struct StatusView {
       if let directory = durability["directory"]?.stringValue { text += " in \(directory)" }
       if let unavailable = durability["unavailable"]?.stringValue { text += style.red(" — journal unavailable: \(unavailable)") }
       field("Durability", text)
+      // What went wrong, only when something did.
+      if let lastStop = durability["lastStop"], lastStop["clean"]?.boolValue == false {
+        var stop = "not clean (killed or crashed)"
+        if let sameBoot = lastStop["sameBoot"]?.boolValue { stop += sameBoot ? ", on the same boot" : ", and the machine restarted" }
+        if lastStop["mayHaveLost"]?.boolValue == true {
+          let window = lastStop["window"]?.doubleValue.map { ", at most \(Formatting.duration(seconds: $0)) of them" } ?? ""
+          let recovered = lastStop["recovered"]?.intValue ?? 0
+          stop += style.yellow(": changes acknowledged after seq \(recovered) may be lost\(window); a new history began")
+        } else {
+          stop += ": nothing acknowledged lost"
+        }
+        field("Last stop", stop)
+      }
+      if let lost = durability["lost"]?.intValue, lost > 0 {
+        var text = "at least \(lost) acknowledged change\(lost == 1 ? "" : "s") missing from the journal at start"
+        if let previous = durability["previousHistory"]?.stringValue { text += " (history \(previous.prefix(8))… ended)" }
+        field("Lost", style.red(text))
+      }
+      if let integrity = durability["integrity"]?.stringValue, integrity != "ok" {
+        let found = integrity.split(separator: "\n").filter { !$0.hasPrefix("***") }.joined(separator: "; ")
+        field("Integrity", style.red("the journal is damaged: \(found); restore a backup"))
+      }
+      if let failures = durability["pruneFailures"]?.intValue, failures > 0 {
+        let last = durability["lastPruneError"]?.stringValue.map { ": \($0)" } ?? ""
+        field("Pruning", style.yellow("failed \(failures) time\(failures == 1 ? "" : "s")\(last)"))
+      }
     }
     let connections = self.status["connections"]?.intValue ?? 0
     let subscribers = self.status["subscribers"]?.intValue ?? 0

@@ -41,7 +41,7 @@ import Testing
     #expect(lines.contains { $0.hasPrefix("     Active: up ") })
     #expect(lines.contains { $0.hasPrefix("      State: seq 1 after 1 actions (") && $0.hasSuffix("/s since start)") })
     #expect(lines.contains(" Durability: none"))
-    // The command's own connection: its two calls share it.
+    // The command's own connection: its three calls share it.
     #expect(lines.contains("    Clients: 1 connection, 0 subscribers"))
     #expect(lines.contains("   Features: 3"))
     #expect(lines.contains { $0.hasPrefix("             primes        /primes        process  pid ") && $0.hasSuffix("  running  0 restarts") })
@@ -54,8 +54,8 @@ import Testing
     #expect(output.stdout.contains("\n  route     full\n"), "\(output.stdout)")
     #expect(output.stdout.contains("\nactivityFeed  /activityFeed  actor\n"), "\(output.stdout)")
     #expect(output.stdout.contains("\n  route     read-only\n"), "\(output.stdout)")
-    #expect(output.stdout.contains("\n  cases     counter\n            primeModal\n"), "\(output.stdout)")
-    #expect(output.stdout.contains("\n  internal  counter.nthPrimeResponse\n"), "\(output.stdout)")
+    #expect(output.stdout.contains("\n  cases     counter.decrTapped\n            counter.incrTapped\n"), "\(output.stdout)")
+    #expect(output.stdout.contains("\n  internal  counter.nthPrimeResponse(n: Int, prime: Int?)\n"), "\(output.stdout)")
     #expect(output.stdout.hasSuffix("\n\naccess: read, write, admin\n"), "\(output.stdout)")
     output = try await self.cli.run(["describe", "--json"] + socket)
     #expect(try JSONValue(parsing: output.stdout)["features"]?[0]?["name"] == "primes")

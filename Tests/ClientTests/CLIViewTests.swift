@@ -43,6 +43,25 @@ struct CLIViewTests {
     assertSnapshot(of: view.render(style: Style(enabled: false)), as: .lines)
   }
 
+  /// What went wrong comes only when something did: the last stop that was not clean, changes
+  /// the start found missing, a damaged journal, prunes that failed; and the daemon is named as
+  /// `GetInfo` names it.
+  @Test func statusSaysWhatWentWrongAndNamesTheDaemon() {
+    var status = Self.status
+    if case var .object(durability)? = status["durability"], case var .object(object) = status {
+      durability["lastStop"] = ["clean": false, "mode": "batched", "synced": 20, "recovered": 24, "keptAfterSync": 4, "mayHaveLost": true, "sameBoot": false, "window": 1.0]
+      durability["lost"] = 6
+      durability["previousHistory"] = "9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0"
+      durability["integrity"] = "*** in database main ***\nPage 7: btreeInitPage() returns error code 11"
+      durability["pruneFailures"] = 3
+      durability["lastPruneError"] = "SQLite error 11: database disk image is malformed"
+      object["durability"] = .object(durability)
+      status = .object(object)
+    }
+    let view = StatusView(socket: "run/todos.sock", status: status, describe: Self.describe, info: ["product": "todosd"])
+    assertSnapshot(of: view.render(style: Style(enabled: false)), as: .lines)
+  }
+
   @Test func statusWithoutAJournalOrWorkers() {
     let status: JSONValue = [
       "uptime": 42, "features": 1, "connections": 1, "subscribers": 0, "actions": 0, "seq": 0, "workers": [],

@@ -58,7 +58,7 @@ enum StateFile {
   /// Opens the directory at `path` itself, never a symbolic link in its place.
   static func openDirectory(atPath path: String) throws(StateDirectoryError) -> Int32 {
     let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { throw self.openError(path) }
+    guard fd >= 0 else { throw self.openError(path, name: path, in: AT_FDCWD) }
     return fd
   }
 
@@ -68,7 +68,7 @@ enum StateFile {
   static func openDirectory(_ name: String, in descriptor: Int32, of directory: String) throws(StateDirectoryError) -> Int32 {
     if mkdirat(descriptor, name, 0o700) != 0, errno != EEXIST { throw self.openError(directory + "/" + name) }
     let fd = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { throw self.openError(directory + "/" + name) }
+    guard fd >= 0 else { throw self.openError(directory + "/" + name, name: name, in: descriptor) }
     do {
       try self.check(fd, path: directory + "/" + name, kind: S_IFDIR, mode: 0o700)
     } catch {
@@ -98,9 +98,15 @@ enum StateFile {
     guard info.st_mode & 0o7777 == mode || fchmod(fd, mode) == 0 else { throw self.openError(path) }
   }
 
-  private static func openError(_ path: String) -> StateDirectoryError {
+  /// - Parameters:
+  ///   - name: What was opened, relative to `descriptor`, when it may be a link: with
+  ///     `O_DIRECTORY` the kernel says a link is not a directory (`ENOTDIR`) rather than a link
+  ///     (`ELOOP`), so the name is looked at itself.
+  private static func openError(_ path: String, name: String? = nil, in descriptor: Int32 = AT_FDCWD) -> StateDirectoryError {
     let code = errno
-    if code == ELOOP {
+    var info = stat()
+    let isLink = name.map { fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFLNK } ?? false
+    if code == ELOOP || isLink {
       return StateDirectoryError(
         "\(path) is a symbolic link: the daemon never follows one in its state directory; remove it"
       )
