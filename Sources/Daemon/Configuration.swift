@@ -52,6 +52,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// (`metrics.listen`, such as `127.0.0.1:9464`); `nil`, the default, serves them only through
   /// Varlink (`io.switchyard.Store.Metrics`).
   public var metricsListen: MetricsAddress?
+  /// How many durable timers (`Effect.schedule`) each feature may have pending
+  /// (`timers.maxPending`); past it a feature's new timer is refused.
+  public var timersMaxPending: Int = 10_000
   /// When snapshots are written and how much journal is kept (`snapshots.every`,
   /// `snapshots.keep`, `journal.retention`).
   var snapshots = SnapshotPolicy()
@@ -141,6 +144,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     configuration.snapshots.retentionAge = try optionalSeconds(
       config.double(forKey: "journal.retentionAge", default: 0), "journal.retentionAge"
     )
+    configuration.timersMaxPending = try positive(config.int(forKey: "timers.maxPending", default: configuration.timersMaxPending), "timers.maxPending")
     if let listen = config.string(forKey: "metrics.listen"), !listen.isEmpty {
       configuration.metricsListen = try MetricsAddress(parsing: listen)
     }

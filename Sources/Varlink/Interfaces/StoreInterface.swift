@@ -233,6 +233,14 @@ public enum StoreInterface {
     # Needs the admin permission.
     method Backup() -> (path: string, seq: int, bytes: int)
 
+    # One feature's durable timers: how many are pending, and how many it scheduled since the
+    # start that were refused because it had as many pending as timers.maxPending allows.
+    type FeatureTimers (feature: string, pending: int, refused: int)
+
+    # The durable timers: how many each feature may have pending, and every feature that had
+    # one pending or refused since the start.
+    type Timers (maxPending: int, features: []FeatureTimers)
+
     # How the daemon is doing.
     method Status() -> (
       uptime: float,
@@ -242,12 +250,14 @@ public enum StoreInterface {
       actions: int,
       seq: int,
       workers: []Worker,
-      durability: Durability
+      durability: Durability,
+      timers: ?Timers
     )
 
     # Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4): calls by
     # method and result and how long they took, reductions and mailbox depth by feature,
-    # subscribers and their queues, connections, worker restarts and memory, journal commits.
+    # subscribers and their queues, connections, worker restarts and memory, journal commits,
+    # durable timers pending and refused by feature.
     # Needs the read permission, as Status does.
     method Metrics() -> (text: string)
 
