@@ -206,7 +206,8 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
           // Answered once the change is kept as the durability mode asks (strict: on the disk).
           self.changeLog.whenDurable(seq) { unavailable in
             if let unavailable {
-              answer.finish(VarlinkError(SwitchyardError.journalUnavailable(reason: unavailable)))
+              // Applied already: a refusal would have the client send it again.
+              answer.finish(VarlinkError(SwitchyardError.appliedNotDurable(seq: Int(clamping: seq), reason: unavailable)))
             } else {
               answer.reply(.sequenceNumber(seq))
               answer.finish()

@@ -34,6 +34,7 @@ public enum StoreInterface {
     case internalAction = "InternalAction"
     case featureCrashed = "FeatureCrashed"
     case journalUnavailable = "JournalUnavailable"
+    case appliedNotDurable = "AppliedNotDurable"
     case backupFailed = "BackupFailed"
     case noJournal = "NoJournal"
     case seqNotRetained = "SeqNotRetained"
@@ -295,10 +296,16 @@ public enum StoreInterface {
     # not applied; the worker restarts without it. "reason" says how the worker ended.
     error FeatureCrashed (feature: string, reason: string)
 
-    # The journal cannot be written (a full disk, a failed fsync): "reason" says why. A Send
-    # that gets it before it was routed changed nothing; one in flight when the journal failed
-    # was applied, and is journaled once writes succeed again. Reads go on meanwhile.
+    # The journal cannot be written (a full disk, a failed fsync): "reason" says why. The Send
+    # that gets it changed nothing, and may be sent again once the journal can be written.
+    # Reads and subscriptions go on meanwhile.
     error JournalUnavailable (reason: string)
+
+    # The Send was applied — the state at "seq" includes it, and Get shows it — but the journal
+    # could not take the change ("reason": a full disk, a failed fsync). The daemon keeps
+    # trying and journals it once it can; until then a crash may lose it. Do not send it
+    # again: it would be applied twice.
+    error AppliedNotDurable (seq: int, reason: string)
 
     # The daemon keeps no journal: it runs without a state directory.
     error NoJournal ()
