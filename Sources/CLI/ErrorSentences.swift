@@ -39,6 +39,9 @@ extension SwitchyardError {
       return "permission denied (\(what)): \(reason); the daemon's access rules (access.rules) say who may do what"
     case let .journalUnavailable(reason):
       return "the daemon cannot use its journal: \(reason)"
+    case let .appliedNotDurable(seq, reason):
+      return "the action was applied (seq \(seq)) but is not yet durable: \(reason); do not send it again, "
+        + "it would be applied twice: the daemon journals it once it can"
     case let .backupFailed(reason):
       return "the backup could not be written: \(reason); the journal itself is as it was"
     case .noJournal:

@@ -58,6 +58,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
   /// How long a request to the metrics endpoint may take to arrive whole, from its first byte
   /// (`metrics.requestTimeout`): a client that sends a byte now and then is closed after it.
   public var metricsRequestTimeout: Duration = .seconds(5)
+  /// How many durable timers (`Effect.schedule`) each feature may have pending
+  /// (`timers.maxPending`); past it a feature's new timer is refused.
+  public var timersMaxPending: Int = 10_000
   /// When snapshots are written and how much journal is kept (`snapshots.every`,
   /// `snapshots.keep`, `journal.retention`).
   var snapshots = SnapshotPolicy()
@@ -148,6 +151,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     configuration.snapshots.retentionAge = try optionalSeconds(
       config.double(forKey: "journal.retentionAge", default: 0), "journal.retentionAge"
     )
+    configuration.timersMaxPending = try positive(config.int(forKey: "timers.maxPending", default: configuration.timersMaxPending), "timers.maxPending")
     if let listen = config.string(forKey: "metrics.listen"), !listen.isEmpty {
       configuration.metricsListen = try MetricsAddress(parsing: listen)
     }

@@ -136,6 +136,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       configuration: configuration,
       counters: counters,
       durability: journal?.status ?? .none,
+      timers: hosted.timers,
       product: self.product,
       version: self.version,
       metrics: self.metrics,

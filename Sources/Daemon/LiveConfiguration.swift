@@ -61,6 +61,7 @@ final class LiveConfiguration: Sendable {
       note("durability.mode", \.durabilityMode, reloadable: false)
       note("durability.interval", \.durabilityInterval, reloadable: false)
       note("snapshots", \.snapshots, reloadable: false)
+      note("timers.maxPending", \.timersMaxPending, reloadable: false)
       self.logLevel.level = current.logLevel
       return (changed, kept)
     }

@@ -14,7 +14,8 @@ import SwitchyardCommands
 ///   append, trap (`{"alpha": {"trap": {}}}`), exit with a status, or trap later in an effect,
 ///   and count their restarts through their lifecycle action.
 /// - `reminders`: durable timers: `{"reminders": {"remind": {"id": "tea", "after": 1.5}}}` notes
-///   "tea" in `fired` once 1.5 seconds have passed, unless `{"reminders": {"cancel": {"id": "tea"}}}`.
+///   "tea" in `fired` once 1.5 seconds have passed, unless `{"reminders": {"cancel": {"id": "tea"}}}`;
+///   a timer the daemon refuses (`timers.maxPending`) is noted in `refused`.
 /// - `flags`: feature flags in an `IdentifiedArray`, each with the date it last changed, which
 ///   the action brings: `{"flags": {"add": {"id": "beta", "isOn": false, "changed": "2024-05-01T12:00:00Z"}}}`,
 ///   `{"flags": {"insertFirst": {…}}}`, `{"flags": {"set": {"id": "beta", "isOn": true, "at": "…"}}}`,
@@ -29,7 +30,9 @@ struct SwitchyardFixture: SwitchyardApplication {
       .process("alpha", state: \.alpha, action: .case(\FixtureAction.Cases.alpha), afterRestart: .restarted) { Crashable() },
       .process("beta", state: \.beta, action: .case(\FixtureAction.Cases.beta), afterRestart: .restarted) { Crashable() },
       .process("gamma", state: \.gamma, action: .case(\FixtureAction.Cases.gamma), afterRestart: .restarted) { Crashable() },
-      .actor("reminders", state: \.reminders, action: .case(\FixtureAction.Cases.reminders)) { Reminders() },
+      .actor("reminders", state: \.reminders, action: .case(\FixtureAction.Cases.reminders), timerRefused: { .refused($0) }) {
+        Reminders()
+      },
       .actor("flags", state: \.flags, action: .case(\FixtureAction.Cases.flags)) { Flags() },
     ]
   )
@@ -140,10 +143,12 @@ struct Wedge: Reducer {
   }
 }
 
-/// Durable timers: each reminder is noted in `fired` when it falls due.
+/// Durable timers: each reminder is noted in `fired` when it falls due, and in `refused` when
+/// the daemon refused its timer (`timers.maxPending`).
 struct Reminders: Reducer {
   struct State: Codable, Equatable, Sendable {
     var fired: [String] = []
+    var refused: [String] = []
   }
 
   @DescribedAction
@@ -151,6 +156,7 @@ struct Reminders: Reducer {
     case remind(id: String, after: Double)
     case cancel(id: String)
     case due(String)
+    case refused(String)
   }
 
   func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -161,6 +167,9 @@ struct Reminders: Reducer {
       return .cancel(id: id)
     case let .due(id):
       state.fired.append(id)
+      return .none
+    case let .refused(id):
+      state.refused.append(id)
       return .none
     }
   }

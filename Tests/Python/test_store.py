@@ -183,8 +183,9 @@ def test_describe_lists_the_features(store):
 
 def test_status_counts(daemon, store):
     status = store.Status()
-    assert set(status) == {"uptime", "features", "connections", "subscribers", "actions", "seq", "workers", "durability"}
+    assert set(status) == {"uptime", "features", "connections", "subscribers", "actions", "seq", "workers", "durability", "timers"}
     assert status["durability"] == {"mode": "none"}, "the test daemon has no state directory"
+    assert status["timers"] == {"maxPending": 10000, "features": []}
     assert [(w["feature"], w["state"]) for w in status["workers"]] == [("primes", "running")]
     assert isinstance(status["uptime"], (int, float)) and status["uptime"] >= 0
     assert status["features"] == 3

@@ -38,6 +38,7 @@ import Testing
     .internalAction(index: 0, feature: "f", action: "a.b"),
     .featureCrashed(feature: "f", reason: "r"),
     .journalUnavailable(reason: "r"),
+    .appliedNotDurable(seq: 7, reason: "r"),
     .backupFailed(reason: "r"),
     .methodNotFound(method: "m"),
     .interfaceNotFound(interface: "i"),

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HeapModule
 import Logging
+import SwitchyardRuntime
 import SwitchyardSynchronization
 
 /// The daemon's durable timers (`Effect.schedule`): kept in memory in the order they fall due,
@@ -18,8 +19,11 @@ import SwitchyardSynchronization
 /// A timer fires at least once: it is journaled as fired once the changes its action made are
 /// queued for the journal before it, so a crash can fire it again after the restart, but never
 /// lose it. A timer is replaced by a new one with the same key (its own id), so a feature has at most one
-/// per id; at most `limit` are pending in all, and a timer past that is refused with an error in
-/// the log.
+/// per id. Each feature may have at most `limit` pending (`timers.maxPending`): its own bound,
+/// so that a feature a client fills with timers leaves the others theirs. A timer past it is
+/// refused — not created, not journaled — and the refusal is counted (``census``), logged, and
+/// told to the feature through `refused`, which routes the feature's `timerRefused` action when
+/// it declares one.
 ///
 /// What a client's actions can make a feature schedule and cancel costs what one timer costs:
 /// the deadlines are a heap (scheduling and firing O(log n)) and the ids an index (cancelling
@@ -39,10 +43,24 @@ final class DurableTimers: Sendable {
     var isStarted = false
     var isStopped = false
     var lastRefusal: ContinuousClock.Instant?
+    /// Per feature, the timers pending and those refused since the start. A feature stays once
+    /// it had one, at 0 when it has none left, so that its gauge goes back to 0.
+    var pendingByFeature: [String: Int] = [:]
+    var refusedByFeature: [String: Int] = [:]
+
+    /// Whether `timer` may be kept: it replaces one of its feature's, or the feature has fewer
+    /// than `limit` pending.
+    func admits(_ timer: JournaledTimer, limit: Int) -> Bool {
+      self.timers[TimerKey(feature: timer.feature, key: timer.key)] != nil || self.pendingByFeature[timer.feature, default: 0] < limit
+    }
 
     mutating func insert(_ timer: JournaledTimer) {
       let key = TimerKey(feature: timer.feature, key: timer.key)
-      if let replaced = self.timers.updateValue(timer, forKey: key) { self.unindex(replaced, key) }
+      if let replaced = self.timers.updateValue(timer, forKey: key) {
+        self.unindex(replaced, key)
+      } else {
+        self.pendingByFeature[timer.feature, default: 0] += 1
+      }
       for id in timer.ids { self.byID[TimerID(feature: timer.feature, id: id), default: []].insert(key) }
       self.deadlines.insert(Deadline(at: timer.deadline, key: key))
       // Entries of timers gone pile up when the same keys are scheduled again and again.
@@ -55,6 +73,7 @@ final class DurableTimers: Sendable {
     mutating func remove(_ key: TimerKey) -> JournaledTimer? {
       guard let timer = self.timers.removeValue(forKey: key) else { return nil }
       self.unindex(timer, key)
+      self.pendingByFeature[timer.feature, default: 1] -= 1
       return timer
     }
 
@@ -114,8 +133,10 @@ final class DurableTimers: Sendable {
 
   private let pending: Mutex<Pending>
   private let journal: JournalWriter?
-  private let limit: Int
+  /// How many timers each feature may have pending.
+  let limit: Int
   private let fire: @Sendable (JournaledTimer, _ reduced: @escaping @Sendable () -> Void) -> Void
+  private let refused: @Sendable (JournaledTimer) -> Void
   private let queue = DispatchQueue(label: "switchyard-timers")
   /// The one timer armed for the earliest deadline; touched on `queue` only.
   private nonisolated(unsafe) var armed: (any DispatchSourceTimer)?
@@ -125,10 +146,15 @@ final class DurableTimers: Sendable {
   ///   - pending: The timers the journal holds: scheduled before the daemon stopped.
   ///   - journal: Where scheduling, cancelling and firing are journaled; `nil` without one (the
   ///     timers then live as long as the daemon).
+  ///   - limit: How many timers each feature may have pending. Those the journal holds are all
+  ///     kept, even past it (a lower limit than when they were scheduled): it bounds new ones.
+  ///   - refused: Tells the feature of a timer refused over its limit; called on the thread that
+  ///     scheduled it, outside any lock.
   ///   - fire: Routes a timer's action once it is due, and calls `reduced` once the features
   ///     have reduced it.
   init(
-    pending: [JournaledTimer] = [], journal: JournalWriter?, limit: Int = 100_000, logger: Logger,
+    pending: [JournaledTimer] = [], journal: JournalWriter?, limit: Int = 10_000, logger: Logger,
+    refused: @escaping @Sendable (JournaledTimer) -> Void = { _ in },
     fire: @escaping @Sendable (JournaledTimer, _ reduced: @escaping @Sendable () -> Void) -> Void
   ) {
     var contents = Pending()
@@ -137,7 +163,20 @@ final class DurableTimers: Sendable {
     self.journal = journal
     self.limit = limit
     self.fire = fire
+    self.refused = refused
     self.logger = logger
+  }
+
+  /// Per feature that had a timer pending or refused since the start, by name: what `Status`
+  /// and the metrics show.
+  var census: [TimerCensus] {
+    self.pending.withLock { pending in
+      Set(pending.pendingByFeature.keys).union(pending.refusedByFeature.keys).sorted().map { feature in
+        TimerCensus(
+          feature: feature, pending: pending.pendingByFeature[feature] ?? 0, refused: pending.refusedByFeature[feature] ?? 0
+        )
+      }
+    }
   }
 
   /// How many timers are pending.
@@ -163,8 +202,10 @@ final class DurableTimers: Sendable {
 
   func schedule(_ timer: JournaledTimer) {
     let (accepted, rearm) = self.pending.withLock { pending -> (Bool, Bool) in
-      let key = TimerKey(feature: timer.feature, key: timer.key)
-      guard pending.timers[key] != nil || pending.timers.count < self.limit else { return (false, false) }
+      guard pending.admits(timer, limit: self.limit) else {
+        pending.refusedByFeature[timer.feature, default: 0] += 1
+        return (false, false)
+      }
       pending.insert(timer)
       // Only a deadline before the armed one needs the source moved.
       let rearm = pending.armedDeadline.map { timer.deadline < $0 } ?? true
@@ -216,6 +257,8 @@ final class DurableTimers: Sendable {
     self.armed = source
   }
 
+  /// Logs the refusal (at most once a second: every one is counted in ``census``) and tells
+  /// the feature.
   private func refuse(_ timer: JournaledTimer) {
     let shouldLog = self.pending.withLock { pending in
       defer { pending.lastRefusal = .now }
@@ -223,9 +266,22 @@ final class DurableTimers: Sendable {
     }
     if shouldLog {
       self.logger.error(
-        "too many durable timers pending: a feature's timer is refused",
+        "a feature has as many durable timers pending as timers.maxPending allows: its new timer is refused",
         metadata: ["feature": "\(timer.feature)", "id": "\(timer.key)", "limit": "\(self.limit)"]
       )
     }
+    self.refused(timer)
+  }
+}
+
+/// One feature's durable timers: how many are pending, and how many were refused over
+/// `timers.maxPending` since the daemon started.
+struct TimerCensus: Sendable, Equatable {
+  let feature: String
+  let pending: Int
+  let refused: Int
+
+  var json: JSONValue {
+    ["feature": .string(self.feature), "pending": .int(Int64(self.pending)), "refused": .int(Int64(self.refused))]
   }
 }

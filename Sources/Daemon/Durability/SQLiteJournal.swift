@@ -299,6 +299,11 @@ final class SQLiteJournal: Journal {
       return JournalBackup(path: self.backupPath, seq: UInt64(seq), bytes: Int(made.st_size))
     } catch {
       for suffix in suffixes { unlinkat(directory, partialName + suffix, 0) }
+      // SQLite's backup reports a full disk by its code alone, with the copy's message, "not an
+      // error": said plainly.
+      if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
+        throw BackupError(description: "the disk is full: the copy needs room for the whole journal")
+      }
       throw error
     }
   }
@@ -471,4 +476,10 @@ extension JournaledChange {
       time: row["time"]
     )
   }
+}
+
+/// Why a copy of the journal (`Backup`) could not be written, when SQLite's own error does not
+/// say it.
+struct BackupError: Error, CustomStringConvertible, Sendable {
+  let description: String
 }

@@ -44,6 +44,10 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   /// The global action the feature receives first when the daemon starts again from its
   /// journal (and, in a worker process, after each restart of the worker).
   let afterRestart: RootAction?
+  /// The global action that tells the feature one of its durable timers was refused (it has
+  /// as many pending as `timers.maxPending` allows), made from the timer's id; `nil` when it
+  /// declares none.
+  let timerRefused: (@Sendable (_ id: String) -> RootAction)?
   /// The internal action's name when the feature takes `action` and it is one of its internal
   /// actions, which a client may not send; `nil` otherwise.
   let internalAction: @Sendable (RootAction) -> String?
@@ -82,6 +86,10 @@ extension Feature {
   ///     its journal: the state is back, but the effects that were running are not, and this is
   ///     where the feature starts them again. Routed as an effect's action would be; a read-only
   ///     route cannot embed one, and gets none.
+  ///   - timerRefused: The action that tells the feature a durable timer it scheduled
+  ///     (`Effect.schedule`) was refused, made from the timer's id: the feature has as many
+  ///     pending as `timers.maxPending` allows, and the timer will not fire. Routed as an
+  ///     effect's action would be. Without one the refusal is only logged and counted.
   ///   - prepareDependencies: Overrides the dependencies of the feature's reducer and effects.
   ///   - reducer: Makes the feature's reducer.
   public static func actor<
@@ -91,10 +99,11 @@ extension Feature {
     state toLocalState: WritableKeyPath<RootState, LocalState>,
     action route: some ActionRoute<RootAction, LocalAction>,
     afterRestart: LocalAction? = nil,
+    timerRefused: (@Sendable (_ id: String) -> LocalAction)? = nil,
     withDependencies prepareDependencies: (@Sendable (inout DependencyValues) -> Void)? = nil,
     reducer: @escaping @Sendable () -> R
   ) -> Self {
-    self.make(name, toLocalState, route, .actor, .permanent, afterRestart, prepareDependencies, reducer, worker: nil)
+    self.make(name, toLocalState, route, .actor, .permanent, afterRestart, timerRefused, prepareDependencies, reducer, worker: nil)
   }
 
   /// A feature hosted in an actor whose state and actions are Codable, so that the
@@ -107,11 +116,12 @@ extension Feature {
     state toLocalState: WritableKeyPath<RootState, LocalState>,
     action route: some ActionRoute<RootAction, LocalAction>,
     afterRestart: LocalAction? = nil,
+    timerRefused: (@Sendable (_ id: String) -> LocalAction)? = nil,
     withDependencies prepareDependencies: (@Sendable (inout DependencyValues) -> Void)? = nil,
     reducer: @escaping @Sendable () -> R
   ) -> Self {
     let worker = WorkerSupport(route: route, afterRestart: afterRestart, prepareDependencies: prepareDependencies, reducer: reducer)
-    return self.make(name, toLocalState, route, .actor, .permanent, afterRestart, prepareDependencies, reducer, worker: worker)
+    return self.make(name, toLocalState, route, .actor, .permanent, afterRestart, timerRefused, prepareDependencies, reducer, worker: worker)
   }
 
   /// A feature hosted in a worker process: a child of the daemon (the same executable, run as
@@ -134,6 +144,8 @@ extension Feature {
   ///   - afterRestart: An action the feature receives first after a restart — of its worker, or
   ///     of the daemon from its journal: effects that were running died with the old process,
   ///     and this is where the feature starts them again.
+  ///   - timerRefused: The action that tells the feature a durable timer it scheduled was
+  ///     refused, as for ``actor(_:state:action:afterRestart:timerRefused:withDependencies:reducer:)``.
   public static func process<
     LocalState: Codable & Sendable, LocalAction: Codable & Sendable,
     R: Reducer<LocalState, LocalAction> & SendableMetatype
@@ -143,11 +155,12 @@ extension Feature {
     action route: some ActionRoute<RootAction, LocalAction>,
     restart: RestartPolicy = .permanent,
     afterRestart: LocalAction? = nil,
+    timerRefused: (@Sendable (_ id: String) -> LocalAction)? = nil,
     withDependencies prepareDependencies: (@Sendable (inout DependencyValues) -> Void)? = nil,
     reducer: @escaping @Sendable () -> R
   ) -> Self {
     let worker = WorkerSupport(route: route, afterRestart: afterRestart, prepareDependencies: prepareDependencies, reducer: reducer)
-    return self.make(name, toLocalState, route, .process, restart, afterRestart, prepareDependencies, reducer, worker: worker)
+    return self.make(name, toLocalState, route, .process, restart, afterRestart, timerRefused, prepareDependencies, reducer, worker: worker)
   }
 
   /// A case of `LocalAction` that takes no payload, as JSON and decoded: the first leaf of its
@@ -176,6 +189,7 @@ extension Feature {
     _ isolation: FeatureIsolation,
     _ restart: RestartPolicy,
     _ afterRestart: LocalAction?,
+    _ timerRefused: (@Sendable (_ id: String) -> LocalAction)?,
     _ prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
     _ reducer: @escaping @Sendable () -> R,
     worker: WorkerSupport<RootAction>?
@@ -208,6 +222,12 @@ extension Feature {
       worker: worker,
       visibility: visibility,
       afterRestart: afterRestart.flatMap { action in route.embed.map { $0(action) } },
+      timerRefused: timerRefused.flatMap { refused in
+        route.embed.map { embed in
+          let embed = UncheckedSendable(embed)
+          return { id in embed.value(refused(id)) }
+        }
+      },
       internalAction: internalAction,
       routeSample: route.embed.flatMap { embed in Self.sample(of: LocalAction.self).map { ($0.json, embed($0.action)) } },
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },

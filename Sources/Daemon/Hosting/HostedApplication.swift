@@ -21,7 +21,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
   let workers: [WorkerHost<Action>]
   /// What writes the journal, when there is one.
   let journal: JournalWriter?
-  /// The durable timers of the actor features.
+  /// The durable timers of every feature.
   let timers: DurableTimers
   /// Where the actor features' stores ask for drains while the loop routes a call: whoever
   /// routes on the loop does it inside ``LoopDrains/collecting(_:)``.
@@ -79,7 +79,17 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       subscriptions: subscriptions, journal: writer, logger: logger
     )
     let router = Router<Action>(logger: logger)
-    let timers = DurableTimers(pending: opened?.timers ?? [], journal: writer, logger: logger) { [weak router] timer, reduced in
+    let refusals = Dictionary(
+      application.features.compactMap { feature in feature.timerRefused.map { (feature.name, $0) } }, uniquingKeysWith: { first, _ in first }
+    )
+    let timers = DurableTimers(
+      pending: opened?.timers ?? [], journal: writer, limit: configuration.timersMaxPending, logger: logger,
+      refused: { [weak router] timer in
+        // Routed as the feature's effect would route it, so it is journaled and seen like one.
+        guard let action = refusals[timer.feature]?(timer.key) else { return }
+        router?.routeEffectAction(action, cause: writer == nil ? nil : .effect(Self.journalText(of: action)))
+      }
+    ) { [weak router] timer, reduced in
       do {
         let action = try JSONValueDecoder.journal.decode(Action.self, from: JSONValue(parsing: timer.action))
         router?.routeEffectAction(action, cause: writer == nil ? nil : .timer(timer.action), reduced: reduced)

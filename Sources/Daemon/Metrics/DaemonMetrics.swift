@@ -31,6 +31,7 @@ public final class DaemonMetrics: Sendable {
   private let sampler = Mutex<(@Sendable () -> MetricsSample)?>(nil)
   /// What was last read of counts that others keep, to add only what is new to the counters.
   private let lastRestarts = Mutex<[String: Int]>([:])
+  private let lastTimerRefusals = Mutex<[String: Int]>([:])
   private let lastActions = Mutex(0)
   private let actions: Prometheus.Counter
   private let connections: Prometheus.Gauge
@@ -117,6 +118,22 @@ public final class DaemonMetrics: Sendable {
       self.registry.makeGauge(
         descriptor: .named("switchyard_mailbox_depth", help: "Actions queued for a feature and not yet reduced."), labels: [("feature", feature)]
       ).set(to: Double(depth))
+    }
+    for census in sample.timers {
+      self.registry.makeGauge(
+        descriptor: .named("switchyard_timers_pending", help: "Durable timers a feature has pending."), labels: [("feature", census.feature)]
+      ).set(to: Double(census.pending))
+      let refused = self.lastTimerRefusals.withLock { last in
+        defer { last[census.feature] = max(last[census.feature] ?? 0, census.refused) }
+        return max(0, census.refused - (last[census.feature] ?? 0))
+      }
+      let counter = self.registry.makeCounter(
+        descriptor: .named(
+          "switchyard_timers_refused_total", help: "Durable timers refused because their feature had timers.maxPending pending."
+        ),
+        labels: [("feature", census.feature)]
+      )
+      if refused > 0 { counter.increment(by: Int64(refused)) }
     }
     for worker in sample.workers {
       let restarts = self.lastRestarts.withLock { last in

@@ -15,6 +15,8 @@ struct MetricsSample: Sendable {
   /// Per feature, in declaration order: the actions queued and not yet reduced.
   var mailboxes: [(feature: String, depth: Int)] = []
   var workers: [WorkerSnapshot] = []
+  /// Per feature with durable timers, those pending and those refused.
+  var timers: [TimerCensus] = []
 }
 
 /// Resident memory of a process, from `/proc/PID/statm`; `nil` when it cannot be read (the

@@ -171,6 +171,10 @@ final class ChangeLog: Sendable {
         for change in contents.history where change.seq > since {
           self.subscriptions.deliver(change, to: subscriber, state: contents.state)
         }
+      } else if self.journal?.unavailable != nil {
+        // Reads go on while the journal cannot be written: the snapshot shows what `Get` shows,
+        // changes the journal has yet to take included, rather than nothing until it can.
+        self.subscriptions.pushNow(.snapshot(seq: contents.seq, value: value), to: subscriber)
       } else {
         self.subscriptions.push(.snapshot(seq: contents.seq, value: value), seq: contents.seq, to: subscriber)
       }

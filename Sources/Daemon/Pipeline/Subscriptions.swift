@@ -77,6 +77,12 @@ final class Subscriptions: Sendable {
     self.push(item, seq: seq, to: [subscriber.id], of: subscriber.feed)
   }
 
+  /// Hands `item` to `subscriber` at once, whatever is held back for the disk: a snapshot while
+  /// the journal cannot be written, which would otherwise wait out the whole outage.
+  func pushNow(_ item: Subscriber.Item, to subscriber: Subscriber) {
+    Self.hand(Addressed(feed: subscriber.feed, id: subscriber.id, at: subscriber.feed.endIndex, item: item))
+  }
+
   /// Hands `item` to each subscriber `ids` of `feed`, placed after the changes so far, as
   /// ``push(_:seq:to:)`` does to one: the hold-back decided once for all of them.
   private func push(_ item: Subscriber.Item, seq: UInt64, to ids: [Int], of feed: PathFeed) {

@@ -54,7 +54,7 @@ extension StoreResponder {
 
   /// `Status`: how the daemon is doing.
   func status() -> JSONObject {
-    [
+    var status: JSONObject = [
       "uptime": .double(Double((ContinuousClock.now - self.started).components.seconds)),
       "features": .int(Int64(self.features.count)),
       "connections": .int(Int64(self.counters.connections.load(ordering: .relaxed))),
@@ -66,6 +66,10 @@ extension StoreResponder {
       ),
       "durability": self.durability.json(unavailable: self.changeLog.journalUnavailable),
     ]
+    if let timers = self.timers {
+      status["timers"] = ["maxPending": .int(Int64(timers.limit)), "features": .array(timers.census.map(\.json))]
+    }
+    return status
   }
 }
 
@@ -86,7 +90,8 @@ extension StoreResponder {
       seq: self.changeLog.currentSeq,
       actions: self.actionCount.load(ordering: .relaxed),
       mailboxes: [],
-      workers: self.features.compactMap { feature in self.workers[feature.name].map { $0() } }
+      workers: self.features.compactMap { feature in self.workers[feature.name].map { $0() } },
+      timers: self.timers?.census ?? []
     )
   }
 }

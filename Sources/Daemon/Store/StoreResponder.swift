@@ -20,6 +20,8 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   let changeLog: ChangeLog
   /// What `Status` says of durability.
   let durability: DurabilityStatus
+  /// The durable timers, for `Status` and the metrics.
+  let timers: DurableTimers?
   let subscriptions: Subscriptions
   let features: [Feature<State, Action>]
   /// The features hosted in worker processes, by name: how their workers are doing.
@@ -54,6 +56,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     configuration: LiveConfiguration,
     counters: ServerCounters,
     durability: DurabilityStatus = .none,
+    timers: DurableTimers? = nil,
     product: String = "switchyardd",
     version: String = switchyardVersion,
     metrics: DaemonMetrics? = nil,
@@ -62,6 +65,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     self.product = product
     self.version = version
     self.durability = durability
+    self.timers = timers
     self.metrics = metrics
     self.journalReader = changeLog.journalWriter.map(JournalReader.init(writer:))
     self.router = router
@@ -202,7 +206,8 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
           // Answered once the change is kept as the durability mode asks (strict: on the disk).
           self.changeLog.whenDurable(seq) { unavailable in
             if let unavailable {
-              answer.finish(VarlinkError(SwitchyardError.journalUnavailable(reason: unavailable)))
+              // Applied already: a refusal would have the client send it again.
+              answer.finish(VarlinkError(SwitchyardError.appliedNotDurable(seq: Int(clamping: seq), reason: unavailable)))
             } else {
               answer.reply(.sequenceNumber(seq))
               answer.finish()

@@ -9,6 +9,9 @@ struct WorkerExit: Sendable, CustomStringConvertible {
   let wasShutdown: Bool
   /// Set when the daemon killed it for leaving a health probe unanswered this long.
   var unresponsiveAfter: Duration? = nil
+  /// Set when the daemon killed it for not getting ready this long after it was handed the
+  /// state.
+  var unreadyAfter: Duration? = nil
 
   var signal: Int32? { self.status & 0x7f == 0 ? nil : self.status & 0x7f }
   var exitCode: Int32? { self.signal == nil ? (self.status >> 8) & 0xff : nil }
@@ -24,6 +27,7 @@ struct WorkerExit: Sendable, CustomStringConvertible {
   var description: String {
     if self.wasShutdown { return "shut down by the supervisor" }
     if let unresponsiveAfter { return "killed: it did not answer its health probe within \(unresponsiveAfter)" }
+    if let unreadyAfter { return "killed: it was not ready within \(unreadyAfter) of being handed the state" }
     if let signal { return "killed by signal \(signal) (\(signalName(signal)))" }
     return "exited with status \(self.exitCode ?? -1)"
   }

@@ -71,7 +71,40 @@ extension WorkerHost {
       let start = WorkerMessage.start(state: state, restarted: restarted).frame()
       self.contents.withLock { self.send(start, to: worker.link, in: &$0) }
       if !waiting { continuation.resume() }
+      // A worker that never gets ready (a standby stopped with SIGSTOP, or stuck) would hold
+      // every action of the feature for as long as it stays so: the handover has a deadline,
+      // as a probe has, and past it the worker ends like one that crashed.
+      let deadline = self.readinessDeadline(standby: standby != nil)
+      worker.link.eventLoop.scheduleTask(in: .nanoseconds(Int64(deadline / .nanoseconds(1)))) {
+        self.readinessTimedOut(generation: worker.generation, deadline: deadline)
+      }
     }
+  }
+
+  /// How long a worker handed its state may take to answer `ready`: a standby has started
+  /// already and only decodes the state, as quick as a probe's answer; a new process starts the
+  /// Swift runtime first, which takes seconds on a loaded machine.
+  private func readinessDeadline(standby: Bool) -> Duration {
+    standby ? self.probeTimeout : self.probeTimeout + .seconds(30)
+  }
+
+  /// The worker of `generation` was handed its state `deadline` ago: if it is not ready yet it
+  /// is killed, and the supervisor starts a new process from the state the daemon holds (a
+  /// restart), to which the actions waiting for the feature go.
+  private func readinessTimedOut(generation: Int, deadline: Duration) {
+    let pid = self.contents.withLock { contents -> pid_t? in
+      guard contents.generation == generation, contents.phase == .starting, let pid = contents.pid,
+        !contents.shuttingDown, contents.unreadyAfter == nil, !contents.killedAsUnresponsive
+      else { return nil }
+      contents.unreadyAfter = deadline
+      return pid
+    }
+    guard let pid else { return }
+    self.logger.error(
+      "the worker was not ready in time after it was handed the state: killing it",
+      metadata: ["pid": "\(pid)", "timeout": "\(deadline)"]
+    )
+    kill(pid, SIGKILL)
   }
 
   /// Spawns a worker process and connects its link; the worker waits for its state.
@@ -187,7 +220,8 @@ extension WorkerHost {
       guard let status = contents.ended.status, contents.ended.linkClosed else { return nil }
       let exit = Exit(
         status: status, wasShutdown: contents.shuttingDown,
-        unresponsiveAfter: contents.killedAsUnresponsive ? self.probeTimeout : nil
+        unresponsiveAfter: contents.killedAsUnresponsive ? self.probeTimeout : nil,
+        unreadyAfter: contents.unreadyAfter
       )
       var crashed: Pending?
       let inProgress = contents.page?.actionID ?? 0
@@ -209,6 +243,7 @@ extension WorkerHost {
       contents.endedAt = .now
       contents.shuttingDown = false
       contents.killedAsUnresponsive = false
+      contents.unreadyAfter = nil
       for answered in contents.probes.values { answered() }
       contents.probes.removeAll()
       for waiter in contents.readyWaiters { waiter.resume() }

@@ -344,6 +344,9 @@ struct WorkerHostContents: ~Copyable {
   var ended: (status: Int32?, linkClosed: Bool) = (nil, false)
   /// The current worker was killed because it left a health probe unanswered.
   var killedAsUnresponsive = false
+  /// The current worker was killed because it was not ready this long after it was handed the
+  /// state.
+  var unreadyAfter: Duration?
   /// How many actions the workers answered.
   var answeredActions: UInt64 = 0
 

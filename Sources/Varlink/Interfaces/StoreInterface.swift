@@ -34,6 +34,7 @@ public enum StoreInterface {
     case internalAction = "InternalAction"
     case featureCrashed = "FeatureCrashed"
     case journalUnavailable = "JournalUnavailable"
+    case appliedNotDurable = "AppliedNotDurable"
     case backupFailed = "BackupFailed"
     case noJournal = "NoJournal"
     case seqNotRetained = "SeqNotRetained"
@@ -240,6 +241,14 @@ public enum StoreInterface {
     # Needs the admin permission.
     method Backup() -> (path: string, seq: int, bytes: int)
 
+    # One feature's durable timers: how many are pending, and how many it scheduled since the
+    # start that were refused because it had as many pending as timers.maxPending allows.
+    type FeatureTimers (feature: string, pending: int, refused: int)
+
+    # The durable timers: how many each feature may have pending, and every feature that had
+    # one pending or refused since the start.
+    type Timers (maxPending: int, features: []FeatureTimers)
+
     # How the daemon is doing.
     method Status() -> (
       uptime: float,
@@ -249,12 +258,14 @@ public enum StoreInterface {
       actions: int,
       seq: int,
       workers: []Worker,
-      durability: Durability
+      durability: Durability,
+      timers: ?Timers
     )
 
     # Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4): calls by
     # method and result and how long they took, reductions and mailbox depth by feature,
-    # subscribers and their queues, connections, worker restarts and memory, journal commits.
+    # subscribers and their queues, connections, worker restarts and memory, journal commits,
+    # durable timers pending and refused by feature.
     # Needs the read permission, as Status does.
     method Metrics() -> (text: string)
 
@@ -292,10 +303,16 @@ public enum StoreInterface {
     # not applied; the worker restarts without it. "reason" says how the worker ended.
     error FeatureCrashed (feature: string, reason: string)
 
-    # The journal cannot be written (a full disk, a failed fsync): "reason" says why. A Send
-    # that gets it before it was routed changed nothing; one in flight when the journal failed
-    # was applied, and is journaled once writes succeed again. Reads go on meanwhile.
+    # The journal cannot be written (a full disk, a failed fsync): "reason" says why. The Send
+    # that gets it changed nothing, and may be sent again once the journal can be written.
+    # Reads and subscriptions go on meanwhile.
     error JournalUnavailable (reason: string)
+
+    # The Send was applied — the state at "seq" includes it, and Get shows it — but the journal
+    # could not take the change ("reason": a full disk, a failed fsync). The daemon keeps
+    # trying and journals it once it can; until then a crash may lose it. Do not send it
+    # again: it would be applied twice.
+    error AppliedNotDurable (seq: int, reason: string)
 
     # The daemon keeps no journal: it runs without a state directory.
     error NoJournal ()

@@ -42,6 +42,10 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
   /// `io.switchyard.Store.JournalUnavailable`: the daemon cannot write its journal (a full disk,
   /// a failed fsync), so it acknowledges no change until it can again.
   case journalUnavailable(reason: String)
+  /// `io.switchyard.Store.AppliedNotDurable`: the action was applied (the state at `seq`
+  /// includes it) but the journal could not take the change (`reason`); the daemon journals it
+  /// once it can. Not to be sent again: it would be applied twice.
+  case appliedNotDurable(seq: Int, reason: String)
   /// `io.switchyard.Store.BackupFailed`: the daemon could not write the copy of its journal
   /// `Backup` asked for (`reason` says why); the journal itself is as it was.
   case backupFailed(reason: String)
@@ -89,6 +93,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
         }
       case .featureCrashed: self = .featureCrashed(feature: string("feature") ?? "", reason: string("reason") ?? "")
       case .journalUnavailable: self = .journalUnavailable(reason: string("reason") ?? "")
+      case .appliedNotDurable: self = .appliedNotDurable(seq: int("seq") ?? 0, reason: string("reason") ?? "")
       case .backupFailed: self = .backupFailed(reason: string("reason") ?? "")
       case .internalAction:
         self = int("index").map { .internalAction(index: $0, feature: string("feature") ?? "", action: string("action") ?? "") } ?? unknown
@@ -130,6 +135,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case .timeout: StoreInterface.ErrorName.timeout.qualifiedName
     case .featureCrashed: StoreInterface.ErrorName.featureCrashed.qualifiedName
     case .journalUnavailable: StoreInterface.ErrorName.journalUnavailable.qualifiedName
+    case .appliedNotDurable: StoreInterface.ErrorName.appliedNotDurable.qualifiedName
     case .backupFailed: StoreInterface.ErrorName.backupFailed.qualifiedName
     case .internalAction: StoreInterface.ErrorName.internalAction.qualifiedName
     case .permissionDenied: StoreInterface.ErrorName.permissionDenied.qualifiedName
@@ -160,6 +166,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case let .tooManyConnections(limit): ["limit": .int(Int64(limit))]
     case let .timeout(seconds): ["seconds": .double(seconds)]
     case let .featureCrashed(feature, reason): ["feature": .string(feature), "reason": .string(reason)]
+    case let .appliedNotDurable(seq, reason): ["seq": .int(Int64(seq)), "reason": .string(reason)]
     case let .internalAction(index, feature, action):
       ["index": .int(Int64(index)), "feature": .string(feature), "action": .string(action)]
     case let .permissionDenied(method, reason, action, path):

@@ -2,8 +2,20 @@ import Testing
 
 @testable import SwitchyardDaemon
 
-/// `state.directory`, `durability.mode` and `durability.interval`, from the environment.
+/// `state.directory`, `durability.mode`, `durability.interval` and `timers.maxPending`, from the
+/// environment.
 @Suite struct DurabilityConfigurationTests {
+  @Test func eachFeatureMayHaveTenThousandTimersPendingUnlessSetOtherwise() async throws {
+    #expect(try await DaemonConfiguration.load(file: nil, environment: [:]).timersMaxPending == 10_000)
+    let configured = try await DaemonConfiguration.load(file: nil, environment: ["SWITCHYARD_TIMERS_MAX_PENDING": "50"])
+    #expect(configured.timersMaxPending == 50)
+    await #expect {
+      try await DaemonConfiguration.load(file: nil, environment: ["SWITCHYARD_TIMERS_MAX_PENDING": "0"])
+    } throws: { error in
+      "\(error)" == "timers.maxPending must be positive, not 0"
+    }
+  }
+
   @Test func withoutAStateDirectoryNothingIsJournaledAndStrictIsTheMode() async throws {
     let configuration = try await DaemonConfiguration.load(file: nil, environment: [:])
     #expect(configuration.stateDirectory == nil)

@@ -33,7 +33,7 @@ import Testing
   /// on the event loop's side; with a scan of every pending timer per cancel this took tens of
   /// seconds. A timer set after it all still fires on time.
   @Test func twentyThousandTimersScheduledAndHalfCancelledStallNothing() async throws {
-    let daemon = try await DaemonProcess(executable: "switchyard-fixture")
+    let daemon = try await DaemonProcess(environment: ["SWITCHYARD_TIMERS_MAX_PENDING": "20000"], executable: "switchyard-fixture")
     let client = try daemon.connect()
     let started = ContinuousClock.now
     for batch in 0..<20 {
@@ -52,6 +52,41 @@ import Testing
     try client.call("io.switchyard.Store.Send", self.remind("soon", after: 0.2))
     try await eventually { try self.fired(client) == ["soon"] }
     #expect(await daemon.terminate() == 0)
+  }
+
+  /// Each feature has a bound of its own (`timers.maxPending`, 3 here): `reminders` at it has
+  /// its next timer refused — told to its reducer, counted in `Status` and the metrics — while a
+  /// timer that replaces one of its own is kept, and so is another feature's.
+  @Test func aFeatureAtItsTimerBoundIsToldOfTheRefusalAndOtherFeaturesKeepTheirTimers() async throws {
+    let daemon = try await DaemonProcess(environment: ["SWITCHYARD_TIMERS_MAX_PENDING": "3"], executable: "switchyard-fixture")
+    let client = try daemon.connect()
+    for id in ["a", "b", "c", "d"] { try client.call("io.switchyard.Store.Send", self.remind(id, after: 3600)) }
+    try await eventually { try client.call("io.switchyard.Store.Get", ["path": "/reminders/refused"])["state"] == ["d"] }
+
+    // Another feature's timer is kept, and fires.
+    try client.call("io.switchyard.Store.Send", ["action": ["alpha": ["remind": ["after": 2.0]]]])
+    #expect(try self.metrics(client).contains(#"switchyard_timers_pending{feature="alpha"} 1"#))
+    try await eventually { try client.call("io.switchyard.Store.Get", ["path": "/alpha/count"])["state"] == 1 }
+    try client.call("io.switchyard.Store.Send", self.remind("a", after: 0.2))
+    try await eventually { try self.fired(client) == ["a"] }
+
+    let timers = try client.call("io.switchyard.Store.Status")["timers"]
+    #expect(timers?["maxPending"] == 3)
+    #expect(
+      timers?["features"] == [["feature": "alpha", "pending": 0, "refused": 0], ["feature": "reminders", "pending": 2, "refused": 1]],
+      "\(String(describing: timers))"
+    )
+    let metrics = try self.metrics(client)
+    #expect(metrics.contains(#"switchyard_timers_refused_total{feature="reminders"} 1"#), "\(metrics)")
+    #expect(metrics.contains(#"switchyard_timers_pending{feature="reminders"} 2"#), "\(metrics)")
+    #expect(metrics.contains(#"switchyard_timers_pending{feature="alpha"} 0"#), "fired, it is not pending: \(metrics)")
+    #expect(try client.call("io.switchyard.Store.Get", ["path": "/reminders/refused"])["state"] == ["d"])
+    #expect(await daemon.terminate() == 0)
+  }
+
+  private func metrics(_ client: VarlinkTestClient) throws -> String {
+    guard case let .string(text)? = try client.call("io.switchyard.Store.Metrics")["text"] else { throw MetricsMissing() }
+    return text
   }
 
   @Test func timersSetBeforeAKillFireAfterTheRestartTheLateOnesAtOnceInOrder() async throws {
@@ -131,6 +166,7 @@ extension DurableTimerTests {
 }
 
 private struct JournalMissing: Error {}
+private struct MetricsMissing: Error {}
 
 extension JSONValue {
   fileprivate var arrayCount: Int? {

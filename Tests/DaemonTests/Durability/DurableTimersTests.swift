@@ -96,6 +96,32 @@ import Testing
     timers.stop()
   }
 
+  /// The limit is each feature's own: one that fills it leaves the others theirs. Each refusal
+  /// is told (the daemon routes the feature's `timerRefused` action from it) and counted, and a
+  /// cancelled timer makes room again.
+  @Test func oneFeatureAtItsLimitLeavesTheOthersTheirsAndEachRefusalIsToldAndCounted() {
+    let now = self.now
+    let told = Mutex<[String]>([])
+    let timers = DurableTimers(
+      journal: nil, limit: 2, logger: Logger(label: "test"),
+      refused: { timer in told.withLock { $0.append("\(timer.feature)/\(timer.key)") } }
+    ) { _, reduced in reduced() }
+    for key in ["a", "b", "c", "d"] { timers.schedule(self.timer(key, now + 3600)) }
+    timers.schedule(self.timer("x", now + 3600, feature: "other"))
+    timers.schedule(self.timer("y", now + 3600, feature: "other"))
+    #expect(timers.count == 4)
+    #expect(told.withLock { $0 } == ["reminders/c", "reminders/d"])
+    #expect(
+      timers.census == [
+        TimerCensus(feature: "other", pending: 2, refused: 0), TimerCensus(feature: "reminders", pending: 2, refused: 2),
+      ]
+    )
+    timers.cancel(feature: "reminders", id: "a")
+    timers.schedule(self.timer("c", now + 3600))
+    #expect(timers.census.last == TimerCensus(feature: "reminders", pending: 2, refused: 2))
+    #expect(told.withLock { $0 }.count == 2)
+  }
+
   @Test func pastTheLimitATimerIsRefusedAndOneReplacedIsNot() {
     let now = self.now
     let (timers, _) = self.timers(limit: 2)

@@ -32,6 +32,15 @@ import Testing
     }
   }
 
+  /// Fills the file system at `directory` with one file until it takes no more.
+  private func fill(_ directory: String) throws {
+    let fd = open(directory + "/filler", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    defer { close(fd) }
+    let chunk = [UInt8](repeating: 0xAB, count: 4096)
+    while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+  }
+
   private func isJournalUnavailable(_ error: any Error) -> Bool {
     (error as? VarlinkErrorReply)?.name == "io.switchyard.Store.JournalUnavailable"
   }
@@ -58,7 +67,11 @@ import Testing
       }
     }
     let reason = try #require(refusal, "the disk filled up").parameters["reason"]
-    #expect(refusal?.name == "io.switchyard.Store.JournalUnavailable", "\(String(describing: refusal))")
+    // The Send whose commit failed was applied, and says so; one refused before it is routed was not.
+    #expect(
+      ["io.switchyard.Store.AppliedNotDurable", "io.switchyard.Store.JournalUnavailable"].contains(refusal?.name),
+      "\(String(describing: refusal))"
+    )
     #expect(reason.map { "\($0)".contains("full") } == true, "the reason says the disk is full: \(String(describing: reason))")
     #expect(acknowledged > 0)
 
@@ -94,5 +107,61 @@ import Testing
     guard case let .int(keptCount) = kept else { throw ConnectionClosed() }
     #expect(keptCount >= Int64(acknowledged), "\(keptCount) kept of \(acknowledged) acknowledged")
     #expect(await restarted.terminate() == 0)
+  }
+
+  /// A `Send` whose change was applied when the journal could not take it is told so, not
+  /// refused as if nothing had happened (a client would send it again and apply it twice):
+  /// `AppliedNotDurable` with its seq, which `Get` shows. A `Send` refused after that changed
+  /// nothing. Meanwhile a new subscriber gets its snapshot and `Backup` says the disk is full;
+  /// once there is room the change is journaled, once.
+  @Test func aChangeAppliedWhenTheDiskIsFullIsSaidToBeAppliedAndIsJournaledOnceThereIsRoom() async throws {
+    let disk = try await SmallDisk(size: "2m")
+    let state = disk.path + "/state"
+    let daemon = try await DaemonProcess(arguments: ["--state-directory", state])
+    let client = try daemon.connect()
+    try client.call("io.switchyard.Store.Send", Self.increment)
+    try self.fill(disk.path)
+    // The WAL reuses what it already holds: a few more commits until one needs a new page.
+    var refusal: VarlinkErrorReply?
+    for _ in 0..<5_000 {
+      do {
+        try client.call("io.switchyard.Store.Send", Self.increment)
+      } catch let error as VarlinkErrorReply {
+        refusal = error
+        break
+      }
+    }
+    let applied = try #require(refusal, "the disk filled up")
+    #expect(applied.name == "io.switchyard.Store.AppliedNotDurable", "\(applied)")
+    guard case let .int(seq)? = applied.parameters["seq"] else { throw ConnectionClosed() }
+    let shown = try client.call("io.switchyard.Store.Get", ["path": "/primes/count"])
+    #expect(shown["seq"] == .int(seq), "Get shows the change: \(shown)")
+
+    let refused = #expect(throws: VarlinkErrorReply.self) { try client.call("io.switchyard.Store.Send", Self.increment) }
+    #expect(refused?.name == "io.switchyard.Store.JournalUnavailable", "\(String(describing: refused))")
+    #expect(try client.call("io.switchyard.Store.Get", ["path": "/primes/count"]) == shown, "the refused Send changed nothing")
+
+    let subscriber = try daemon.connect()
+    try subscriber.send("io.switchyard.Store.Subscribe", ["path": "/primes/count"], more: true)
+    let snapshot = try #require(try subscriber.read())
+    #expect(snapshot["parameters"]?["seq"] == .int(seq) && snapshot["parameters"]?["state"] == shown["state"], "\(snapshot)")
+
+    let backup = #expect(throws: VarlinkErrorReply.self) { try client.call("io.switchyard.Store.Backup") }
+    #expect(backup?.name == "io.switchyard.Store.BackupFailed", "\(String(describing: backup))")
+    #expect(backup.map { "\($0.parameters)".contains("disk is full") } == true, "\(String(describing: backup))")
+
+    #expect(unlink(disk.path + "/filler") == 0)
+    try await eventually(within: .seconds(10)) {
+      do {
+        try client.call("io.switchyard.Store.Send", Self.increment)
+        return true
+      } catch where self.isJournalUnavailable(error) {
+        return false
+      }
+    }
+    let entries = try client.call("io.switchyard.Store.Journal", ["since": .int(seq - 1)])["entries"]
+    guard case let .array(journaled)? = entries else { throw ConnectionClosed() }
+    #expect(journaled.map { $0["seq"] } == [.int(seq), .int(seq + 1)], "journaled once, then the next change: \(journaled)")
+    #expect(await daemon.terminate() == 0)
   }
 }

@@ -61,6 +61,43 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// A handover has the probe's deadline: a standby stopped (SIGSTOP) when the active worker is
+  /// killed does not hold the feature's clients for as long as it stays stopped. It is killed
+  /// once it is not ready within the probe timeout, a new worker starts from the state the daemon
+  /// holds, and the `Send` waiting for the feature is answered by it.
+  @Test func aStoppedStandbyIsKilledAtTheHandoverDeadlineAndANewWorkerAnswers() async throws {
+    let (daemon, client, _, activePid) = try await self.fixtureWatchingBeta()
+    var standbyPid: pid_t?
+    try await eventually {
+      standbyPid = try self.workerSnapshot(of: "beta", client)?["standbyPid"].flatMap { if case let .int(pid) = $0 { pid_t(pid) } else { nil } }
+      return standbyPid != nil
+    }
+    let standby = try #require(standbyPid)
+    defer {
+      kill(standby, SIGCONT)
+      kill(standby, SIGKILL)
+    }
+    #expect(kill(standby, SIGSTOP) == 0)
+    #expect(kill(activePid, SIGKILL) == 0)
+
+    // Reads wait longer than the bound checked below, so that a late answer is measured.
+    let patient = try VarlinkTestClient(path: daemon.socketPath, timeout: .seconds(20))
+    let started = ContinuousClock.now
+    let reply = try #require(try loggingDaemonOnError(daemon) { try sendAndRead(["beta": ["increment": [:]]], on: patient) })
+    let answeredAfter = ContinuousClock.now - started
+    #expect(reply["parameters"]?["seq"] != nil, "\(reply)\n\(daemon.log)")
+    // The probe timeout (0.5 s), then a new process, which takes seconds on a loaded machine:
+    // far from the stop's indefinite length.
+    #expect(answeredAfter < .seconds(10), "\(answeredAfter)")
+    try await eventually { kill(standby, 0) != 0 }
+    let beta = try #require(try self.workerSnapshot(of: "beta", client))
+    if case let .int(pid)? = beta["pid"] { #expect(![activePid, standby].contains(pid_t(pid))) }
+    #expect(beta["restarts"] == 2, "the kill and the standby that was not ready: \(beta)")
+    #expect(daemon.log.contains("was not ready in time"), "\(daemon.log)")
+    #expect(try client.call("io.switchyard.Store.Get", ["path": "/beta/count"])["state"] == 2)
+    #expect(await daemon.terminate() == 0)
+  }
+
   @Test func aProbeTimeoutMustBePositive() async throws {
     await #expect(throws: DaemonFailedToStart.self) {
       _ = try await DaemonProcess(environment: ["SWITCHYARD_SUPERVISION_PROBE_TIMEOUT": "0"])
@@ -99,6 +136,12 @@ import Testing
   private func sendAndRead(_ action: JSONValue, on client: VarlinkTestClient) throws -> JSONValue? {
     try client.send("io.switchyard.Store.Send", ["action": action])
     return try client.read()
+  }
+
+  private func workerSnapshot(of feature: String, _ client: VarlinkTestClient) throws -> JSONValue? {
+    let workers = try client.call("io.switchyard.Store.Status")["workers"]
+    guard case let .array(list)? = workers else { return nil }
+    return list.first { $0["feature"] == .string(feature) }
   }
 
   private func workerPid(of feature: String, _ client: VarlinkTestClient) throws -> pid_t? {
