@@ -154,11 +154,11 @@ def test_describe_lists_the_features(store):
                                  "favoritePrimes.loaded", "favoritePrimes.storageFailed", "favoritePrimes.favoritesChanged"],
              "isolation": "process",
              "worker": description["features"][0]["worker"],
-             "dates": {"state": [], "action": []}},
+             "dates": {"state": [], "action": []}, "actionPrefix": ""},
             {"name": "activityFeed", "state": "/activityFeed", "readOnly": True, "action": "PrimeTime.FavoritesChange", "actions": [], "internalActions": ["added", "removed"], "isolation": "actor",
              "dates": {"state": ["/*/timestamp"], "action": []}},
             {"name": "signUp", "state": "/signUp", "readOnly": False, "action": "PrimeTime.SignUp.Action", "actions": ["emailChanged", "passwordChanged", "submitTapped"], "internalActions": [], "isolation": "actor",
-             "dates": {"state": [], "action": []}},
+             "dates": {"state": [], "action": []}, "actionPrefix": "signUp"},
         ],
         "access": {"read": True, "write": True, "admin": True},
     }
