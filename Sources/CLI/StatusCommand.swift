@@ -105,6 +105,20 @@ struct StatusView {
         field("Pruning", style.yellow("failed \(failures) time\(failures == 1 ? "" : "s")\(last)"))
       }
     }
+    if let timers = self.status["timers"] {
+      let features = timers["features"]?.arrayValue ?? []
+      let pending = features.reduce(0) { $0 + ($1["pending"]?.intValue ?? 0) }
+      let refused = features.reduce(0) { $0 + ($1["refused"]?.intValue ?? 0) }
+      if pending > 0 || refused > 0 {
+        var text = "\(pending) pending"
+        if let due = timers["nextDue"]?.stringValue { text += ", next due \(due)" }
+        if refused > 0 {
+          let who = features.filter { ($0["refused"]?.intValue ?? 0) > 0 }.compactMap { $0["feature"]?.stringValue }
+          text += style.yellow(", \(refused) refused (timers.maxPending) to \(who.joined(separator: ", "))")
+        }
+        field("Timers", text)
+      }
+    }
     let connections = self.status["connections"]?.intValue ?? 0
     let subscribers = self.status["subscribers"]?.intValue ?? 0
     field(

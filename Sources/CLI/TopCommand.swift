@@ -93,10 +93,19 @@ struct TopFrame {
     let deepest = Int(metrics.value("switchyard_subscriber_queue_depth_max") ?? 0)
     let memory = metrics.value("process_resident_memory_bytes").map { Formatting.bytes($0) } ?? "?"
     let durability = status["durability"]?["mode"]?.stringValue ?? "?"
-    lines.append(
+    var second =
       "connections \(connections)   subscribers \(subscribers) (queued \(queued), deepest \(deepest))"
-        + "   memory \(memory)   durability \(durability)"
-    )
+      + "   memory \(memory)   durability \(durability)"
+    let timers = Self.sum(metrics.matching("switchyard_timers_pending", [:]))
+    if timers > 0 {
+      second += "   timers \(Int(timers))"
+      if let due = metrics.value("switchyard_timers_next_due_timestamp_seconds"), due > 0,
+        let text = RFC3339.string(from: Date(timeIntervalSince1970: due))
+      {
+        second += " (next \(text))"
+      }
+    }
+    lines.append(second)
     lines.append("")
 
     var features: [[String]] = [["FEATURE", "ISOLATION", "ACTIONS/S", "REDUCE p50", "p90", "p99", "MAILBOX"].map(style.bold)]

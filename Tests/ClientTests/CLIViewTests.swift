@@ -56,6 +56,10 @@ struct CLIViewTests {
       durability["pruneFailures"] = 3
       durability["lastPruneError"] = "SQLite error 11: database disk image is malformed"
       object["durability"] = .object(durability)
+      object["timers"] = [
+        "maxPending": 10_000, "nextDue": "2027-01-01T00:00:00Z",
+        "features": [["feature": "primes", "pending": 3, "refused": 0], ["feature": "signUp", "pending": 10_000, "refused": 12]],
+      ]
       status = .object(object)
     }
     let view = StatusView(socket: "run/todos.sock", status: status, describe: Self.describe, info: ["product": "todosd"])
@@ -149,6 +153,8 @@ struct CLIViewTests {
     switchyard_mailbox_depth{feature="activityFeed"} 0.0
     switchyard_mailbox_depth{feature="signUp"} 0.0
     switchyard_worker_restarts_total{feature="primes"} \(restarts)
+    switchyard_timers_pending{feature="primes"} 2.0
+    switchyard_timers_next_due_timestamp_seconds 1798761600.0
     switchyard_worker_resident_memory_bytes{feature="primes"} 12897484.8
     switchyard_call_duration_seconds_bucket{method="io.switchyard.Store.Send",le="0.00005"} \(sends / 2)
     switchyard_call_duration_seconds_bucket{method="io.switchyard.Store.Send",le="0.00025"} \(sends + 3)

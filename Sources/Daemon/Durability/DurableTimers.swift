@@ -90,6 +90,12 @@ final class DurableTimers: Sendable {
       self.timers[entry.key]?.deadline == entry.deadline
     }
 
+    /// The deadline of the pending timer that falls due first; the stale entries before it go.
+    mutating func nextDeadline() -> Double? {
+      while let first = self.deadlines.min, !self.isCurrent(first) { self.deadlines.removeMin() }
+      return self.deadlines.min?.deadline
+    }
+
     /// Takes the timers due at `now`, in the order they fell due, and returns the next
     /// deadline after them.
     mutating func takeDue(at now: Double) -> (due: [JournaledTimer], next: Double?) {
@@ -177,6 +183,11 @@ final class DurableTimers: Sendable {
         )
       }
     }
+  }
+
+  /// When the pending timer that falls due first does, in seconds since 1970; `nil` with none.
+  var nextDue: Double? {
+    self.pending.withLock { $0.nextDeadline() }
   }
 
   /// How many timers are pending.

@@ -119,6 +119,14 @@ public final class DaemonMetrics: Sendable {
         descriptor: .named("switchyard_mailbox_depth", help: "Actions queued for a feature and not yet reduced."), labels: [("feature", feature)]
       ).set(to: Double(depth))
     }
+    if !sample.timers.isEmpty {
+      self.registry.makeGauge(
+        descriptor: .named(
+          "switchyard_timers_next_due_timestamp_seconds",
+          help: "When the first pending durable timer falls due, in seconds since 1970; 0 when none is pending."
+        )
+      ).set(to: sample.nextTimerDue ?? 0)
+    }
     for census in sample.timers {
       self.registry.makeGauge(
         descriptor: .named("switchyard_timers_pending", help: "Durable timers a feature has pending."), labels: [("feature", census.feature)]

@@ -17,6 +17,8 @@ struct MetricsSample: Sendable {
   var workers: [WorkerSnapshot] = []
   /// Per feature with durable timers, those pending and those refused.
   var timers: [TimerCensus] = []
+  /// When the first pending durable timer falls due, in seconds since 1970.
+  var nextTimerDue: Double?
 }
 
 /// Resident memory of a process, from `/proc/PID/statm`; `nil` when it cannot be read (the

@@ -1,3 +1,4 @@
+import Foundation
 import SwitchyardRuntime
 import SwitchyardVarlink
 
@@ -67,7 +68,11 @@ extension StoreResponder {
       "durability": self.durability.json(unavailable: self.changeLog.journalUnavailable),
     ]
     if let timers = self.timers {
-      status["timers"] = ["maxPending": .int(Int64(timers.limit)), "features": .array(timers.census.map(\.json))]
+      var object: JSONObject = ["maxPending": .int(Int64(timers.limit)), "features": .array(timers.census.map(\.json))]
+      if let due = timers.nextDue, let text = RFC3339.string(from: Date(timeIntervalSince1970: due)) {
+        object["nextDue"] = .string(text)
+      }
+      status["timers"] = .object(object)
     }
     return status
   }
@@ -91,7 +96,8 @@ extension StoreResponder {
       actions: self.actionCount.load(ordering: .relaxed),
       mailboxes: [],
       workers: self.features.compactMap { feature in self.workers[feature.name].map { $0() } },
-      timers: self.timers?.census ?? []
+      timers: self.timers?.census ?? [],
+      nextTimerDue: self.timers?.nextDue
     )
   }
 }

@@ -245,9 +245,9 @@ public enum StoreInterface {
     # start that were refused because it had as many pending as timers.maxPending allows.
     type FeatureTimers (feature: string, pending: int, refused: int)
 
-    # The durable timers: how many each feature may have pending, and every feature that had
-    # one pending or refused since the start.
-    type Timers (maxPending: int, features: []FeatureTimers)
+    # The durable timers: how many each feature may have pending, every feature that had one
+    # pending or refused since the start, and when the first pending one falls due.
+    type Timers (maxPending: int, features: []FeatureTimers, nextDue: ?string)
 
     # How the daemon is doing.
     method Status() -> (

@@ -76,7 +76,14 @@ import Testing
       timers?["features"] == [["feature": "alpha", "pending": 0, "refused": 0], ["feature": "reminders", "pending": 2, "refused": 1]],
       "\(String(describing: timers))"
     )
+    // The next due is an hour away: b and c are pending, a fired.
+    guard case let .string(nextDue)? = timers?["nextDue"], let due = RFC3339.date(from: nextDue) else {
+      Issue.record("no nextDue: \(String(describing: timers))")
+      return
+    }
+    #expect(abs(due.timeIntervalSinceNow - 3600) < 120, "\(nextDue)")
     let metrics = try self.metrics(client)
+    #expect(metrics.contains("switchyard_timers_next_due_timestamp_seconds "), "\(metrics)")
     #expect(metrics.contains(#"switchyard_timers_refused_total{feature="reminders"} 1"#), "\(metrics)")
     #expect(metrics.contains(#"switchyard_timers_pending{feature="reminders"} 2"#), "\(metrics)")
     #expect(metrics.contains(#"switchyard_timers_pending{feature="alpha"} 0"#), "fired, it is not pending: \(metrics)")
