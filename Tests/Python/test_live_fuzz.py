@@ -172,3 +172,105 @@ def test_invalid_input_for_every_method_changes_nothing_and_stalls_no_one(daemon
         print(f"\nlive fuzz: {INPUTS} invalid inputs in {elapsed:.1f} s ({INPUTS / elapsed:,.0f}/s), seed {SEED}; "
               f"replies {dict(sorted((k or 'reads', v) for k, v in replies_by_error.items()))}; "
               f"well-behaved client: {results['sent']} sends, p50 {p50 * 1e6:.0f} µs, p99 {p99 * 1e6:.0f} µs")
+
+
+JOURNAL_INPUTS = max(1, INPUTS // 10)
+
+
+def journal_call(generator, history):
+    """A call to one of the journal's read surfaces with fuzzed parameters: an error, or a read
+    (never a `Backup`, which would write: it always gets a parameter it does not take; never a
+    `Subscribe` that could go on: its path is not there, or its `since` is not a number)."""
+    r = generator.random
+    value = generator.value
+    edge = lambda: r.choice(EDGE_NUMBERS + [None, "1", True, [], {}])
+    kind = r.randrange(5)
+    if kind == 0:
+        parameters = {"at": edge()}
+        if r.random() < 0.5:
+            parameters["path"] = r.choice(["/primes/count", "/nope", "x", 5, ""])
+        if r.random() < 0.2:
+            parameters[r.choice(["until", "since", "x"])] = value()
+        return {"method": f"{STORE}.Get", "parameters": parameters}
+    if kind == 1:
+        parameters = {name: edge() for name in ("since", "until", "limit") if r.random() < 0.6}
+        if r.random() < 0.3:
+            parameters["feature"] = r.choice(["primes", "nosuch", "", 5, None, "x" * 300])
+        parameters.setdefault("limit", r.choice([1, 2, 5]))
+        return {"method": f"{STORE}.Journal", "parameters": parameters}
+    if kind == 2:
+        return {"method": f"{STORE}.Replay", "parameters": {"since": edge(), "until": r.choice([0, 1, 2, -1, None])}}
+    if kind == 3:
+        return {"method": f"{STORE}.Backup", "parameters": {r.choice(["path", "to", "x"]): value()}}
+    parameters = {"since": edge(), "history": r.choice([history, history, "other", 5, None])}
+    if not isinstance(parameters["since"], int) or isinstance(parameters["since"], bool) or r.random() < 0.7:
+        parameters["path"] = r.choice(["/nope", 3, "x"])
+    else:
+        parameters["path"] = "/nope"
+    return {"method": f"{STORE}.Subscribe", "parameters": parameters, "more": True}
+
+
+def test_invalid_journal_reads_change_nothing_move_no_figure_and_stall_no_one(capsys):
+    """The journal's read surfaces (`Get` at, `Journal`, `Replay`, `Backup`, `Subscribe` with
+    `since`) against a daemon with a state directory, pipelined with edge numbers and wrong types,
+    while a well-behaved client keeps sending: every call gets one reply, an error or a read; the
+    state is what the well-behaved client made; `Status` reports no loss."""
+    import shutil
+    import tempfile
+
+    from conftest import Daemon
+
+    folder = tempfile.mkdtemp(prefix="switchyard-fuzz-journal-")
+    daemon = Daemon(folder, {"SWITCHYARD_STATE_DIRECTORY": os.path.join(folder, "state"), "SWITCHYARD_SNAPSHOTS_EVERY": "50"})
+    try:
+        with RawConnection(daemon.socket_path) as conn:
+            for _ in range(120):
+                assert "error" not in conn.call("Send", {"action": INCR})
+            conn.send("Subscribe", {"path": "/primes/count"}, more=True)
+            history = conn.read()["parameters"]["history"]
+        generator = Generator(SEED)
+        stop = threading.Event()
+        results = {"errors": []}
+        good = threading.Thread(target=well_behaved, args=(daemon, stop, results))
+        good.start()
+        replies = {}
+        started = time.monotonic()
+        try:
+            conn = RawConnection(daemon.socket_path)
+            conn.sock.settimeout(60)
+            sent = 0
+            while sent < JOURNAL_INPUTS:
+                batch = [journal_call(generator, history) for _ in range(min(BATCH, JOURNAL_INPUTS - sent))]
+                conn.write(b"".join(json.dumps(call).encode() + b"\0" for call in batch))
+                for call in batch:
+                    reply = conn.read()
+                    assert reply is not None, f"seed {SEED}: the daemon closed the connection after {call}"
+                    error = reply.get("error")
+                    if error is None:
+                        assert set(reply["parameters"]) != {"seq"}, f"seed {SEED}: {call} was applied: {reply}"
+                        assert not call["method"].endswith(("Backup", "Subscribe")), f"seed {SEED}: {call} got {reply}"
+                    replies[error] = replies.get(error, 0) + 1
+                sent += len(batch)
+                assert daemon.alive(), f"seed {SEED}: the daemon ended:\n{daemon.log()[-3000:]}"
+            conn.close()
+        finally:
+            stop.set()
+            good.join(timeout=30)
+        elapsed = time.monotonic() - started
+        assert results["errors"] == [], f"the well-behaved client got errors: {results['errors'][:3]}"
+        seq, state = daemon.get()
+        assert seq == 120 + results["sent"] and state["primes"]["count"] == seq
+        with RawConnection(daemon.socket_path) as conn:
+            durability = conn.call("Status")["parameters"]["durability"]
+        assert "lost" not in durability, durability
+        latencies = sorted(results["latencies"])
+        p99 = latencies[int(len(latencies) * 0.99)] if latencies else 0
+        with capsys.disabled():
+            print(f"\nlive fuzz of the journal's reads: {JOURNAL_INPUTS} inputs in {elapsed:.1f} s, seed {SEED}; "
+                  f"replies {dict(sorted((k or 'reads', v) for k, v in replies.items()))}; "
+                  f"well-behaved client: {results['sent']} sends, p99 {p99 * 1e6:.0f} µs")
+    finally:
+        status = daemon.terminate()
+        log = daemon.log()
+        shutil.rmtree(folder, ignore_errors=True)
+        assert status == 0, f"switchyardd exited with {status} after SIGTERM:\n{log}"
