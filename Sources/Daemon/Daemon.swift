@@ -84,6 +84,14 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // the daemon its other cores.
     let loop = MultiThreadedEventLoopGroup.singleton.next()
     let manager = ServiceManager()
+    // Bound before the journal is opened or a worker started: an address in use stops the start
+    // here, naming the setting.
+    var metricsServer: ListeningMetricsServer?
+    if let address = self.configuration.metricsListen {
+      var server = MetricsHTTPServer(host: address.host, port: address.port, metrics: self.metrics, logger: self.logger)
+      server.requestTimeout = TimeAmount(self.configuration.metricsRequestTimeout)
+      metricsServer = try await server.listen()
+    }
     // Recovered before anything is served: READY=1 comes after the state is back, and however
     // long the journal takes to recover, systemd's start timeout is pushed on while it does.
     let journal = try OpenedJournal.open(
@@ -183,11 +191,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       ),
       StatusReporter(manager: manager, interval: .seconds(1), counters: statusCounters),
     ]
-    if let address = self.configuration.metricsListen {
-      var server = MetricsHTTPServer(host: address.host, port: address.port, metrics: self.metrics, logger: self.logger)
-      server.requestTimeout = TimeAmount(self.configuration.metricsRequestTimeout)
-      services.append(server)
-    }
+    if let metricsServer { services.append(metricsServer) }
     if let interval = manager.watchdogInterval {
       services.append(
         Watchdog(

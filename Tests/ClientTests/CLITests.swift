@@ -51,6 +51,12 @@ import Testing
     #expect(output.stderr == "io.switchyard.Store.NoJournal {}\n", "\(output.stderr)")
     #expect(await plain.terminate() == 0)
 
+    // An application's own daemon is named as GetInfo names it.
+    let fixture = try await DaemonProcess(executable: "switchyard-fixture")
+    output = try await self.run(["status", "--socket", fixture.socketPath])
+    #expect(output.stdout.hasPrefix("● switchyard-fixture at \(fixture.socketPath)\n"), "\(output.stdout)")
+    #expect(await fixture.terminate() == 0)
+
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("cli-state-\(UUID().uuidString.prefix(8))").path
     defer { try? FileManager.default.removeItem(atPath: state) }
     // A snapshot every two changes, one kept, nothing retained behind it: the first changes go.

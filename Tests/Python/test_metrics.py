@@ -331,3 +331,23 @@ def test_a_slowloris_that_takes_every_slot_holds_them_only_until_the_request_dea
     finally:
         hostile.stop()
     assert impatient_daemon.alive()
+
+
+def test_a_metrics_address_in_use_stops_the_start_before_anything_is_served():
+    """The port taken by another process: the daemon says so, naming the setting and the address,
+    and exits before it listens on its socket or starts a worker."""
+    folder = tempfile.mkdtemp(prefix="switchyard-py-")
+    taken = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        with pytest.raises(RuntimeError) as failed:
+            Daemon(folder, environment={"SWITCHYARD_METRICS_LISTEN": f"127.0.0.1:{port}"})
+        log = str(failed.value)
+        assert f"cannot serve the metrics on 127.0.0.1:{port} (metrics.listen)" in log, log
+        assert "] listening" not in log and "worker started" not in log and "no state directory" not in log, log
+        assert not os.path.exists(os.path.join(folder, "switchyard.sock"))
+    finally:
+        taken.close()
+        shutil.rmtree(folder, ignore_errors=True)

@@ -23,7 +23,8 @@ import SwitchyardSynchronization
 ///
 /// ```swift
 /// let server = MetricsHTTPServer(host: "127.0.0.1", port: 9464, metrics: metrics, logger: logger)
-/// try await server.run()   // until the service group shuts down
+/// let listening = try await server.listen()  // an address in use fails here, before serving
+/// try await listening.run()                   // until the service group shuts down
 /// ```
 struct MetricsHTTPServer: Service {
   let host: String
@@ -42,10 +43,16 @@ struct MetricsHTTPServer: Service {
   var onListening: @Sendable (SocketAddress) -> Void = { _ in }
 
   func run() async throws {
+    try await self.listen().run()
+  }
+
+  /// Binds the address: the daemon does so before it serves anything, so that an address in use
+  /// stops the start naming the setting and the address, not once workers run.
+  func listen() async throws(MetricsListenError) -> ListeningMetricsServer {
     let metrics = self.metrics
     let slots = ConnectionSlots(limit: self.connectionLimit, perPeer: self.connectionsPerPeer)
     let (requestTimeout, idleTimeout) = (self.requestTimeout, self.idleTimeout)
-    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.backlog, value: 64)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { channel in
@@ -60,8 +67,24 @@ struct MetricsHTTPServer: Service {
           try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(metrics: metrics, deadline: deadline))
         }
       }
-      .bind(host: self.host, port: self.port)
-      .get()
+    let channel: any Channel
+    do {
+      channel = try await bootstrap.bind(host: self.host, port: self.port).get()
+    } catch {
+      throw MetricsListenError(host: self.host, port: self.port, reason: "\(error)")
+    }
+    return ListeningMetricsServer(channel: channel, logger: self.logger, onListening: self.onListening)
+  }
+}
+
+/// The metrics server once its address is bound: serves until the service group shuts down.
+struct ListeningMetricsServer: Service {
+  let channel: any Channel
+  let logger: Logger
+  let onListening: @Sendable (SocketAddress) -> Void
+
+  func run() async throws {
+    let channel = self.channel
     if let address = channel.localAddress {
       self.logger.info("serving metrics over HTTP", metadata: ["address": "\(address)"])
       self.onListening(address)
@@ -75,6 +98,18 @@ struct MetricsHTTPServer: Service {
     } onGracefulShutdown: {
       channel.close(promise: nil)
     }
+  }
+}
+
+/// The metrics address (`metrics.listen`) cannot be bound.
+public struct MetricsListenError: Error, CustomStringConvertible, Sendable {
+  let host: String
+  let port: Int
+  let reason: String
+
+  public var description: String {
+    "cannot serve the metrics on \(self.host):\(self.port) (metrics.listen): \(self.reason); "
+      + "another process may be listening there: pick another address, or stop it"
   }
 }
 
