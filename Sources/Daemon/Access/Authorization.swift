@@ -5,7 +5,8 @@ extension Grants {
   /// Why `call` is refused, or `nil` when the caller may make it.
   ///
   /// Reads (`Get`, `Subscribe`, `Describe`, `Status`) need `read`, and `Get` and `Subscribe`
-  /// a path within the caller's paths (and `Subscribe` with `causes`, `admin`, as `Journal`); writes (`Send`, `SendBatch`) need `write` for the path
+  /// a path within the caller's paths (`Subscribe`'s causes say who sent a request only to
+  /// `admin`, as `Journal` does); writes (`Send`, `SendBatch`) need `write` for the path
   /// of every action. `org.varlink.service` and unknown methods are open to a caller that may
   /// do anything at all, and to nobody else. Malformed parameters are left to the method, which
   /// names them.
@@ -48,10 +49,6 @@ extension Grants {
       return nil
     case .get, .subscribe:
       guard self.mayRead else { return .permissionDenied(method, "reading needs the read permission") }
-      // A change's cause names the action and who sent it, as the journal does.
-      if storeMethod == .subscribe, parameter("causes") == .bool(true), !self.isAdmin {
-        return .permissionDenied(method, "causes say who sent what: they need the admin permission, as Journal does")
-      }
       let path = parameter("path")
       guard case let .string(text)? = path, let pointer = try? JSONPointer(parsing: text) else {
         // The whole state, or a path the method refuses as malformed.

@@ -25,8 +25,8 @@ final class StateDirectory: Sendable {
   let tightenedFrom: mode_t?
   private let lock: Int32
 
-  init(path: String) throws(StateDirectoryError) {
-    self.path = path
+  init(path given: String) throws(StateDirectoryError) {
+    var path = given
     // The parents as any directory (`run/` under `make run`), the directory itself for the
     // daemon alone.
     let parent = (path as NSString).deletingLastPathComponent
@@ -35,14 +35,34 @@ final class StateDirectory: Sendable {
       throw StateDirectoryError("cannot create the state directory \(path): \(String(cString: strerror(errno)))")
     }
     var info = stat()
-    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-      throw StateDirectoryError(
-        info.st_mode & S_IFMT == S_IFLNK
-          ? "the state directory \(path) is a symbolic link: give the directory itself as state.directory"
-          : "the state directory \(path) is not a directory"
-      )
+    guard lstat(path, &info) == 0 else {
+      throw StateDirectoryError("cannot read the state directory \(path): \(String(cString: strerror(errno)))")
     }
-    let descriptor = try StateFile.openDirectory(atPath: path)
+    if info.st_mode & S_IFMT == S_IFLNK, Self.isTrusted(link: info, in: parent.isEmpty ? "." : parent),
+      let resolved = realpath(path, nil)
+    {
+      // systemd's StateDirectory= with DynamicUser= makes /var/lib/NAME a link of root's, in a
+      // directory only root writes, to /var/lib/private/NAME: a link nobody else could have
+      // planted or can change. Resolved once, here: from now on the daemon names the directory
+      // it leads to, which is checked as any state directory is.
+      path = String(cString: resolved)
+      free(resolved)
+      guard lstat(path, &info) == 0 else {
+        throw StateDirectoryError("cannot read the state directory \(path): \(String(cString: strerror(errno)))")
+      }
+    }
+    let descriptor: Int32
+    switch info.st_mode & S_IFMT {
+    case S_IFDIR:
+      descriptor = try StateFile.openDirectory(atPath: path)
+    case S_IFLNK:
+      throw StateDirectoryError(
+        "the state directory \(path) is a symbolic link that another user owns or could replace (its directory is "
+          + "not root's or the daemon's alone): give the directory itself as state.directory"
+      )
+    default:
+      throw StateDirectoryError("the state directory \(path) is not a directory")
+    }
     do {
       self.tightenedFrom = try Self.makeOwn(descriptor, path: path)
       self.lock = try Self.lock(in: descriptor, of: path)
@@ -50,7 +70,17 @@ final class StateDirectory: Sendable {
       close(descriptor)
       throw error
     }
+    self.path = path
     self.descriptor = descriptor
+  }
+
+  /// Whether a symbolic link given as the state directory is one only root or the daemon's user
+  /// could have made and could change: theirs, in a directory theirs that no one else may write.
+  private static func isTrusted(link: stat, in parent: String) -> Bool {
+    var directory = stat()
+    guard stat(parent, &directory) == 0 else { return false }
+    let trusted: (uid_t) -> Bool = { $0 == 0 || $0 == geteuid() }
+    return trusted(link.st_uid) && trusted(directory.st_uid) && directory.st_mode & 0o022 == 0
   }
 
   /// Refuses a directory the daemon's user does not own, and makes one it owns 0700 when others

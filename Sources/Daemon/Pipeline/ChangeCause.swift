@@ -32,6 +32,11 @@ struct ChangeCause: Sendable, Equatable {
   let action: [UInt8]?
   let peer: Peer?
 
+  /// The cause without who sent it: what a subscriber that may not read the journal is told.
+  var withoutSender: Self {
+    Self(origin: self.origin, action: self.action, peer: nil)
+  }
+
   static func request(_ action: [UInt8], peer: Peer?) -> Self {
     Self(origin: .request, action: action, peer: peer)
   }

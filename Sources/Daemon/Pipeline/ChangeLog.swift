@@ -147,10 +147,11 @@ final class ChangeLog: Sendable {
   /// history when it still holds them; otherwise — without `since`, with a `since` of another
   /// history or of none named — the subscription starts with a snapshot.
   ///
-  /// With `withCauses`, each change comes with the feature that made it and its cause; changes
-  /// replayed from the history come without (it keeps none).
+  /// With `withCauses`, each change comes with the feature that made it and its cause — who sent
+  /// it only `withSenders`; changes replayed from the history come without (it keeps none).
   func subscribe(
-    to pointer: JSONPointer, since: (seq: UInt64, history: String)?, queueLimit: Int, withCauses: Bool = false
+    to pointer: JSONPointer, since: (seq: UInt64, history: String)?, queueLimit: Int, withCauses: Bool = false,
+    withSenders: Bool = true
   ) throws(SubscriptionError) -> Subscriber {
     try self.contents.withLock { contents throws(SubscriptionError) in
       if contents.isShuttingDown { throw .shuttingDown }
@@ -165,7 +166,7 @@ final class ChangeLog: Sendable {
         self.journal?.report?.resumed(from: since.seq, of: since.history)
       }
       let subscriber = self.subscriptions.add(
-        pointer: pointer, queueLimit: queueLimit, resumedFrom: resumes, withCauses: withCauses
+        pointer: pointer, queueLimit: queueLimit, resumedFrom: resumes, withCauses: withCauses, withSenders: withSenders
       )
       if let since = resumes {
         for change in contents.history where change.seq > since {

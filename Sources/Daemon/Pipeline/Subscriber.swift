@@ -35,6 +35,8 @@ final class Subscriber: Sendable {
   let resumedFrom: UInt64?
   /// Each change comes with the feature that made it and its cause (`Subscribe` with `causes`).
   let withCauses: Bool
+  /// Its causes say who sent each request (uid, pid): only for callers that may read the journal.
+  let withSenders: Bool
   /// The changes to its path, which it shares with the other subscribers of the path.
   let feed: PathFeed
   /// Resumed, its first reply names the history, which no shared encoding of a change does.
@@ -43,10 +45,11 @@ final class Subscriber: Sendable {
   /// A subscriber reading `feed` from its next change on.
   init(
     id: Int, pointer: JSONPointer, limit: Int, resumedFrom: UInt64? = nil, withCauses: Bool = false,
-    feed: PathFeed, encode: @escaping Subscriptions.Encode
+    withSenders: Bool = true, feed: PathFeed, encode: @escaping Subscriptions.Encode
   ) {
     self.id = id
     self.withCauses = withCauses
+    self.withSenders = withSenders
     self.pointer = pointer
     self.limit = max(1, limit)
     self.resumedFrom = resumedFrom

@@ -25,10 +25,12 @@ final class Subscriptions: Sendable {
   /// feature that made it and its cause, when the daemon knows it.
   typealias EncodeCaused = @Sendable (_ seq: UInt64, _ patch: JSONPatch, _ feature: String?, _ cause: ChangeCause?) -> ByteBuffer
 
-  /// The subscribers that receive the same bytes: one path, told the causes or not.
+  /// The subscribers that receive the same bytes: one path, told the causes or not, and who
+  /// sent each request or not.
   private struct Key: Hashable {
     let pointer: JSONPointer
     let withCauses: Bool
+    let withSenders: Bool
   }
 
   private struct Contents: ~Copyable {
@@ -128,15 +130,19 @@ final class Subscriptions: Sendable {
   /// A new subscriber to the state at `pointer`, resumed from `since` or not; its first item is
   /// the caller's to push.
   ///
-  /// - Parameter withCauses: Each change comes with the feature that made it and its cause.
-  func add(pointer: JSONPointer, queueLimit: Int, resumedFrom since: UInt64? = nil, withCauses: Bool = false) -> Subscriber {
+  /// - Parameters:
+  ///   - withCauses: Each change comes with the feature that made it and its cause.
+  ///   - withSenders: Its cause says who sent a request (uid, pid).
+  func add(
+    pointer: JSONPointer, queueLimit: Int, resumedFrom since: UInt64? = nil, withCauses: Bool = false, withSenders: Bool = true
+  ) -> Subscriber {
     self.contents.withLock { contents in
-      let key = Key(pointer: pointer, withCauses: withCauses)
+      let key = Key(pointer: pointer, withCauses: withCauses, withSenders: withCauses && withSenders)
       let feed = contents.byPath[key] ?? PathFeed(visibility: self.visibility)
       contents.byPath[key] = feed
       let subscriber = Subscriber(
         id: contents.nextID, pointer: pointer, limit: queueLimit, resumedFrom: since, withCauses: withCauses,
-        feed: feed, encode: self.encode
+        withSenders: key.withSenders, feed: feed, encode: self.encode
       )
       contents.nextID += 1
       contents.count += 1
@@ -148,7 +154,7 @@ final class Subscriptions: Sendable {
   func remove(_ subscriber: Subscriber) {
     subscriber.end(.cancelled)
     self.contents.withLock { contents in
-      let key = Key(pointer: subscriber.pointer, withCauses: subscriber.withCauses)
+      let key = Key(pointer: subscriber.pointer, withCauses: subscriber.withCauses, withSenders: subscriber.withSenders)
       guard subscriber.feed.leave(id: subscriber.id), let feed = contents.byPath[key], feed === subscriber.feed else { return }
       contents.count -= 1
       if feed.memberCount == 0 { contents.byPath[key] = nil }
@@ -187,7 +193,10 @@ final class Subscriptions: Sendable {
         case let patch? where patch.isEmpty:
           continue
         case let patch?:
-          let bytes = key.withCauses ? self.encodeCaused(change.seq, patch, feature, cause) : self.encode(change.seq, patch)
+          let bytes =
+            key.withCauses
+            ? self.encodeCaused(change.seq, patch, feature, key.withSenders ? cause : cause?.withoutSender)
+            : self.encode(change.seq, patch)
           feed.append(seq: change.seq, bytes: bytes)
         }
       }

@@ -85,8 +85,10 @@ extension StoreResponder {
   ) throws(VarlinkError) {
     let subscriber: Subscriber
     do {
+      // Who sent what is the journal's to tell: causes without the sender for the rest.
       subscriber = try self.changeLog.subscribe(
-        to: pointer, since: since, queueLimit: self.configuration.value.subscriptionQueueLimit, withCauses: withCauses
+        to: pointer, since: since, queueLimit: self.configuration.value.subscriptionQueueLimit, withCauses: withCauses,
+        withSenders: self.grants(for: caller).isAdmin
       )
     } catch {
       throw VarlinkError(SwitchyardError(error))

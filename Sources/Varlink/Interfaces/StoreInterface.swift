@@ -129,8 +129,8 @@ public enum StoreInterface {
     # the first of them naming the "history" too; otherwise a snapshot comes first; a "since"
     # that history has not reached is refused (SeqNotRetained). A subscriber that falls behind
     # gets a fresh snapshot. With "causes", each change says what made it ("cause"); changes
-    # replayed after "since" say nothing of it. Causes say who sent what, as the journal does:
-    # they need the admin permission.
+    # replayed after "since" say nothing of it. Who sent a request (its "uid" and "pid") is told
+    # only to a caller with the admin permission, as the journal is.
     method Subscribe(path: ?string, since: ?int, history: ?string, causes: ?bool) -> (seq: int, history: ?string, state: ?object, patch: ?[]object, cause: ?ChangeCause)
 
     # What made a change, for a subscriber that asked ("causes"): the feature whose state it

@@ -18,13 +18,13 @@ import Testing
     var groups: [UInt32] = []
   }
 
-  private func daemon(config: String? = nil) async throws -> (DaemonProcess, URL?) {
-    var arguments: [String] = []
+  private func daemon(arguments more: [String] = [], config: String? = nil) async throws -> (DaemonProcess, URL?) {
+    var arguments: [String] = more
     var file: URL?
     if let config {
       let url = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString.prefix(8)).json")
       try config.write(to: url, atomically: true, encoding: .utf8)
-      arguments = ["--config", url.path]
+      arguments += ["--config", url.path]
       file = url
     }
     let daemon = try await DaemonProcess(environment: ["SWITCHYARD_SOCKET_MODE": "0666"], arguments: arguments)
@@ -112,30 +112,37 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
-  /// A change's cause names its action and who sent it: what `Journal` is refused to a reader
-  /// for. `Subscribe` with `causes` needs what `Journal` needs.
-  @Test func causesSayWhoSentWhatSoTheyNeedTheAdminPermissionAsTheJournalDoes() async throws {
-    let (daemon, file) = try await self.daemon(config: #"""
+  /// A change's cause says what was sent and who sent it: who is what `Journal` is refused to a
+  /// reader for. A reader's causes say what, by which feature, from where (a request, an
+  /// effect); only an admin's say who (uid and pid).
+  @Test func causesSayWhoSentWhatOnlyToThoseWhoMayReadTheJournal() async throws {
+    // With a journal: it is what records the causes.
+    let state = TemporaryStateDirectory()
+    let (daemon, file) = try await self.daemon(arguments: ["--state-directory", state.path], config: #"""
       {"switchyard": {"access": {"rules": {
         "dashboard": {"user": "nobody", "allow": ["read"], "paths": ["/primes"]},
-        "operators": {"group": "4242", "allow": ["read", "admin"]}
+        "operators": {"group": "4242", "allow": ["read", "write", "admin"]}
       }}}}
       """#)
     defer { try? FileManager.default.removeItem(at: file!) }
     let withCauses = #"{"method":"io.switchyard.Store.Subscribe","parameters":{"path":"/primes","causes":true},"more":true}"#
-    let withoutCauses = #"{"method":"io.switchyard.Store.Subscribe","parameters":{"path":"/primes","causes":false},"more":true}"#
-    let reader = try await call(Self.nobody, daemon, withCauses)
-    #expect(denied(reader.first), "\(reader)")
-    #expect(reader.first.map { "\($0)".contains("the admin permission") } == true, "\(reader)")
-
-    // Without causes the same reader subscribes; an admin subscribes with them.
-    let subscribed = try start(Self.nobody, daemon, [withoutCauses])
-    let admin = try start(Peer(uid: 4243, gid: 4243, groups: [4242]), daemon, [withCauses])
-    try await eventually { subscribed.stdout.contains("\"state\"") }
-    try await eventually { admin.stdout.contains("\"state\"") }
-    #expect(!admin.stdout.contains("PermissionDenied"), "\(admin.stdout)")
+    let reader = try start(Self.nobody, daemon, [withCauses])
+    let operatorPeer = Peer(uid: 4243, gid: 4243, groups: [4242])
+    let admin = try start(operatorPeer, daemon, [withCauses])
+    try await eventually { reader.stdout.contains("\"state\"") && admin.stdout.contains("\"state\"") }
+    _ = try await call(operatorPeer, daemon, Self.increment)
+    try await eventually { reader.stdout.contains("\"cause\"") && admin.stdout.contains("\"cause\"") }
+    func cause(_ process: ChildProcess) throws -> JSONValue? {
+      let line = process.stdout.split(separator: "\n").first { $0.contains("\"cause\"") }
+      return try line.map { try JSONValue(parsing: Array($0.utf8))["parameters"]?["cause"] } ?? nil
+    }
+    let told = try cause(reader)
+    #expect(told?["origin"] == "request" && told?["feature"] == "primes", "\(String(describing: told))")
+    #expect(told?["action"] == ["counter": ["incrTapped": [:]]], "what was sent")
+    #expect(told?["uid"] == nil && told?["pid"] == nil, "not who: \(String(describing: told))")
+    #expect(try cause(admin)?["uid"] == 4243, "who, to an admin: \(admin.stdout)")
     #expect(await daemon.terminate() == 0)
-    _ = await subscribed.exit(within: .seconds(15))
+    _ = await reader.exit(within: .seconds(15))
     _ = await admin.exit(within: .seconds(15))
   }
 

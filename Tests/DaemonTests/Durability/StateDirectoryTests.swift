@@ -70,10 +70,27 @@ import Testing
     let state = TemporaryStateDirectory()
     let target = TemporaryStateDirectory()
     try makeDirectory(target, mode: 0o700)
+    // In /tmp, where anyone may make or replace a link.
     try FileManager.default.createSymbolicLink(atPath: state.path, withDestinationPath: target.path)
     let log = await refused(state)
     #expect(log.contains("the state directory \(state.path) is a symbolic link"), "\(log)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
+  }
+
+  /// systemd's StateDirectory= under DynamicUser= gives the daemon /var/lib/NAME, a link of
+  /// root's in a directory only root writes, to /var/lib/private/NAME: a link nobody else made
+  /// or can change, followed once.
+  @Test func aLinkOfRootsInADirectoryOnlyRootWritesIsFollowed() async throws {
+    let parent = TemporaryStateDirectory()
+    try makeDirectory(parent, mode: 0o755)
+    let target = TemporaryStateDirectory()
+    try makeDirectory(target, mode: 0o700)
+    let link = parent.path + "/state"
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target.path)
+    let daemon = try await DaemonProcess(arguments: ["--state-directory", link])
+    try daemon.connect().call("io.switchyard.Store.Send", Self.secret)
+    #expect(FileManager.default.fileExists(atPath: target.path + "/journal.sqlite"))
+    #expect(await daemon.terminate() == 0)
   }
 
   /// SQLite gives the WAL the database's mode, and the lock and the reached mark are files of
