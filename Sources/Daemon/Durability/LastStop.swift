@@ -87,7 +87,9 @@ struct LastStop: Sendable, Equatable {
     let kept = self.keptAfterSync
     switch (self.run.mode, self.mayHaveLost) {
     case (.strict, _):
-      return "the last run did not stop cleanly, but ran in strict mode: every change it acknowledged was on the disk"
+      return
+        "the last run did not stop cleanly, but ran in strict mode: every change it acknowledged was on the disk "
+        + "before it was acknowledged; the journal holds them all, up to seq \(self.recoveredSeq)"
     case (.batched, false):
       let changes = kept == 1 ? "1 change" : "\(kept) changes"
       return

@@ -212,8 +212,12 @@ struct OpenedJournal: Sendable {
     var metadata: Logger.Metadata = ["seq": "\(recovered.seq)"]
     if let lastStop {
       metadata["mode"] = "\(lastStop.run.mode.rawValue)"
-      metadata["synced"] = "\(lastStop.synced.seq)"
-      metadata["kept"] = "\(lastStop.keptAfterSync)"
+      // Only the batched mode records how far its fsyncs went: in strict every commit is one,
+      // and a `synced` of 0 beside it would read as changes never forced onto the disk.
+      if lastStop.run.mode == .batched {
+        metadata["synced"] = "\(lastStop.synced.seq)"
+        metadata["kept"] = "\(lastStop.keptAfterSync)"
+      }
       if let sameBoot = lastStop.sameBoot { metadata["sameBoot"] = "\(sameBoot)" }
     }
     if !reasons.isEmpty {

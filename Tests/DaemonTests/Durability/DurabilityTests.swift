@@ -287,6 +287,11 @@ extension DurabilityTests {
     #expect(lastStop?["previousHistory"] == nil, "round \(round): the history goes on")
     let said = mode == "batched" ? "nothing it acknowledged is lost; " : "every change it acknowledged was on the disk"
     #expect(daemon.log.contains(said), "round \(round): \(daemon.log)")
+    if mode == "strict" {
+      // No fsync mark beside it: in strict every commit was one.
+      let line = daemon.log.split(separator: "\n").first { $0.contains(said) } ?? ""
+      #expect(!line.contains("synced=") && !line.contains("kept=") && line.contains("the journal holds them all, up to seq "), "\(line)")
+    }
     if mode == "batched", case let .int(recovered)? = lastStop?["recovered"], case let .int(synced)? = lastStop?["synced"] {
       let kept = recovered - synced
       #expect(
