@@ -264,9 +264,10 @@ verify-units: check-names
 	else echo "systemd-analyze verify $(NAME).socket $(NAME).service:" >&2; echo "$$out" >&2; exit 1; fi
 
 # Leaves SYSCONFDIR/NAME (it may hold local changes) and the group. The CLI goes with switchyardd
-# only: other applications' services may still use it.
+# only: other applications' services may still use it. The unit directories go when left empty.
 uninstall: check-names
 	rm -f $(DESTDIR)$(BINDIR)/$(APP)
 	$(if $(filter switchyardd,$(APP)),rm -f $(DESTDIR)$(BINDIR)/switchyard)
 	rm -f $(DESTDIR)$(UNITDIR)/$(NAME).service $(DESTDIR)$(UNITDIR)/$(NAME).socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/$(NAME).conf
+	-rmdir --ignore-fail-on-non-empty $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(dir $(UNITDIR)) 2>/dev/null
