@@ -111,6 +111,25 @@ class Generator:
         return json.dumps(call).encode()
 
 
+def pipeline(daemon, conn, frames, replies_by_error):
+    """Writes `frames` (each without its NUL) at once and reads one reply to each: the connection
+    stays open, no reply is a seq alone (a change applied: every input here must be refused or
+    only read), and the daemon lives on. Counts the replies by error (None: a read); returns them."""
+    conn.write(b"".join(frame + b"\0" for frame in frames))
+    replies = []
+    for frame in frames:
+        reply = conn.read()
+        assert reply is not None, f"seed {SEED}: the daemon closed the connection after {frame[:200]!r}"
+        error = reply.get("error")
+        if error is None:
+            # A read, or introspection; a reply of a seq alone answers a Send or SendBatch.
+            assert set(reply["parameters"]) != {"seq"}, f"seed {SEED}: {frame[:300]!r} was applied: {reply}"
+        replies_by_error[error] = replies_by_error.get(error, 0) + 1
+        replies.append(reply)
+    assert daemon.alive(), f"seed {SEED}: the daemon ended:\n{daemon.log()[-3000:]}"
+    return replies
+
+
 def well_behaved(daemon, stop, results):
     latencies, sent = [], 0
     with RawConnection(daemon.socket_path) as conn:
@@ -140,18 +159,8 @@ def test_invalid_input_for_every_method_changes_nothing_and_stalls_no_one(daemon
         conn.sock.settimeout(30)
         while sent < INPUTS:
             batch = [generator.call() for _ in range(min(BATCH, INPUTS - sent))]
-            conn.write(b"".join(frame + b"\0" for frame in batch))
-            for frame in batch:
-                reply = conn.read()
-                assert reply is not None, f"seed {SEED}: the daemon closed the connection after {frame[:200]!r}"
-                answered += 1
-                error = reply.get("error")
-                if error is None:
-                    # A read, or introspection; a reply of a seq alone answers a Send or SendBatch.
-                    assert set(reply["parameters"]) != {"seq"}, f"seed {SEED}: {frame[:300]!r} was applied: {reply}"
-                replies_by_error[error] = replies_by_error.get(error, 0) + 1
+            answered += len(pipeline(daemon, conn, batch, replies_by_error))
             sent += len(batch)
-            assert daemon.alive(), f"seed {SEED}: the daemon ended:\n{daemon.log()[-3000:]}"
         conn.close()
     finally:
         stop.set()
@@ -241,17 +250,11 @@ def test_invalid_journal_reads_change_nothing_move_no_figure_and_stall_no_one(ca
             sent = 0
             while sent < JOURNAL_INPUTS:
                 batch = [journal_call(generator, history) for _ in range(min(BATCH, JOURNAL_INPUTS - sent))]
-                conn.write(b"".join(json.dumps(call).encode() + b"\0" for call in batch))
-                for call in batch:
-                    reply = conn.read()
-                    assert reply is not None, f"seed {SEED}: the daemon closed the connection after {call}"
-                    error = reply.get("error")
-                    if error is None:
-                        assert set(reply["parameters"]) != {"seq"}, f"seed {SEED}: {call} was applied: {reply}"
+                answers = pipeline(daemon, conn, [json.dumps(call).encode() for call in batch], replies)
+                for call, reply in zip(batch, answers):
+                    if "error" not in reply:
                         assert not call["method"].endswith(("Backup", "Subscribe")), f"seed {SEED}: {call} got {reply}"
-                    replies[error] = replies.get(error, 0) + 1
                 sent += len(batch)
-                assert daemon.alive(), f"seed {SEED}: the daemon ended:\n{daemon.log()[-3000:]}"
             conn.close()
         finally:
             stop.set()
