@@ -32,10 +32,15 @@ protocol Journal: Sendable {
   /// `nil` for a new journal, or one written before runs were recorded.
   func lastRun() throws -> (run: RunRecord, synced: SyncPoint)?
 
+  /// Where the journal is a copy that ``backup()`` wrote, put back in the journal's place: the
+  /// last change it holds and when the copy was made; `nil` for a journal that is no copy, or
+  /// one a daemon has run on since (``beginRun(_:synced:retiring:)`` forgets the mark).
+  func backupMark() throws -> SyncPoint?
+
   /// Records `run` as the run that has the journal now, not stopped cleanly (yet), with
   /// `synced` (the journal's last change, on the disk once ``sync()`` has run). With a
   /// `reason`, the history so far is retired (``retiredHistories()``, ending at `synced.seq`)
-  /// and a new one begins: ``id`` changes.
+  /// and a new one begins: ``id`` changes. A copy's ``backupMark()`` is forgotten.
   func beginRun(_ run: RunRecord, synced: SyncPoint, retiring reason: String?) throws
 
   /// Records that everything up to `point.seq` is on the disk.

@@ -182,8 +182,17 @@ struct OpenedJournal: Sendable {
     let previousHistory = loss.flatMap { $0.isOtherJournal ? $0.reachedHistory : nil } ?? journal.id
     do {
       let recoveredTime = try journal.lastChanges(1).last.flatMap { $0.seq == recovered.seq ? $0.time : nil }
-      lastStop = try journal.lastRun().map { last in
+      // A backup put back: its run record is the run that made the copy, still running then, and
+      // tells nothing of a stop; what came after the copy is what is missing.
+      let backup = try journal.backupMark()
+      lastStop = try backup != nil ? nil : journal.lastRun().map { last in
         LastStop(run: last.run, synced: last.synced, recoveredSeq: recovered.seq, recoveredTime: recoveredTime, bootNow: run.boot)
+      }
+      if let backup {
+        let taken = Date(timeIntervalSince1970: backup.time).formatted(.iso8601)
+        reasons.append(
+          "the journal is a backup, made at \(taken) up to seq \(backup.seq): what the daemon acknowledged after it is not in it"
+        )
       }
       if let lastStop, lastStop.mayHaveLost { reasons.append(lastStop.summary) }
       if let loss {

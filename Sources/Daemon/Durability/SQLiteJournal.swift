@@ -285,6 +285,10 @@ final class SQLiteJournal: Journal {
       let copy = try DatabaseQueue(path: directoryPath + "/" + partialName)
       try self.database.backup(to: copy)
       let seq = try copy.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change") } ?? 0
+      // The copy says it is one: the run record in it is the running daemon's, not stopped,
+      // which a start from the copy would otherwise read as a run that crashed.
+      let mark = SyncPoint(seq: UInt64(max(0, seq)), time: Date().timeIntervalSince1970)
+      try copy.write { db in try Self.set("backup", to: mark.text, in: db) }
       // A copy in one file, in the rollback-journal mode: nothing beside it to copy with it.
       try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
       try copy.close()
@@ -332,9 +336,16 @@ final class SQLiteJournal: Journal {
     }
   }
 
+  func backupMark() throws -> SyncPoint? {
+    try self.database.read { db in
+      try String.fetchOne(db, sql: "SELECT value FROM journal WHERE key = 'backup'").flatMap(SyncPoint.init(text:))
+    }
+  }
+
   func beginRun(_ run: RunRecord, synced: SyncPoint, retiring reason: String?) throws {
     let newID = UUID().uuidString.lowercased()
     try self.database.write { db in
+      try db.execute(sql: "DELETE FROM journal WHERE key = 'backup'")
       if let reason {
         try db.execute(
           sql: "INSERT OR REPLACE INTO history (id, lastSeq, reason, time) VALUES (?, ?, ?, ?)",

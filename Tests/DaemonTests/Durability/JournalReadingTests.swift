@@ -120,6 +120,39 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// A backup put back as a journal says what it is: a copy up to its seq, made while the
+  /// daemon ran — never "the last run did not stop cleanly", which its run record, the running
+  /// daemon's, would otherwise tell — and a new history begins, since the numbers after the copy
+  /// were given out already.
+  @Test func aBackupPutBackSaysItIsOneAndBeginsANewHistory() async throws {
+    let state = TemporaryStateDirectory()
+    let first = try await daemon(state)
+    let client = try first.connect()
+    for _ in 1...3 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    let history = try #require(try self.history(of: first))
+    #expect(try client.call("io.switchyard.Store.Backup")["seq"] == 3)
+    for _ in 1...2 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    #expect(await first.terminate() == 0)
+
+    let restored = TemporaryStateDirectory()
+    try FileManager.default.createDirectory(atPath: restored.path, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: state.path + "/backup/journal.sqlite", toPath: restored.path + "/journal.sqlite")
+    let second = try await daemon(restored)
+    let again = try second.connect()
+    #expect(try again.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 3)
+    #expect(second.log.contains("the journal is a backup, made at "), "\(second.log)")
+    #expect(second.log.contains(" up to seq 3: what the daemon acknowledged after it is not in it"), "\(second.log)")
+    #expect(!second.log.contains("did not stop cleanly"), "\(second.log)")
+    let durability = try #require(try again.call("io.switchyard.Store.Status")["durability"])
+    #expect(durability["previousHistory"] == .string(history) && durability["journal"] != .string(history), "\(durability)")
+    #expect(await second.terminate() == 0)
+
+    // Once a daemon ran on it, it is that daemon's journal: the next start says nothing of a copy.
+    let third = try await daemon(restored)
+    #expect(!third.log.contains("is a backup"), "\(third.log)")
+    #expect(await third.terminate() == 0)
+  }
+
   @Test func withoutAStateDirectoryThereIsNoPastToRead() async throws {
     let daemon = try await DaemonProcess()
     let client = try daemon.connect()
