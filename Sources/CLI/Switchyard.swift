@@ -125,6 +125,7 @@ struct Send: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Send an action; prints the sequence number of the state that includes it.",
     discussion: """
+      An action that changes nothing leaves the number as it was, and stderr says "no change". \
       ACTION is JSON, or a short form: a dotted path of case names, then optionally the \
       payload as JSON, in the same argument after a space or as the next argument:
 
@@ -150,7 +151,14 @@ struct Send: AsyncParsableCommand {
   func run() async throws {
     let action = try ShortForm.action(self.action, payload: self.payload)
     try await self.global.withClient { client in
-      print(try await client.send(action))
+      // The number before it: the same number after it means the action changed nothing, when
+      // no other client changed the state meanwhile (then it reads as a change, as before).
+      let before = try? await client.call(method: StoreInterface.Method.status.qualifiedName)["seq"]?.intValue
+      let seq = try await client.send(action)
+      print(seq)
+      if let before, UInt64(clamping: before) == seq {
+        printError("no change: the action left the state as it was (seq \(seq))")
+      }
     }
   }
 }

@@ -93,10 +93,12 @@ import Testing
     output = try await self.run(["send", #"signUp.emailChanged "a@b.c""#], environment: ["SWITCHYARD_SOCKET": daemon.socketPath])
     #expect(output.status == 0, "\(output.stderr)")
     #expect(output.stdout == "3\n")
-    // A payload as the next argument. (No favorite to delete: the state, and its seq, stay.)
+    // A payload as the next argument. (No favorite to delete: the state, and its seq, stay,
+    // which stderr says.)
     output = try await self.run(["send", "favoritePrimes.deleteFavoritePrimes", "[0]"] + socket)
     #expect(output.status == 0, "\(output.stderr)")
     #expect(output.stdout == "3\n")
+    #expect(output.stderr == "no change: the action left the state as it was (seq 3)\n", "\(output.stderr)")
 
     output = try await self.run(["get", "/primes/count"] + socket)
     #expect(output.stdout == "2\n")
