@@ -27,7 +27,7 @@ final class SQLiteJournal: Journal {
 
   let path: String
   private let currentID: Mutex<String>
-  private let database: DatabasePool
+  let database: DatabasePool
   /// The database and its WAL, open for as long as the journal is, for ``sync()``. Never
   /// opened and closed again meanwhile: closing any descriptor of a file drops every POSIX lock
   /// the process holds on it, SQLite's own locks on the database included.
@@ -186,7 +186,7 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  fileprivate static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time"
+  static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time"
 
   func append(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
     // The batched mode runs this on the event loop for every group: its BEGIN and COMMIT are
@@ -252,64 +252,6 @@ final class SQLiteJournal: Journal {
   func sync() throws {
     // The WAL holds every commit since the last checkpoint; forcing it out is forcing them out.
     try self.files.sync()
-  }
-
-  /// Where ``backup()`` writes: `backup/journal.sqlite` next to the journal.
-  var backupPath: String {
-    (self.path as NSString).deletingLastPathComponent + "/backup/journal.sqlite"
-  }
-
-  /// Copies the database page by page from a read transaction of its own (SQLite's backup API),
-  /// so the copy is the journal at that transaction's start and commits go on meanwhile; into a
-  /// temporary file first, renamed over the last backup once complete, so that `backupPath` always
-  /// holds a whole copy. The copy is an ordinary SQLite database that any process may open.
-  ///
-  /// `backup/` and the temporary file are made through descriptors (``StateFile``): a link
-  /// planted in their place is refused, never followed, and the file SQLite copies into is
-  /// one this call created (0600), renamed only while it is still that file.
-  func backup() throws -> JournalBackup {
-    let stateDirectory = (self.path as NSString).deletingLastPathComponent
-    let state = try StateFile.openDirectory(atPath: stateDirectory)
-    defer { Glibc.close(state) }
-    let directory = try StateFile.openDirectory("backup", in: state, of: stateDirectory)
-    defer { Glibc.close(directory) }
-    let directoryPath = stateDirectory + "/backup"
-    let (name, partialName) = ("journal.sqlite", "journal.sqlite.partial")
-    let suffixes = ["", "-wal", "-shm", "-journal"]
-    for suffix in suffixes { unlinkat(directory, partialName + suffix, 0) }
-    guard let partial = try StateFile.open(partialName, in: directory, of: directoryPath, flags: O_RDWR | O_CREAT | O_EXCL) else {
-      throw StateDirectoryError("cannot create \(directoryPath)/\(partialName)")
-    }
-    defer { Glibc.close(partial) }
-    do {
-      let copy = try DatabaseQueue(path: directoryPath + "/" + partialName)
-      try self.database.backup(to: copy)
-      let seq = try copy.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change") } ?? 0
-      // The copy says it is one: the run record in it is the running daemon's, not stopped,
-      // which a start from the copy would otherwise read as a run that crashed.
-      let mark = SyncPoint(seq: UInt64(max(0, seq)), time: Date().timeIntervalSince1970)
-      try copy.write { db in try Self.set("backup", to: mark.text, in: db) }
-      // A copy in one file, in the rollback-journal mode: nothing beside it to copy with it.
-      try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
-      try copy.close()
-      var made = stat()
-      var named = stat()
-      guard fstat(partial, &made) == 0, fstatat(directory, partialName, &named, AT_SYMLINK_NOFOLLOW) == 0,
-        made.st_dev == named.st_dev, made.st_ino == named.st_ino
-      else {
-        throw StateDirectoryError("\(directoryPath)/\(partialName) was replaced while the backup was written")
-      }
-      guard renameat(directory, partialName, directory, name) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-      return JournalBackup(path: self.backupPath, seq: UInt64(seq), bytes: Int(made.st_size))
-    } catch {
-      for suffix in suffixes { unlinkat(directory, partialName + suffix, 0) }
-      // SQLite's backup reports a full disk by its code alone, with the copy's message, "not an
-      // error": said plainly.
-      if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
-        throw BackupError(description: "the disk is full: the copy needs room for the whole journal")
-      }
-      throw error
-    }
   }
 
   /// What SQLite's quick check finds in the database: `ok`, or up to ten problems, one per
@@ -380,67 +322,8 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  private static func set(_ key: String, to value: String, in db: Database) throws {
+  static func set(_ key: String, to value: String, in db: Database) throws {
     try db.execute(sql: "INSERT OR REPLACE INTO journal (key, value) VALUES (?, ?)", arguments: [key, value])
-  }
-
-  func lastChanges(_ count: Int, maxBytes: Int) throws -> [JournaledChange] {
-    try self.database.read { db in
-      var changes: [JournaledChange] = []
-      var bytes = 0
-      let cursor = try Row.fetchCursor(
-        db, sql: "SELECT \(Self.changeColumns) FROM change ORDER BY seq DESC LIMIT ?", arguments: [max(0, count)]
-      )
-      while let row = try cursor.next() {
-        let change = JournaledChange(row: row)
-        if !changes.isEmpty, bytes + change.byteCount > maxBytes { break }
-        bytes += change.byteCount
-        changes.append(change)
-      }
-      return changes.reversed()
-    }
-  }
-
-  func forEachChange(
-    after seq: UInt64, through last: UInt64?, feature: String?, _ body: (JournaledChange) throws -> Bool
-  ) throws {
-    try self.database.read { db in
-      // A cursor: SQLite steps to the next row only when asked, so one row is in memory at a
-      // time, and a read that stops early reads no further.
-      let cursor = try Row.fetchCursor(
-        db,
-        sql: """
-          SELECT \(Self.changeColumns) FROM change
-          WHERE seq > ?1 AND seq <= ?2 AND (?3 IS NULL OR feature = ?3) ORDER BY seq
-          """,
-        arguments: [Int64(clamping: seq), Int64(clamping: last ?? .max), feature]
-      )
-      while let row = try cursor.next() {
-        if try !body(JournaledChange(row: row)) { return }
-      }
-    }
-  }
-
-  func snapshot(atOrBefore seq: UInt64) throws -> JournalSnapshot? {
-    try self.database.read { db in
-      try Row.fetchOne(
-        db, sql: "SELECT seq, state FROM snapshot WHERE seq <= ? ORDER BY seq DESC LIMIT 1",
-        arguments: [Int64(clamping: seq)]
-      ).map { row in
-        JournalSnapshot(seq: UInt64(row["seq"] as Int64), state: Array(row["state"] as Data))
-      }
-    }
-  }
-
-  func extent() throws -> JournalExtent {
-    try self.database.read { db in
-      let row = try Row.fetchOne(
-        db,
-        sql: "SELECT (SELECT MIN(seq) FROM snapshot), (SELECT MIN(seq) FROM change), (SELECT MAX(seq) FROM change)"
-      )
-      func seq(_ index: Int) -> UInt64? { (row?[index] as Int64?).map { UInt64($0) } }
-      return JournalExtent(oldestSnapshot: seq(0), firstChange: seq(1), lastChange: seq(2))
-    }
   }
 
   func write(_ snapshot: JournalSnapshot) throws {
@@ -470,27 +353,4 @@ final class SQLiteJournal: Journal {
       )
     }
   }
-}
-
-extension JournaledChange {
-  /// A row of the `change` table, as `SQLiteJournal.changeColumns` selects it.
-  fileprivate init(row: Row) {
-    let origin = (row["origin"] as String?).flatMap(ChangeCause.Origin.init(rawValue:))
-    let peer = (row["uid"] as Int64?).map { uid in
-      ChangeCause.Peer(uid: UInt32(truncatingIfNeeded: uid), pid: Int32(truncatingIfNeeded: row["pid"] as Int64? ?? 0))
-    }
-    self.init(
-      seq: UInt64(row["seq"] as Int64),
-      feature: row["feature"],
-      cause: origin.map { ChangeCause(origin: $0, action: (row["action"] as Data?).map { Array($0) }, peer: peer) },
-      patch: Array(row["patch"] as Data),
-      time: row["time"]
-    )
-  }
-}
-
-/// Why a copy of the journal (`Backup`) could not be written, when SQLite's own error does not
-/// say it.
-struct BackupError: Error, CustomStringConvertible, Sendable {
-  let description: String
 }
