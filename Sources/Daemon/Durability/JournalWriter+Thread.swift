@@ -10,7 +10,8 @@ extension JournalWriter {
     var lastSync = ContinuousClock.now
     var lastMark = ContinuousClock.now
     var failures = 0
-    var gaveUp = false
+    // A run whose start was never recorded has no record to mark clean at the stop.
+    var gaveUp = !self.writeUnwrittenStart()
     var underLoad = false
     while true {
       self.waitForWork(lastSync: lastSync, lingering: underLoad)
@@ -117,6 +118,28 @@ extension JournalWriter {
         self.wakeUp.signal()
       }
     }
+  }
+
+  /// Writes what the start could not (``unwrittenStart``), trying again more slowly the longer
+  /// it fails, until it can or the daemon stops; whatever was queued meanwhile is written after
+  /// it. Returns whether the start is recorded.
+  private func writeUnwrittenStart() -> Bool {
+    guard let write = self.unwrittenStart else { return true }
+    // The waits below may take the wake-up of a submit or of the stop: the loop gets one.
+    defer { self.wakeUp.signal() }
+    var failures = 0
+    while !self.pending.withLock({ $0.isClosed }) {
+      do {
+        try write()
+        self.available(after: failures + 1)
+        return true
+      } catch {
+        failures += 1
+        if failures == 1 { self.logger.debug("the start still cannot be recorded", metadata: ["error": "\(error)"]) }
+        _ = self.wakeUp.wait(timeout: .now() + min(0.05 * Double(failures), 1))
+      }
+    }
+    return false
   }
 
   /// Sleeps until something is queued, or until the batched mode's next fsync is due; the loop

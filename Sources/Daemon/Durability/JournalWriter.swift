@@ -103,6 +103,9 @@ final class JournalWriter: Sendable {
   let report: DurabilityReport?
   /// Told how far the journal has reached on the disk, at most once an interval.
   let reached: ReachedMark?
+  /// What the start could not write (a full disk): the writer thread writes it before anything
+  /// else, trying until it can, and nothing is accepted meanwhile.
+  let unwrittenStart: (@Sendable () throws -> Void)?
   let lastSnapshotSeq: Atomic<UInt64>
   /// When the last snapshot was taken, in nanoseconds after `started`.
   let lastSnapshotTime = Atomic<Int64>(0)
@@ -131,6 +134,8 @@ final class JournalWriter: Sendable {
   ///   - run: This run's record in the journal, to mark clean at the stop.
   ///   - report: Told of every fsync.
   ///   - reached: Told how far the journal reached on the disk, once an interval.
+  ///   - unwrittenStart: What the start could not write, and why: the writer is
+  ///     ``unavailable`` for that reason until it has written it.
   ///   - released: Called with the last sequence number kept, each time it moves (not with
   ///     ``DurabilityMode/off``): on the writer's thread, or on the loop that committed it.
   ///   - loopIsBusy: Whether the loop has other requests waiting than the one at hand.
@@ -150,6 +155,7 @@ final class JournalWriter: Sendable {
     run: RunRecord? = nil,
     report: DurabilityReport? = nil,
     reached: ReachedMark? = nil,
+    unwrittenStart: (write: @Sendable () throws -> Void, reason: String)? = nil,
     logger: Logger,
     loopIsBusy: @escaping @Sendable () -> Bool = { false },
     released: @escaping @Sendable (UInt64) -> Void,
@@ -164,8 +170,11 @@ final class JournalWriter: Sendable {
     self.runRecord = run
     self.report = report
     self.reached = reached
+    self.unwrittenStart = unwrittenStart?.write
     self.lastSnapshotSeq = Atomic(lastSnapshotSeq)
-    self.pending = Mutex(Pending(durableSeq: lastSeq, committedSeq: lastSeq))
+    var pending = Pending(durableSeq: lastSeq, committedSeq: lastSeq)
+    pending.unavailable = unwrittenStart?.reason
+    self.pending = Mutex(pending)
     self.released = released
     self.committed = committed
     self.pruneFailed = pruneFailed

@@ -26,6 +26,9 @@ struct OpenedJournal: Sendable {
   let report: DurabilityReport
   /// How far the journal is known to have reached, kept beside it.
   let reached: ReachedMark
+  /// What the start could not write, the disk being full, and the error: the writer writes it
+  /// once there is room, and until then the journal is served read-only.
+  let unwrittenStart: (start: JournalStart, reason: String)?
 
   var status: DurabilityStatus {
     DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id, report: self.report)
@@ -96,14 +99,11 @@ struct OpenedJournal: Sendable {
         }
       }
     )
+    // Kept with the start, before any change is taken: the next start begins from the migrated
+    // state, and no change of the old shape is ever applied to it.
+    var migrated: (versions: StateVersions, snapshot: JournalSnapshot)?
     if !recovered.migrated.isEmpty {
-      // Kept before anything is served: the next start begins from the migrated state, and no
-      // change of the old shape is ever applied to it.
-      do {
-        try journal.record(migrator.versions, snapshot: JournalSnapshot(seq: recovered.seq, state: recovered.state.serializedBytes()))
-      } catch {
-        throw RecoveryError("cannot keep the migrated state in the journal: \(error)")
-      }
+      migrated = (migrator.versions, JournalSnapshot(seq: recovered.seq, state: recovered.state.serializedBytes()))
       for (feature, from, to) in recovered.migrated {
         logger.notice(
           "the state of a feature was migrated", metadata: ["feature": "\(feature)", "from": "\(from)", "to": "\(to)"]
@@ -117,8 +117,8 @@ struct OpenedJournal: Sendable {
     } catch {
       throw RecoveryError("\(error)")
     }
-    let (run, report) = try Self.beginRun(
-      journal, recovered: recovered, reached: reached, acknowledgement: JournalLossAcknowledgement(directory: directory),
+    let (run, report, unwrittenStart) = try Self.beginRun(
+      journal, recovered: recovered, migrated: migrated, reached: reached, acknowledgement: JournalLossAcknowledgement(directory: directory),
       integrity: integrity, configuration: configuration, logger: logger
     )
     logger.info(
@@ -146,19 +146,21 @@ struct OpenedJournal: Sendable {
     return OpenedJournal(
       directory: directory, journal: journal, mode: configuration.durabilityMode,
       interval: configuration.durabilityInterval, recovered: recovered, history: history, timers: timers,
-      run: run, report: report, reached: reached
+      run: run, report: report, reached: reached, unwrittenStart: unwrittenStart
     )
   }
 
   /// Tells what the last run's stop cost (``LastStop``), and whether the journal holds less
   /// than it had reached (``JournalLoss``): then the start stops, unless the operator accepted
   /// the loss. Begins a new history when changes that were acknowledged may be missing; records
-  /// this run, and forces the record onto the disk before anything is served, so that the next
-  /// start judges this run's stop by it.
+  /// this run (``JournalStart``), and forces the record onto the disk before any change is
+  /// taken, so that the next start judges this run's stop by it. On a full disk, returns the
+  /// record unwritten, for the journal's writer to write once there is room.
   private static func beginRun(
-    _ journal: SQLiteJournal, recovered: Recovery.Recovered, reached: ReachedMark,
-    acknowledgement: JournalLossAcknowledgement, integrity: String, configuration: DaemonConfiguration, logger: Logger
-  ) throws -> (RunRecord, DurabilityReport) {
+    _ journal: SQLiteJournal, recovered: Recovery.Recovered, migrated: (versions: StateVersions, snapshot: JournalSnapshot)?,
+    reached: ReachedMark, acknowledgement: JournalLossAcknowledgement, integrity: String, configuration: DaemonConfiguration,
+    logger: Logger
+  ) throws -> (RunRecord, DurabilityReport, unwritten: (start: JournalStart, reason: String)?) {
     let now = Date().timeIntervalSince1970
     let run = RunRecord(
       boot: BootID.current, mode: configuration.durabilityMode, interval: configuration.durabilityInterval, pid: getpid(), started: now
@@ -175,6 +177,7 @@ struct OpenedJournal: Sendable {
     }
     let lastStop: LastStop?
     let retired: [RetiredHistory]
+    var unwritten: (start: JournalStart, reason: String)?
     var reasons: [String] = []
     var lostAtStart: UInt64 = 0
     // The history that ended: the journal's own, or the one the directory had when the
@@ -199,11 +202,22 @@ struct OpenedJournal: Sendable {
         lostAtStart = loss.lost
         reasons.append("\(loss.summary) (the loss was accepted: \(acknowledgement.path))")
       }
-      try journal.beginRun(
-        run, synced: SyncPoint(seq: recovered.seq, time: now), retiring: reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+      let start = JournalStart(
+        journal: journal, migrated: migrated, run: run, synced: SyncPoint(seq: recovered.seq, time: now),
+        retiring: reasons.isEmpty ? nil : reasons.joined(separator: "; "), reached: reached
       )
-      try journal.sync()
-      try reached.record(history: journal.id, seq: recovered.seq)
+      do {
+        try start.write()
+      } catch where DiskFull.isCause(of: error) {
+        logger.error(
+          """
+          cannot record the start in the journal: the disk is full; serving what the journal holds and refusing \
+          changes until there is room
+          """,
+          metadata: ["journal": "\(journal.path)", "error": "\(error)"]
+        )
+        unwritten = (start, "the journal cannot be written: \(error)")
+      }
       retired = try journal.retiredHistories()
     } catch {
       throw RecoveryError("cannot record the start in the journal: \(error)")
@@ -246,6 +260,6 @@ struct OpenedJournal: Sendable {
       lastStop: lastStop, previousHistory: reasons.isEmpty ? nil : previousHistory, startSeq: recovered.seq,
       lostAtStart: lostAtStart, retired: retired, integrity: integrity, logger: logger
     )
-    return (run, report)
+    return (run, report, unwritten)
   }
 }

@@ -55,7 +55,7 @@ extension SQLiteJournal {
       for suffix in suffixes { unlinkat(directory, partialName + suffix, 0) }
       // SQLite's backup reports a full disk by its code alone, with the copy's message, "not an
       // error": said plainly.
-      if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
+      if DiskFull.isCause(of: error) {
         throw BackupError(description: "the disk is full: the copy needs room for the whole journal")
       }
       throw error

@@ -27,7 +27,11 @@ final class SQLiteJournal: Journal {
 
   let path: String
   private let currentID: Mutex<String>
-  let database: DatabasePool
+  private let mode: DurabilityMode
+  /// The connections: a pool as a rule; one connection when the disk was too full to open a
+  /// pool, until ``openForWriting()`` replaces it with one.
+  private let connections: Mutex<(database: any DatabaseWriter, isPool: Bool)>
+  var database: any DatabaseWriter { self.connections.withLock { $0.database } }
   /// The database and its WAL, open for as long as the journal is, for ``sync()``. Never
   /// opened and closed again meanwhile: closing any descriptor of a file drops every POSIX lock
   /// the process holds on it, SQLite's own locks on the database included.
@@ -35,8 +39,62 @@ final class SQLiteJournal: Journal {
 
   /// Opens the journal at `path`, creating it (with `initialState` as its snapshot at 0, at the
   /// state `versions`, and a new id) when there is none.
+  ///
+  /// On a disk too full to open a pool (GRDB writes to the database as it opens one), an
+  /// existing journal is opened on one connection rather than not at all: what it holds can be
+  /// served, its writes fail until there is room, and ``openForWriting()`` opens the pool then.
   init(path: String, mode: DurabilityMode, versions: StateVersions = [:], initialState: () throws -> [UInt8]) throws {
     self.path = path
+    self.mode = mode
+    // SQLite creates the WAL with the database's mode, and GRDB cannot ask it for
+    // `SQLITE_OPEN_NOFOLLOW`: the files are made and checked first.
+    try StateFile.prepareDatabase(atPath: path)
+    var database: any DatabaseWriter
+    let id: String
+    var isPool = true
+    do {
+      let pool = try Self.openPool(path, mode: mode)
+      database = pool
+      try Self.migrator.migrate(pool)
+      id = try pool.write { db in
+        if let id = try String.fetchOne(db, sql: "SELECT value FROM journal WHERE key = 'id'") { return id }
+        let state = try initialState()
+        let id = UUID().uuidString.lowercased()
+        try db.execute(sql: "INSERT INTO journal (key, value) VALUES ('id', ?)", arguments: [id])
+        try db.execute(sql: "INSERT INTO snapshot (seq, state) VALUES (0, ?)", arguments: [Data(state)])
+        try db.execute(sql: "INSERT INTO version_mark (seq, versions) VALUES (0, ?)", arguments: [Self.text(versions)])
+        return id
+      }
+    } catch where DiskFull.isCause(of: error) {
+      // Only a journal this daemon can read as it is: none to create, no schema to bring up.
+      // (SQLite cannot open it read-only: a journal left by a crash needs its WAL recovered,
+      // which only a connection that may write does, in memory with `unix-excl`.)
+      database = try DatabaseQueue(path: Self.exclusiveURI(path), configuration: Self.configuration(mode: mode))
+      guard try database.read(Self.migrator.hasCompletedMigrations),
+        let existing = try database.read({ try String.fetchOne($0, sql: "SELECT value FROM journal WHERE key = 'id'") })
+      else { throw error }
+      id = existing
+      isPool = false
+    }
+    self.connections = Mutex((database, isPool))
+    self.currentID = Mutex(id)
+    self.files = try JournalFiles(database: path)
+  }
+
+  /// Opens the pool when the journal is on one connection (the disk was full); nothing when it
+  /// is not. Reads still on the connection finish on it.
+  func openForWriting() throws {
+    guard !self.connections.withLock({ $0.isPool }) else { return }
+    let pool = try Self.openPool(self.path, mode: self.mode)
+    self.connections.withLock { $0 = (pool, true) }
+  }
+
+  private static func openPool(_ path: String, mode: DurabilityMode) throws -> DatabasePool {
+    // A pool puts the database in WAL mode itself.
+    try DatabasePool(path: Self.exclusiveURI(path), configuration: Self.configuration(mode: mode))
+  }
+
+  private static func configuration(mode: DurabilityMode) -> Configuration {
     var configuration = Configuration()
     configuration.label = "switchyard-journal"
     let synchronous =
@@ -52,24 +110,7 @@ final class SQLiteJournal: Journal {
       // after each fsync instead (``checkpoint()``).
       if mode == .batched { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
     }
-    // SQLite creates the WAL with the database's mode, and GRDB cannot ask it for
-    // `SQLITE_OPEN_NOFOLLOW`: the files are made and checked first.
-    try StateFile.prepareDatabase(atPath: path)
-    // A pool puts the database in WAL mode itself.
-    self.database = try DatabasePool(path: Self.exclusiveURI(path), configuration: configuration)
-    try Self.migrator.migrate(self.database)
-    self.currentID = Mutex(
-      try self.database.write { db in
-        if let id = try String.fetchOne(db, sql: "SELECT value FROM journal WHERE key = 'id'") { return id }
-        let state = try initialState()
-        let id = UUID().uuidString.lowercased()
-        try db.execute(sql: "INSERT INTO journal (key, value) VALUES ('id', ?)", arguments: [id])
-        try db.execute(sql: "INSERT INTO snapshot (seq, state) VALUES (0, ?)", arguments: [Data(state)])
-        try db.execute(sql: "INSERT INTO version_mark (seq, versions) VALUES (0, ?)", arguments: [Self.text(versions)])
-        return id
-      }
-    )
-    self.files = try JournalFiles(database: path)
+    return configuration
   }
 
   /// `path` as an SQLite URI that opens it through the `unix-excl` VFS: the process takes an

@@ -67,6 +67,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
         journal: opened.journal, mode: opened.mode, interval: opened.interval, snapshots: configuration.snapshots,
         lastSeq: opened.recovered.seq, lastSnapshotSeq: opened.recovered.snapshotSeq,
         loop: loop, run: opened.run, report: opened.report, reached: opened.reached,
+        unwrittenStart: opened.unwrittenStart.map { unwritten in (unwritten.start.write, unwritten.reason) },
         logger: logger, loopIsBusy: { requests?.othersWaiting ?? false }, released: { subscriptions.release(upTo: $0) },
         committed: committed, pruneFailed: pruneFailed
       )

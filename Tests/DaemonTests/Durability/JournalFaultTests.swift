@@ -41,8 +41,16 @@ import Testing
     while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
   }
 
-  private func isJournalUnavailable(_ error: any Error) -> Bool {
-    (error as? VarlinkErrorReply)?.name == "io.switchyard.Store.JournalUnavailable"
+  /// Sends an increment until the daemon takes it rather than refuse it for want of a journal.
+  private func sendOnceTheJournalTakesChanges(_ client: VarlinkTestClient) async throws {
+    try await eventually(within: .seconds(10)) {
+      do {
+        try client.call("io.switchyard.Store.Send", Self.increment)
+        return true
+      } catch let error as VarlinkErrorReply where error.name == "io.switchyard.Store.JournalUnavailable" {
+        return false
+      }
+    }
   }
 
   /// In the batched mode the commit that fails is the event loop's: it hands the group to the
@@ -87,14 +95,7 @@ import Testing
 
     // Room again: the journal catches up by itself and changes are accepted.
     try await disk.resize(to: "16m")
-    try await eventually(within: .seconds(10)) {
-      do {
-        try client.call("io.switchyard.Store.Send", Self.increment)
-        return true
-      } catch where self.isJournalUnavailable(error) {
-        return false
-      }
-    }
+    try await self.sendOnceTheJournalTakesChanges(client)
     acknowledged += 1
     #expect(try client.call("io.switchyard.Store.Status")["durability"]?["unavailable"] == nil)
     try await eventually { daemon.log.contains("the journal is written again; accepting changes") }
@@ -151,17 +152,47 @@ import Testing
     #expect(backup.map { "\($0.parameters)".contains("disk is full") } == true, "\(String(describing: backup))")
 
     #expect(unlink(disk.path + "/filler") == 0)
-    try await eventually(within: .seconds(10)) {
-      do {
-        try client.call("io.switchyard.Store.Send", Self.increment)
-        return true
-      } catch where self.isJournalUnavailable(error) {
-        return false
-      }
-    }
+    try await self.sendOnceTheJournalTakesChanges(client)
     let entries = try client.call("io.switchyard.Store.Journal", ["since": .int(seq - 1)])["entries"]
     guard case let .array(journaled)? = entries else { throw ConnectionClosed() }
     #expect(journaled.map { $0["seq"] } == [.int(seq), .int(seq + 1)], "journaled once, then the next change: \(journaled)")
     #expect(await daemon.terminate() == 0)
+  }
+  /// Killed while the disk is full, the daemon starts again all the same: it serves what the
+  /// journal holds and refuses changes, as a running daemon does when the disk fills; once
+  /// there is room it records its start and takes changes, and the next start has all of them.
+  @Test func killedWhileTheDiskIsFullItStartsReadOnlyAndTakesChangesOnceThereIsRoom() async throws {
+    let disk = try await SmallDisk(size: "2m")
+    let state = disk.path + "/state"
+    let daemon = try await DaemonProcess(arguments: ["--state-directory", state])
+    let client = try daemon.connect()
+    for _ in 0..<3 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    let before = try client.call("io.switchyard.Store.Get", ["path": "/primes/count"])
+    try self.fill(disk.path)
+    daemon.signal(SIGKILL)
+    #expect(await daemon.process.exit() == .signalled(SIGKILL))
+
+    let restarted = try await DaemonProcess(socketPath: daemon.socketPath, arguments: ["--state-directory", state])
+    let reader = try restarted.connect()
+    #expect(try reader.call("io.switchyard.Store.Get", ["path": "/primes/count"]) == before, "it serves what it had")
+    let refused = #expect(throws: VarlinkErrorReply.self) { try reader.call("io.switchyard.Store.Send", Self.increment) }
+    #expect(refused?.name == "io.switchyard.Store.JournalUnavailable", "\(String(describing: refused))")
+    #expect(refused.map { "\($0.parameters)".contains("full") } == true, "\(String(describing: refused))")
+    #expect(try reader.call("io.switchyard.Store.Get", ["path": "/primes/count"]) == before, "the refused Send changed nothing")
+    #expect(try reader.call("io.switchyard.Store.Status")["durability"]?["unavailable"] != nil)
+    let subscriber = try restarted.connect()
+    try subscriber.send("io.switchyard.Store.Subscribe", ["path": "/primes/count"], more: true)
+    #expect(try subscriber.read()?["parameters"]?["state"] == before["state"])
+    try await eventually { restarted.log.contains("cannot record the start in the journal") }
+
+    #expect(unlink(disk.path + "/filler") == 0)
+    try await self.sendOnceTheJournalTakesChanges(reader)
+    #expect(try reader.call("io.switchyard.Store.Status")["durability"]?["unavailable"] == nil)
+    let after = try reader.call("io.switchyard.Store.Get", ["path": "/primes/count"])
+    #expect(await restarted.terminate() == 0)
+    let again = try await DaemonProcess(socketPath: daemon.socketPath, arguments: ["--state-directory", state])
+    #expect(try again.connect().call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == after["state"])
+    #expect(!again.log.contains("did not stop cleanly"), "the read-only run's stop was recorded as clean: \(again.log)")
+    #expect(await again.terminate() == 0)
   }
 }
