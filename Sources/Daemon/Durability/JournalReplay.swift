@@ -1,3 +1,4 @@
+import Foundation
 import SwitchyardRuntime
 
 /// Reduces journaled actions again through the reducers running now, each from the state the
@@ -17,7 +18,7 @@ struct JournalReplay<Action: Decodable & Sendable>: Sendable {
   /// state after, or `nil` when its route does not take the action.
   struct Reducing: Sendable {
     let pointer: JSONPointer
-    let reduce: @Sendable (_ state: JSONValue, _ action: Action) throws -> JSONValue?
+    let reduce: @Sendable (_ state: JSONValue, _ action: Action, _ replay: DependencyReplay) throws -> JSONValue?
   }
 
   /// What a replay found.
@@ -111,9 +112,10 @@ struct JournalReplay<Action: Decodable & Sendable>: Sendable {
     }
     let localBefore = before.value(at: feature.pointer) ?? .null
     let localAfter = after.value(at: feature.pointer) ?? .null
+    let replay = DependencyReplay(recorded: change.cause?.dependencies, time: Date(timeIntervalSince1970: change.time))
     let replayed: JSONValue?
     do {
-      replayed = try feature.reduce(localBefore, decoded)
+      replayed = try feature.reduce(localBefore, decoded, replay)
     } catch {
       return difference(nil, "the feature's state no longer decodes, or its new state does not encode: \(error)")
     }
@@ -121,9 +123,16 @@ struct JournalReplay<Action: Decodable & Sendable>: Sendable {
       return difference(nil, "the feature's route no longer takes the action")
     }
     if replayed == localAfter { return nil }
-    return difference(
-      JSONPatch(from: localBefore, to: replayed).prefixed(by: feature.pointer),
-      "reducing the action again gives another state"
-    )
+    let reason =
+      if let mismatch = replay.mismatch {
+        "reducing the action again gives another state: \(mismatch)"
+      } else {
+        """
+        reducing the action again gives another state, though it read the date and UUIDs as journaled: the \
+        reducer changed, or it reads something else that differs from one run to the next (a clock, random \
+        numbers, a file, the environment)
+        """
+      }
+    return difference(JSONPatch(from: localBefore, to: replayed).prefixed(by: feature.pointer), reason)
   }
 }

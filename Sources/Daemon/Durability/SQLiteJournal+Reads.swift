@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SwitchyardRuntime
 
 /// Reading the journal's changes and snapshots: one row at a time where a read may be long.
 extension SQLiteJournal {
@@ -70,10 +71,13 @@ extension JournaledChange {
     let peer = (row["uid"] as Int64?).map { uid in
       ChangeCause.Peer(uid: UInt32(truncatingIfNeeded: uid), pid: Int32(truncatingIfNeeded: row["pid"] as Int64? ?? 0))
     }
+    let dependencies = (row["dependencies"] as Data?).flatMap { try? JSONValue(parsing: Array($0)) }.map(DependencyReadings.init(json:))
     self.init(
       seq: UInt64(row["seq"] as Int64),
       feature: row["feature"],
-      cause: origin.map { ChangeCause(origin: $0, action: (row["action"] as Data?).map { Array($0) }, peer: peer) },
+      cause: origin.map { origin in
+        ChangeCause(origin: origin, action: (row["action"] as Data?).map { Array($0) }, peer: peer, dependencies: dependencies)
+      },
       patch: Array(row["patch"] as Data),
       time: row["time"]
     )

@@ -193,6 +193,10 @@ final class SQLiteJournal: Journal {
         table.column("time", .double).notNull()
       }
     }
+    // What each reduction read of the date and UUIDs (``DependencyReadings``), for `Replay`.
+    migrator.registerMigration("dependency-readings") { db in
+      try db.alter(table: "change") { table in table.add(column: "dependencies", .blob) }
+    }
     return migrator
   }
 
@@ -227,7 +231,7 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time"
+  static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time, dependencies"
 
   func append(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
     // The batched mode runs this on the event loop for every group: its BEGIN and COMMIT are
@@ -237,13 +241,14 @@ final class SQLiteJournal: Journal {
       do {
         for operation in timers { try Self.apply(operation, in: db) }
         let insert = try db.cachedStatement(
-          sql: "INSERT INTO change (\(Self.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+          sql: "INSERT INTO change (\(Self.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
         )
         for change in changes {
           let cause = change.cause
           try insert.execute(arguments: [
             Int64(change.seq), change.feature, cause?.origin.rawValue, cause?.action.map { Data($0) },
             cause?.peer.map { Int64($0.uid) }, cause?.peer.map { Int64($0.pid) }, Data(change.patch), change.time,
+            cause?.dependencies.map { Data($0.json.serializedBytes()) },
           ])
         }
         try db.cachedStatement(sql: "COMMIT").execute()

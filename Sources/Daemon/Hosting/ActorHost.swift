@@ -18,6 +18,8 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
   private let store: Store<LocalState, LocalAction>
   private let sink: ChangeSink
   private let internalActionName: @Sendable (RootAction) -> String?
+  /// What the reductions read of the date and UUIDs, for the journal; `nil` without one.
+  private let recorder: DependencyRecorder?
   private let versions: Mutex<ActorHostVersions>
   private let observation = Mutex<StoreObservation?>(nil)
 
@@ -26,12 +28,14 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     route: some ActionRoute<RootAction, LocalAction>,
     store: Store<LocalState, LocalAction>,
     sink: ChangeSink,
+    recorder: DependencyRecorder?,
     internalAction: @escaping @Sendable (RootAction) -> String?
   ) {
     self.name = name
     self.route = route
     self.store = store
     self.sink = sink
+    self.recorder = recorder
     self.internalActionName = internalAction
     self.versions = Mutex(ActorHostVersions(reported: 0, changed: 0))
   }
@@ -60,26 +64,36 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
       let embed = UncheckedSendable(embed)
       localEffectActions = { effectActions(embed.value($0)) }
     }
-    let store: Store<LocalState, LocalAction>
     let metrics = sink.metrics
-    if let prepareDependencies {
-      store = Store(
+    // With a journal, what the reductions read of the date and UUIDs is journaled with their
+    // changes, for `Replay`. The reducer is made with the recording generators in place: its
+    // `@Dependency` properties keep them, and no reduction pays for setting them.
+    let recorder = sink.isJournaled ? DependencyRecorder() : nil
+    let makeReducer: @Sendable () -> _TimedReducer<_RecordingReducer<R>> = {
+      _TimedReducer(base: _RecordingReducer(base: reducer(), recorder: recorder), metrics: metrics)
+    }
+    let makeStore = { () -> Store<LocalState, LocalAction> in
+      guard let prepareDependencies else {
+        return Store(
+          initialState: initialState, executor: executor, reducer: makeReducer, effectActions: localEffectActions, timers: timers
+        )
+      }
+      return Store(
         initialState: initialState,
         executor: executor,
-        reducer: { _TimedReducer(base: reducer(), metrics: metrics) },
-        withDependencies: { prepareDependencies(&$0) },
-        effectActions: localEffectActions,
-        timers: timers
-      )
-    } else {
-      store = Store(
-        initialState: initialState, executor: executor, reducer: { _TimedReducer(base: reducer(), metrics: metrics) },
+        reducer: makeReducer,
+        withDependencies: {
+          prepareDependencies(&$0)
+          // Over the feature's own generators, if it sets any.
+          recorder?.install(in: &$0)
+        },
         effectActions: localEffectActions,
         timers: timers
       )
     }
+    let store = recorder.map { recorder in withDependencies(recorder.install) { makeStore() } } ?? makeStore()
     let host = try await store.observing(
-      name: name, route: route, sink: sink, internalAction: internalAction
+      name: name, route: route, sink: sink, recorder: recorder, internalAction: internalAction
     )
     return host
   }
@@ -112,7 +126,8 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
   /// Called on the store's isolation right after each change, with the cause its action was
   /// offered with: none for an action the store's own effects queued (a read-only route).
   fileprivate func published(_ change: StateChange, cause: (any Sendable)?) {
-    let cause = self.sink.isJournaled ? (cause as? ChangeCause) ?? .effect(nil) : nil
+    var cause = self.sink.isJournaled ? (cause as? ChangeCause) ?? .effect(nil) : nil
+    if let readings = self.recorder?.take() { cause?.dependencies = readings }
     guard let seq = self.sink.append(change.patch, cause: cause) else { return }
     self.versions.withLock { versions in
       versions.changed = change.seq
@@ -145,9 +160,10 @@ extension Store where State: Encodable {
     name: String,
     route: some ActionRoute<RootAction, Action>,
     sink: ChangeSink,
+    recorder: DependencyRecorder?,
     internalAction: @escaping @Sendable (RootAction) -> String?
   ) throws -> ActorHost<RootAction, State, Action> where State: Codable {
-    let host = ActorHost(name: name, route: route, store: self, sink: sink, internalAction: internalAction)
+    let host = ActorHost(name: name, route: route, store: self, sink: sink, recorder: recorder, internalAction: internalAction)
     let (snapshot, observation) = try self.observe(includingCauses: { host.published($0, cause: $1) })
     host.observed(from: snapshot.seq, through: observation)
     return host

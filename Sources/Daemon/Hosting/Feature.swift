@@ -63,10 +63,10 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   /// versions' JSON is brought up to it.
   var stateVersion = 1
   var migrations: [StateMigration] = []
-  /// Reduces a global action on the feature's state as JSON, dropping the effects: its state
-  /// after, or `nil` when its route does not take the action. What `Replay` checks the journal
-  /// with.
-  let reduceAgain: @Sendable (_ state: JSONValue, _ action: RootAction) throws -> JSONValue?
+  /// Reduces a global action on the feature's state as JSON, dropping the effects, reading the
+  /// date and UUIDs `replay` gives: its state after, or `nil` when its route does not take the
+  /// action. What `Replay` checks the journal with.
+  let reduceAgain: @Sendable (_ state: JSONValue, _ action: RootAction, _ replay: DependencyReplay) throws -> JSONValue?
   /// Starts the feature in an actor (``ActorHost``) whose store runs on the executor given.
   let startActor: @Sendable (
     RootState, ChangeSink, any StoreExecutor, _ effectActions: @escaping @Sendable (RootAction) -> Void,
@@ -232,15 +232,15 @@ extension Feature {
       routeSample: route.embed.flatMap { embed in Self.sample(of: LocalAction.self).map { ($0.json, embed($0.action)) } },
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
       decodeLocalState: { _ = try JSONValueDecoder.journal.decode(LocalState.self, from: $0) },
-      reduceAgain: { state, action in
+      reduceAgain: { state, action, replay in
         guard let local = route.extract(from: action) else { return nil }
         var localState = try JSONValueDecoder.journal.decode(LocalState.self, from: state)
-        let reducer = reducer()
         // The effect is a value: dropped, it never runs.
-        if let prepareDependencies {
-          _ = withDependencies(prepareDependencies) { reducer.reduce(into: &localState, action: local) }
-        } else {
-          _ = reducer.reduce(into: &localState, action: local)
+        _ = withDependencies {
+          prepareDependencies?(&$0)
+          replay.install(in: &$0)
+        } operation: {
+          reducer().reduce(into: &localState, action: local)
         }
         return try encoder.encode(localState)
       },

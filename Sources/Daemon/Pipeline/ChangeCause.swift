@@ -31,10 +31,12 @@ struct ChangeCause: Sendable, Equatable {
   /// stays with its feature (a read-only route), or one that does not encode.
   let action: [UInt8]?
   let peer: Peer?
+  /// What the reduction read of the date and UUIDs, for `Replay`; `nil` when it read neither.
+  var dependencies: DependencyReadings? = nil
 
   /// The cause without who sent it: what a subscriber that may not read the journal is told.
   var withoutSender: Self {
-    Self(origin: self.origin, action: self.action, peer: nil)
+    Self(origin: self.origin, action: self.action, peer: nil, dependencies: self.dependencies)
   }
 
   static func request(_ action: [UInt8], peer: Peer?) -> Self {

@@ -249,6 +249,7 @@ extension JournaledChange {
         entry["uid"] = .int(Int64(peer.uid))
         entry["pid"] = .int(Int64(peer.pid))
       }
+      if let dependencies = cause.dependencies { entry["dependencies"] = dependencies.json }
     }
     return .object(entry)
   }

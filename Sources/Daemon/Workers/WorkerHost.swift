@@ -221,17 +221,23 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
       Task { await self.prepareStandby() }
     case let .reduced(id, patch, nanoseconds):
       if nanoseconds > 0 { self.sink.metrics?.reduced(nanoseconds: nanoseconds) }
-      let answered = try self.contents.withLock { contents throws(WorkerProtocolError) -> Pending in
+      let (answered, readings) = try self.contents.withLock { contents throws(WorkerProtocolError) -> (Pending, JSONValue?) in
         guard let first = contents.pending.first, first.id == id, contents.sent > 0 else {
           throw WorkerProtocolError("the worker answered action \(id), which it was not due to answer")
         }
         contents.sent -= 1
         contents.answeredActions &+= 1
-        return contents.pending.removeFirst()
+        let readings = contents.readings.take()
+        return (contents.pending.removeFirst(), readings?.id == id ? readings?.json : nil)
       }
+      var cause = answered.cause
+      if let readings { cause?.dependencies = DependencyReadings(json: readings) }
       var seq: UInt64?
-      if let patch, !patch.isEmpty { seq = self.sink.append(composed: patch, cause: answered.cause) }
+      if let patch, !patch.isEmpty { seq = self.sink.append(composed: patch, cause: cause) }
       answered.ticket?.done(seq ?? self.sink.currentSeq)
+    case let .dependencies(id, readings):
+      // Kept for the `reduced` that follows at once; only the journal wants them.
+      if self.sink.isJournaled { self.contents.withLock { $0.readings = (id, readings) } }
     case let .change(patch):
       // A change the worker made on its own: its effect's action stayed with it.
       _ = self.sink.append(composed: patch, cause: self.sink.isJournaled ? .effect(nil) : nil)
@@ -349,6 +355,8 @@ struct WorkerHostContents: ~Copyable {
   var unreadyAfter: Duration?
   /// How many actions the workers answered.
   var answeredActions: UInt64 = 0
+  /// What the reduction of the action about to be answered read of the date and UUIDs.
+  var readings: (id: UInt64, json: JSONValue)?
 
   /// How far the current worker has got: a worker whose progress changes while its probe waits
   /// behind a backlog is busy, not stuck.

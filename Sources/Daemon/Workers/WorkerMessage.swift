@@ -38,10 +38,13 @@ enum WorkerMessage: Equatable, Sendable {
   case schedule(action: JSONValue, deadline: Double, ids: [String])
   /// The store cancelled the timers scheduled under `id`.
   case cancelTimers(id: String)
+  /// What the reduction of action `id` read of the date and UUIDs (``DependencyReadings``):
+  /// sent just before its `reduced`, only when it read one of them.
+  case dependencies(id: UInt64, readings: JSONValue)
 
   private enum Kind: UInt8 {
     case start = 1, action, probe, globalAction
-    case ready = 0x11, reduced, change, effect, probeAnswer, schedule, cancelTimers
+    case ready = 0x11, reduced, change, effect, probeAnswer, schedule, cancelTimers, dependencies
   }
 
   /// The largest frame either side accepts: a state may be large, but not unbounded.
@@ -142,6 +145,7 @@ enum WorkerMessage: Equatable, Sendable {
           JSONValue.object(["action": action, "ids": .array(ids.map(JSONValue.string))]).serializedBytes()
         )
       case let .cancelTimers(id): (.cancelTimers, 0, JSONValue.string(id).serializedBytes())
+      case let .dependencies(id, readings): (.dependencies, id, readings.serializedBytes())
       }
     var time: UInt64?
     if case let .reduced(_, _, nanoseconds) = self { time = nanoseconds }
@@ -201,6 +205,7 @@ enum WorkerMessage: Equatable, Sendable {
     case .cancelTimers:
       guard case let .string(id) = try body() else { throw WorkerProtocolError("a cancelTimers frame without an id") }
       self = .cancelTimers(id: id)
+    case .dependencies: self = .dependencies(id: number, readings: try body())
     }
   }
 

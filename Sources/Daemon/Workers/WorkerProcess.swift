@@ -187,6 +187,8 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
   private let keepsTimers: Bool
   private let reducer: @Sendable () -> R
   private let prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?
+  /// What each reduction read of the date and UUIDs, for the daemon's journal.
+  private let recorder = DependencyRecorder()
   private let decoder = JSONBytesDecoder(refusesUnknownKeys: false)
   /// Reads an action made of cases straight from its bytes (``CaseDecodedAction``); `Codable`
   /// decodes the others.
@@ -251,22 +253,26 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     }
     // On a full route the daemon keeps the store's timers, so they outlive this process too.
     let timers = self.keepsTimers ? WorkerTimers<LocalAction>(link: link, encoder: encoder) : nil
-    let reducer = self.reducer
-    let store: Store<LocalState, LocalAction>
-    if let prepareDependencies {
-      store = Store(
+    // What the reductions read of the date and UUIDs goes to the daemon for its journal, as
+    // in an actor (``ActorHost``): the reducer is made with the recording generators in place.
+    let (reducer, recorder, prepareDependencies) = (self.reducer, self.recorder, self.prepareDependencies)
+    let makeReducer: @Sendable () -> _WorkerTaggedReducer<_RecordingReducer<R>> = {
+      _WorkerTaggedReducer(base: _RecordingReducer(base: reducer(), recorder: recorder), tags: tags)
+    }
+    let store = withDependencies(recorder.install) {
+      guard let prepareDependencies else {
+        return Store<LocalState, LocalAction>(
+          initialState: state, executor: link, reducer: makeReducer, effectActions: effectActions, timers: timers
+        )
+      }
+      return Store(
         initialState: state,
         executor: link,
-        reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
-        withDependencies: { prepareDependencies(&$0) },
-        effectActions: effectActions,
-        timers: timers
-      )
-    } else {
-      store = Store(
-        initialState: state,
-        executor: link,
-        reducer: { _WorkerTaggedReducer(base: reducer(), tags: tags) },
+        reducer: makeReducer,
+        withDependencies: {
+          prepareDependencies(&$0)
+          recorder.install(in: &$0)
+        },
         effectActions: effectActions,
         timers: timers
       )
@@ -302,10 +308,11 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
       self.link.send(.reduced(id: id, patch: nil))
       return
     }
-    let (link, tags) = (self.link, self.tags)
+    let (link, tags, recorder) = (self.link, self.tags, self.recorder)
     tags.queue(id)
     store.enqueue(action) { _ in
       let (patch, nanoseconds, effects) = tags.finish()
+      if patch != nil, let readings = recorder.take() { link.send(.dependencies(id: id, readings: readings.json)) }
       link.send(.reduced(id: id, patch: patch, nanoseconds: nanoseconds))
       for action in effects { link.send(.effect(action: action)) }
     }

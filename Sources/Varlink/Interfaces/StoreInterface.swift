@@ -196,7 +196,9 @@ public enum StoreInterface {
     # One change as the journal keeps it: its sequence number, the feature that made it, when
     # (seconds since 1970), where its action came from ("request", "effect" or "restart"), the
     # global action (when the journal can tell it), the uid and pid of the process that sent
-    # it (a request), and the patch, from the root of the state.
+    # it (a request), what its reduction read of the date and UUIDs, in order (dates in
+    # seconds since 2001: {"date": [float], "uuid": [string]}, for Replay), and the patch, from
+    # the root of the state.
     type JournalEntry (
       seq: int,
       feature: ?string,
@@ -205,6 +207,7 @@ public enum StoreInterface {
       action: ?object,
       uid: ?int,
       pid: ?int,
+      dependencies: ?object,
       patch: []object
     )
 
@@ -230,7 +233,8 @@ public enum StoreInterface {
 
     # Reduces the journaled actions after "since" (after the oldest kept snapshot without it)
     # up to "until" again, through the reducers running now, each from the state the journal
-    # recorded before it; no effect runs. Says how many changes were replayed, how many were
+    # recorded before it, reading the date and UUIDs the journal recorded it reading (the
+    # change's time for a date it did not record); no effect runs. Says how many changes were replayed, how many were
     # skipped (the journal cannot tell their action), and the first that came out otherwise.
     # Needs the admin permission.
     method Replay(since: ?int, until: ?int) -> (from: int, to: int, replayed: int, skipped: int, difference: ?ReplayDifference)

@@ -5,12 +5,11 @@ import SwitchyardTestSupport
 import Testing
 
 /// The journal read back: what caused each change and who sent it (`Journal`), the state at any
-/// seq it still covers (`Get` with `at`), the journaled actions reduced again (`Replay`), and a
-/// copy of it all (`Backup`).
+/// seq it still covers (`Get` with `at`), and a copy of it all (`Backup`). (`Replay`:
+/// ``JournalReplayTests``.)
 /// Real daemons on real state directories.
 @Suite(.serialized) struct JournalReadingTests {
   static let increment: JSONValue = ["action": ["counter": ["incrTapped": [:]]]]
-
 
   private func daemon(_ state: TemporaryStateDirectory, socketPath: String? = nil, snapshotsEvery: Int = 10_000) async throws -> DaemonProcess {
     try await DaemonProcess(
@@ -311,31 +310,6 @@ import Testing
     try subscriber.send("io.switchyard.Store.Subscribe", ["path": "/primes/count"], more: true)
     guard case let .string(history)? = try subscriber.read()?["parameters"]?["history"] else { return nil }
     return history
-  }
-
-  @Test func replayReducesTheJournaledActionsAgainAndNamesTheFirstThatComesOutOtherwise() async throws {
-    let state = TemporaryStateDirectory()
-    let daemon = try await daemon(state)
-    let client = try daemon.connect()
-    for _ in 1...5 { try client.call("io.switchyard.Store.Send", Self.increment) }
-    try client.call("io.switchyard.Store.Send", ["action": ["counter": ["nthPrimeButtonTapped": [:]]]])
-    try await eventually { try client.call("io.switchyard.Store.Get", ["path": "/primes"])["state"]?["alertNthPrime"] != nil }
-    // 5 is prime: saved, and the feed hears of it through its read-only route (seq 9).
-    try client.call("io.switchyard.Store.Send", ["action": ["primeModal": ["saveFavoritePrimeTapped": [:]]]])
-    try await eventually { try client.call("io.switchyard.Store.Get")["seq"] == 9 }
-
-    let agreed = try client.call("io.switchyard.Store.Replay", ["since": 0, "until": 8])
-    #expect(agreed == ["from": 0, "to": 8, "replayed": 8, "skipped": 0], "the effect's answer is replayed from the journal")
-    #expect(try client.call("io.switchyard.Store.Replay", ["since": 4, "until": 8])["replayed"] == 4, "from a seq after the snapshot")
-
-    // The feed stamps each entry with the clock: reduced again, it is another time.
-    let report = try client.call("io.switchyard.Store.Replay")
-    #expect(report["from"] == 0 && report["to"] == 9 && report["replayed"] == 9, "\(report)")
-    let difference = try #require(report["difference"])
-    #expect(difference["seq"] == 9 && difference["feature"] == "activityFeed", "\(difference)")
-    #expect(difference["action"] == ["primeModal": ["favoritesChanged": ["added": [5]]]], "\(difference)")
-    #expect(difference["replayed"] != nil && difference["replayed"] != difference["journaled"])
-    #expect(await daemon.terminate() == 0)
   }
 }
 

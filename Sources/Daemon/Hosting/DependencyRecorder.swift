@@ -1,0 +1,95 @@
+import Dependencies
+import Foundation
+import SwitchyardRuntime
+import SwitchyardSynchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Records what a feature's reductions read of the date and of UUIDs (``DependencyReadings``),
+/// for the journal: the feature's reducer is made with the recorder's generators installed
+/// (``install(in:)``), and runs inside ``reducing(_:)`` (``_RecordingReducer``).
+///
+/// ```swift
+/// let recorder = DependencyRecorder()
+/// let store = withDependencies(recorder.install) { Store(…) }
+/// // after each reduction, on the store's isolation:
+/// recorder.take()   // what it read, or nil
+/// ```
+///
+/// Only reads on the thread that is reducing count: an effect of the same feature reading the
+/// date meanwhile, on another thread, gets the date and is not recorded. Nothing is locked
+/// unless a reduction read something. A reduction's first ``limit`` readings of each are kept,
+/// whatever an action makes it read: what is journaled with a change stays small.
+final class DependencyRecorder: Sendable {
+  static let limit = 1_024
+
+  /// The thread reducing now; 0 between reductions.
+  private let reducingThread = Atomic<UInt>(0)
+  private let hasReadings = Atomic<Bool>(false)
+  private let readings = Mutex(DependencyReadings())
+
+  /// Wraps the date and UUID generators in `dependencies` so that what they give during a
+  /// reduction is recorded; other dependencies are left as they are.
+  @Sendable func install(in dependencies: inout DependencyValues) {
+    let date = dependencies.date
+    let uuid = dependencies.uuid
+    dependencies.date = DateGenerator { [self] in
+      let now = date.now
+      self.record(date: now)
+      return now
+    }
+    dependencies.uuid = UUIDGenerator { [self] in
+      let id = uuid()
+      self.record(uuid: id)
+      return id
+    }
+  }
+
+  /// Runs one reduction, recording what it reads; what an earlier one read and nobody took
+  /// (it changed nothing) is forgotten first.
+  func reducing<T>(_ body: () -> T) -> T {
+    if self.hasReadings.load(ordering: .relaxed) { _ = self.take() }
+    self.reducingThread.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+    defer { self.reducingThread.store(0, ordering: .relaxed) }
+    return body()
+  }
+
+  /// What the last reduction read, and forgets it; `nil` when it read nothing.
+  func take() -> DependencyReadings? {
+    guard self.hasReadings.load(ordering: .relaxed) else { return nil }
+    self.hasReadings.store(false, ordering: .relaxed)
+    return self.readings.withLock { readings in
+      defer { readings = DependencyReadings() }
+      return readings
+    }
+  }
+
+  private func record(date: Date? = nil, uuid: UUID? = nil) {
+    guard self.reducingThread.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self())) else { return }
+    self.readings.withLock { readings in
+      if let date, readings.dates.count < Self.limit { readings.dates.append(date) }
+      if let uuid, readings.uuids.count < Self.limit { readings.uuids.append(uuid) }
+    }
+    self.hasReadings.store(true, ordering: .relaxed)
+  }
+}
+
+/// Runs `base` inside its ``DependencyRecorder``'s ``DependencyRecorder/reducing(_:)``. Without
+/// a recorder (no journal to keep the readings) it is `base` itself.
+struct _RecordingReducer<Base: Reducer>: Reducer {
+  let base: Base
+  let recorder: DependencyRecorder?
+
+  func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    guard let recorder = self.recorder else { return self.base.reduce(into: &state, action: action) }
+    return recorder.reducing { self.base.reduce(into: &state, action: action) }
+  }
+
+  func _resolve() -> (inout Base.State, Base.Action) -> Effect<Base.Action> {
+    let reduce = self.base._resolve()
+    guard let recorder = self.recorder else { return reduce }
+    return { state, action in recorder.reducing { reduce(&state, action) } }
+  }
+}
