@@ -118,13 +118,25 @@ let package = Package(
       name: "CWorkerSpawn",
       path: "Sources/CWorkerSpawn"
     ),
+    // systemd: readiness and status, the watchdog, socket activation, journald's log handler.
+    .target(
+      name: "SwitchyardSystemd",
+      dependencies: [
+        "SwitchyardSynchronization",
+        "CSystemd",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      path: "Sources/Systemd"
+    ),
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
         "SwitchyardSynchronization",
+        "SwitchyardJSON",
         "SwitchyardRuntime",
         "SwitchyardVarlink",
-        "CSystemd",
+        "SwitchyardSystemd",
         "CWorkerSpawn",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -189,6 +201,7 @@ let package = Package(
         // The CLI's views, tested on their own (its end-to-end tests run the binary).
         "SwitchyardCLI",
         "SwitchyardSynchronization",
+        "SwitchyardJSON",
         "SwitchyardTestSupport",
         "SwitchyardClient",
         "SwitchyardRuntime",
@@ -217,10 +230,17 @@ let package = Package(
       name: "DaemonTests",
       dependencies: [
         "SwitchyardVarlink",
+        "SwitchyardJSON",
+        "SwitchyardSynchronization",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
         "SwitchyardTestSupport",
         "SwitchyardDaemon",
+        "SwitchyardSystemd",
         "SwitchyardRuntime",
         "PrimeTime",
         .product(name: "CasePaths", package: "swift-case-paths"),
@@ -269,6 +289,7 @@ let package = Package(
       name: "RuntimeTests",
       dependencies: [
         "SwitchyardTestSupport",
+        "SwitchyardSynchronization",
         "SwitchyardRuntime",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),

@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import SwitchyardSystemd
 import UnixSignals
 
 /// Reloads the configuration on SIGHUP (`systemctl reload`, through `ExecReload=kill -HUP`).

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SwitchyardRuntime
+import SwitchyardSystemd
 import SwitchyardVarlink
 import UnixSignals
 

@@ -1,5 +1,6 @@
 import Logging
 import SwitchyardSynchronization
+import SwitchyardSystemd
 
 /// The configuration the running daemon uses, which a reload (SIGHUP) replaces.
 ///

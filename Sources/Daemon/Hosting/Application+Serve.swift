@@ -1,4 +1,5 @@
 import Logging
+import SwitchyardSystemd
 import SwitchyardVarlink
 
 extension Application {

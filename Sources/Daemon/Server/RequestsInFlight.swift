@@ -1,4 +1,4 @@
-import Synchronization
+import SwitchyardSynchronization
 
 /// How many calls the server has read and not answered yet, subscriptions left out: the one
 /// figure that tells a lone request (ping-pong) from a client or several keeping the loop busy.

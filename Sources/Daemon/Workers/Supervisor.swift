@@ -2,6 +2,7 @@ import DequeModule
 import Logging
 import ServiceLifecycle
 import SwitchyardSynchronization
+import SwitchyardSystemd
 
 /// How a supervisor restarts its workers, as Erlang/OTP's supervisors do.
 public struct SupervisionConfiguration: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SwitchyardSystemd
 
 /// How the daemon starts a worker: its own executable, run as `worker`.
 struct WorkerLaunch: Sendable {

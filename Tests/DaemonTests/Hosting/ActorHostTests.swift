@@ -7,6 +7,7 @@ import Testing
 
 @testable import SwitchyardDaemon
 @testable import SwitchyardRuntime
+@testable import SwitchyardSystemd
 
 /// A feature hosted in an actor: its store runs on the daemon's store loop, and its changes
 /// reach the change log there before the request that made them is done.

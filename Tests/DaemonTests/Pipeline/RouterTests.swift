@@ -7,6 +7,7 @@ import Testing
 
 @testable import SwitchyardDaemon
 @testable import SwitchyardRuntime
+@testable import SwitchyardSystemd
 
 /// The router, in process: routing, ordering and numbering, without the socket in between.
 @Suite struct RouterTests {

@@ -6,6 +6,7 @@ import SwitchyardSynchronization
 import Testing
 
 @testable import SwitchyardDaemon
+@testable import SwitchyardSystemd
 
 /// The server as a whole, on a real socket: how it starts and how a drain ends it.
 @Suite struct VarlinkServerTests {

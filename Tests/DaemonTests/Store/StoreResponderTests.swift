@@ -8,6 +8,7 @@ import Testing
 
 @testable import SwitchyardDaemon
 @testable import SwitchyardRuntime
+@testable import SwitchyardSystemd
 
 /// The responder without a socket: every method of `io.switchyard.Store` and
 /// `org.varlink.service`, and every error it answers with, as a client would read them.

@@ -2,6 +2,7 @@ import Foundation
 import SwitchyardRuntime
 import SwitchyardTestSupport
 import Testing
+@testable import SwitchyardSystemd
 
 /// What `switchyardd` tells systemd through `NOTIFY_SOCKET`, read from a stand-in socket.
 @Suite(.serialized) struct ServiceManagerTests {

@@ -2,6 +2,7 @@ import Foundation
 import SwitchyardRuntime
 import SwitchyardTestSupport
 import Testing
+@testable import SwitchyardSystemd
 
 #if canImport(Glibc)
   import Glibc

@@ -111,7 +111,7 @@ public enum JournalFields {
   }
 
   /// Sends one entry to journald.
-  static func send(_ fields: [String]) {
+  package static func send(_ fields: [String]) {
     var buffers = fields.map { Array($0.utf8) }
     var vectors: [iovec] = []
     vectors.reserveCapacity(buffers.count)

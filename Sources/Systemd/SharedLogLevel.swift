@@ -22,37 +22,37 @@ public final class SharedLogLevel: Sendable {
 }
 
 /// A handler whose level follows a ``SharedLogLevel`` unless a logger sets its own.
-struct SharedLevelLogHandler<Base: LogHandler>: LogHandler {
-  var base: Base
-  let sharedLevel: SharedLogLevel
+package struct SharedLevelLogHandler<Base: LogHandler>: LogHandler {
+  package var base: Base
+  package let sharedLevel: SharedLogLevel
   private var ownLevel: Logger.Level?
 
-  init(_ base: Base, level: SharedLogLevel) {
+  package init(_ base: Base, level: SharedLogLevel) {
     self.base = base
     self.sharedLevel = level
   }
 
-  var logLevel: Logger.Level {
+  package var logLevel: Logger.Level {
     get { self.ownLevel ?? self.sharedLevel.level }
     set { self.ownLevel = newValue }
   }
 
-  var metadata: Logger.Metadata {
+  package var metadata: Logger.Metadata {
     get { self.base.metadata }
     set { self.base.metadata = newValue }
   }
 
-  var metadataProvider: Logger.MetadataProvider? {
+  package var metadataProvider: Logger.MetadataProvider? {
     get { self.base.metadataProvider }
     set { self.base.metadataProvider = newValue }
   }
 
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+  package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
     get { self.base[metadataKey: key] }
     set { self.base[metadataKey: key] = newValue }
   }
 
-  func log(event: LogEvent) {
+  package func log(event: LogEvent) {
     self.base.log(event: event)
   }
 }

@@ -2,7 +2,7 @@ import CSystemd
 import Foundation
 
 /// The listening socket systemd passes a socket-activated daemon.
-enum SocketActivation {
+package enum SocketActivation {
   /// The socket systemd passed under `name` (`FileDescriptorName=` in the socket unit), or `nil`
   /// when the daemon was not socket-activated and must bind its configured path itself.
   ///
@@ -11,7 +11,7 @@ enum SocketActivation {
   ///
   /// - Throws: ``SocketActivationError`` when sockets were passed but none is named `name`, or
   ///   the one named `name` is not a listening Unix stream socket.
-  static func listeningSocket(named name: String) throws(SocketActivationError) -> CInt? {
+  package static func listeningSocket(named name: String) throws(SocketActivationError) -> CInt? {
     var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
     let count = sd_listen_fds_with_names(1, &names)
     guard count >= 0 else { throw .unusable(reason: String(cString: strerror(-count))) }
@@ -38,12 +38,12 @@ enum SocketActivation {
 }
 
 /// Socket activation passed sockets the daemon cannot serve on.
-enum SocketActivationError: Error, CustomStringConvertible {
+package enum SocketActivationError: Error, CustomStringConvertible {
   case unusable(reason: String)
   case noSocketNamed(String, passed: [String])
   case notAUnixStreamListener(fd: CInt, name: String)
 
-  var description: String {
+  package var description: String {
     switch self {
     case let .unusable(reason):
       "socket activation: the LISTEN_FDS/LISTEN_PID variables could not be used: \(reason)"

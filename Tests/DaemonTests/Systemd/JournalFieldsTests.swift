@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import SwitchyardDaemon
+@testable import SwitchyardSystemd
 
 /// The daemon's journal logging, short of the socket: what a log event becomes in the journal
 /// (``JournalFields``) and when the daemon writes to the journal at all (``DaemonLogging``).

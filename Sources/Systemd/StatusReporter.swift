@@ -1,16 +1,25 @@
 import ServiceLifecycle
 
 /// What the daemon is doing, in the one line `systemctl status` shows (`STATUS=`).
-struct StatusLine: Equatable, Sendable, CustomStringConvertible {
-  var features: Int
-  var workers: Int
-  var connections: Int
-  var subscribers: Int
-  var actionsPerSecond: Double
+package struct StatusLine: Equatable, Sendable, CustomStringConvertible {
+  package var features: Int
+  package var workers: Int
+  package var connections: Int
+  package var subscribers: Int
+  package var actionsPerSecond: Double
   /// The durability mode, `none` without a state directory.
-  var durability: String
+  package var durability: String
 
-  var description: String {
+  package init(features: Int, workers: Int, connections: Int, subscribers: Int, actionsPerSecond: Double, durability: String) {
+    self.features = features
+    self.workers = workers
+    self.connections = connections
+    self.subscribers = subscribers
+    self.actionsPerSecond = actionsPerSecond
+    self.durability = durability
+  }
+
+  package var description: String {
     func count(_ value: Int, _ noun: String) -> String { "\(value) \(noun)\(value == 1 ? "" : "s")" }
     let rate = (self.actionsPerSecond * 10).rounded() / 10
     return [
@@ -26,13 +35,19 @@ struct StatusLine: Equatable, Sendable, CustomStringConvertible {
 
 /// Keeps the service manager's status line current: every `interval` it computes the line from
 /// the counters and sends it when it changed.
-struct StatusReporter: Service {
-  let manager: ServiceManager
-  let interval: Duration
+package struct StatusReporter: Service {
+  package let manager: ServiceManager
+  package let interval: Duration
   /// The counters now; `actions` is the total routed so far, turned into a rate here.
-  let counters: @Sendable () -> (line: StatusLine, actions: Int)
+  package let counters: @Sendable () -> (line: StatusLine, actions: Int)
 
-  func run() async throws {
+  package init(manager: ServiceManager, interval: Duration, counters: @escaping @Sendable () -> (line: StatusLine, actions: Int)) {
+    self.manager = manager
+    self.interval = interval
+    self.counters = counters
+  }
+
+  package func run() async throws {
     await cancelWhenGracefulShutdown { await self.loop() }
   }
 

@@ -12,32 +12,32 @@ import Foundation
 /// that stops reading its socket (a stuck test harness, a wedged supervisor) fills it, and
 /// `sd_notify` would then block the thread that reports status — and with it the shutdown that
 /// waits for that thread. A message that does not fit is dropped instead.
-struct ServiceManager: Sendable {
+package struct ServiceManager: Sendable {
   /// Whether a service manager listens (`NOTIFY_SOCKET` is set).
-  var isListening: Bool { self.socketPath != nil }
+  package var isListening: Bool { self.socketPath != nil }
   /// `NOTIFY_SOCKET`: a path, or an abstract name after `@`.
   private let socketPath: String?
 
-  init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+  package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
     self.socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
   }
 
   /// The interval systemd expects watchdog pings within (`WATCHDOG_USEC`), when it expects them
   /// from this process (`WATCHDOG_PID`, when set, names it).
-  var watchdogInterval: Duration? {
+  package var watchdogInterval: Duration? {
     var microseconds: UInt64 = 0
     guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
     return .microseconds(Int64(clamping: microseconds))
   }
 
   /// The daemon serves: the socket listens and the state is ready.
-  func ready(status: String) {
+  package func ready(status: String) {
     self.notify("READY=1\nSTATUS=\(status)")
   }
 
   /// A configuration reload begins; `ready(status:)` ends it. systemd 253 and later also want the
   /// monotonic time, which 252 ignores.
-  func reloading() {
+  package func reloading() {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
@@ -46,23 +46,23 @@ struct ServiceManager: Sendable {
 
   /// The daemon is still starting (recovering a long journal): systemd's start timeout is
   /// pushed `by` from now, however long the start has taken so far.
-  func extendStartTimeout(by time: Duration) {
+  package func extendStartTimeout(by time: Duration) {
     let microseconds = time.components.seconds * 1_000_000 + time.components.attoseconds / 1_000_000_000_000
     self.notify("EXTEND_TIMEOUT_USEC=\(microseconds)\nSTATUS=starting: recovering the journal")
   }
 
   /// The daemon is shutting down: what follows is the drain.
-  func stopping() {
+  package func stopping() {
     self.notify("STOPPING=1\nSTATUS=stopping: draining connections")
   }
 
   /// The one-line summary `systemctl status` shows.
-  func status(_ text: String) {
+  package func status(_ text: String) {
     self.notify("STATUS=\(text)")
   }
 
   /// The daemon is healthy: systemd's watchdog timer starts over.
-  func watchdog() {
+  package func watchdog() {
     self.notify("WATCHDOG=1")
   }
 

@@ -10,17 +10,28 @@ import SwitchyardSynchronization
 /// or whose mailbox stopped draining, never answers; the pings stop and systemd's watchdog
 /// action (`WatchdogSec=`, then SIGABRT and `Restart=`) takes over. A timer that pinged regardless
 /// would hide exactly the failure the watchdog is there to catch.
-struct Watchdog: Service {
-  let manager: ServiceManager
+package struct Watchdog: Service {
+  package let manager: ServiceManager
   /// Half of `WATCHDOG_USEC`.
-  let period: Duration
+  package let period: Duration
   /// Sends one health probe round: calls its argument once per answer (with the feature's name,
   /// `nil` for the router) and returns how many answers to expect.
-  let probe: @Sendable (_ answered: @escaping @Sendable (String?) -> Void) -> Int
-  let featureNames: [String]
-  let logger: Logger
+  package let probe: @Sendable (_ answered: @escaping @Sendable (String?) -> Void) -> Int
+  package let featureNames: [String]
+  package let logger: Logger
 
-  func run() async throws {
+  package init(
+    manager: ServiceManager, period: Duration, probe: @escaping @Sendable (_ answered: @escaping @Sendable (String?) -> Void) -> Int,
+    featureNames: [String], logger: Logger
+  ) {
+    self.manager = manager
+    self.period = period
+    self.probe = probe
+    self.featureNames = featureNames
+    self.logger = logger
+  }
+
+  package func run() async throws {
     await cancelWhenGracefulShutdown { await self.loop() }
   }
 
