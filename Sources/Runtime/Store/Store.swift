@@ -46,7 +46,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   @usableFromInline nonisolated let effects: EffectRunner<Action>
   @exclusivity(unchecked) @usableFromInline var isObserved = false
   @usableFromInline let tracker = _ChangeTracker()
-  private let encode: (@Sendable (State) throws -> JSONValue)?
+  let encode: (@Sendable (State) throws -> JSONValue)?
   private nonisolated let link: _StoreLink<State, Action>
   /// The executor the host gave the store, if any.
   private nonisolated let executor: (any StoreExecutor)?
@@ -61,9 +61,10 @@ public actor Store<State: Sendable, Action: Sendable> {
     self._unownedExecutor
   }
 
-  @exclusivity(unchecked) private var observers: [Int: @Sendable (StateChange, _ cause: (any Sendable)?) -> Void] = [:]
+  /// Read and written by the observation extension (`Store+Observation`) too.
+  @exclusivity(unchecked) var observers: [Int: @Sendable (StateChange, _ cause: (any Sendable)?) -> Void] = [:]
   /// The cause the host gave the action being reduced (``enqueue(_:cause:onReduced:)``).
-  @exclusivity(unchecked) private var cause: (any Sendable)?
+  @exclusivity(unchecked) var cause: (any Sendable)?
   /// The envelopes of one drain. It trades buffers with the mailbox's queue, so that neither
   /// allocates once both have grown to the size of a burst.
   @exclusivity(unchecked) private var drained = Deque<Mailbox<Action>.Envelope>()
@@ -76,8 +77,8 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// effect's `.send`) goes to the mailbox, behind it, and a drain asked for meanwhile leaves
   /// the queue to the one running, so a batch is never overtaken by what was queued after it.
   @exclusivity(unchecked) @usableFromInline var isReducing = false
-  @exclusivity(unchecked) private var nextObserverID = 0
-  @exclusivity(unchecked) private var publishedJSON: JSONValue?
+  @exclusivity(unchecked) var nextObserverID = 0
+  @exclusivity(unchecked) var publishedJSON: JSONValue?
 
   /// A store running `reducer` from `initialState`.
   ///
@@ -393,116 +394,4 @@ public actor Store<State: Sendable, Action: Sendable> {
     if self.isObserved { self.publish(tracked: false) } else { self._seq &+= 1 }
     self.effects.start(effect, origin: "an action of \(Self.self)")
   }
-
-  /// Publishes the change the last reduction made, if any, to every observer.
-  ///
-  /// Tracked, only the subtrees the reduction touched are encoded and diffed against the JSON
-  /// published last (see ``_ChangeTracker``), which is updated in place; whatever the tracker
-  /// cannot tell is diffed in full, as an untracked reduction is.
-  @usableFromInline
-  func publish(tracked: Bool) {
-    guard let encode, var json = self.publishedJSON.take() else { return }
-    // Taken out of the store so that it is uniquely referenced and changes in place.
-    defer { self.publishedJSON = json }
-    var operations: [JSONPatch.Operation] = []
-    var isComplete = false
-    if tracked {
-      (operations, isComplete) = self.tracker.patch(&json)
-    }
-    if !isComplete {
-      do {
-        let current = try encode(self._state)
-        operations.append(contentsOf: JSONPatch(from: json, to: current).operations)
-        json = current
-      } catch {
-        reportIssue("The state of \(Self.self) could not be encoded to publish a change: \(error)")
-      }
-    }
-    if operations.isEmpty { return }
-    self._seq &+= 1
-    let change = StateChange(seq: self.seq, patch: JSONPatch(operations: operations))
-    for observer in self.observers.values { observer(change, self.cause) }
-  }
-}
-
-extension Store where State: Encodable {
-  /// The current state and every later change, with nothing missed in between.
-  ///
-  /// `handler` runs on the store's isolation, right after each change: keep it short (hand the
-  /// change to a queue). The first change it gets has `snapshot.seq + 1`, and each one after
-  /// that the next number.
-  ///
-  /// ```swift
-  /// let (snapshot, observation) = await store.observe { change in
-  ///   queue.yield(change)
-  /// }
-  /// defer { observation.cancel() }
-  /// ```
-  public func observe(
-    _ handler: @escaping @Sendable (StateChange) -> Void
-  ) throws -> (snapshot: StateSnapshot<State>, observation: StoreObservation) {
-    try self.observe(includingCauses: { change, _ in handler(change) })
-  }
-
-  /// The current state and every later change, each with the cause its action was queued with
-  /// (``enqueue(_:cause:onReduced:)``): `nil` for an action an effect or ``send(_:)`` gave it.
-  ///
-  /// ```swift
-  /// store.enqueue(.incrTapped, cause: Request(peer: 42))
-  /// let (_, observation) = try await store.observe(includingCauses: { change, cause in
-  ///   journal.append(change, cause as? Request)  // Request(peer: 42)
-  /// })
-  /// ```
-  public func observe(
-    includingCauses handler: @escaping @Sendable (StateChange, _ cause: (any Sendable)?) -> Void
-  ) throws -> (snapshot: StateSnapshot<State>, observation: StoreObservation) {
-    let json = try self.publishedJSON ?? JSONValueEncoder().encode(self._state)
-    self.publishedJSON = json
-    self.isObserved = true
-    let id = self.nextObserverID
-    self.nextObserverID += 1
-    self.observers[id] = handler
-    let observation = StoreObservation { [weak self] in
-      Task { await self?.removeObserver(id) }
-    }
-    return (StateSnapshot(seq: self._seq, state: self._state, json: json), observation)
-  }
-
-  /// The current state and an asynchronous sequence of every later change.
-  ///
-  /// ```swift
-  /// let (snapshot, changes) = try await store.changes()
-  /// var json = snapshot.json
-  /// for await change in changes {
-  ///   try change.patch.apply(to: &json)
-  /// }
-  /// ```
-  ///
-  /// The sequence ends the observation when its consumer stops iterating.
-  public func changes(
-    bufferingPolicy: AsyncStream<StateChange>.Continuation.BufferingPolicy = .unbounded
-  ) throws -> (snapshot: StateSnapshot<State>, changes: AsyncStream<StateChange>) {
-    let (stream, continuation) = AsyncStream.makeStream(of: StateChange.self, bufferingPolicy: bufferingPolicy)
-    let (snapshot, observation) = try self.observe { continuation.yield($0) }
-    continuation.onTermination = { _ in observation.cancel() }
-    return (snapshot, stream)
-  }
-
-  private func removeObserver(_ id: Int) {
-    self.observers[id] = nil
-    if self.observers.isEmpty {
-      self.publishedJSON = nil
-      self.isObserved = false
-    }
-  }
-}
-
-/// The isolation of a store that runs on no host's executor: an actor that runs nothing itself,
-/// whose executor the store takes as its own.
-actor _DefaultIsolation {}
-
-/// Lets effects reach their store without keeping it alive.
-final class _StoreLink<State: Sendable, Action: Sendable>: @unchecked Sendable {
-  // Written once, in the store's initializer, before any effect can run.
-  weak var store: Store<State, Action>?
 }
