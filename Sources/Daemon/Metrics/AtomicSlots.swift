@@ -9,8 +9,7 @@ import SwitchyardSynchronization
 /// ```
 ///
 /// `Synchronization.AtomicLazyReference` does the same, but its `load()` is a generic call into
-/// the standard library that callgrind measured at about 780 instructions, most of the cost of
-/// counting a call. Here each slot is an `Atomic<UInt>` holding the object's address, retained
+/// the standard library, which costs more than the rest of counting a call. Here each slot is an `Atomic<UInt>` holding the object's address, retained
 /// once when stored and released when the slots go.
 final class AtomicSlots<Value: AnyObject & Sendable>: @unchecked Sendable {
   // Unchecked: each slot is read and written through its atomic only; a stored object is never

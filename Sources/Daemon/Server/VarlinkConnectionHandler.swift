@@ -336,9 +336,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// channel, which waits for the socket to take more; the writes after it follow it there, in
   /// order, until the channel has written them all.
   ///
-  /// The channel's write path — its pipeline, pending-writes queue and flush — cost every reply
-  /// about a microsecond, for bytes ready to go as they are (a worker's link writes the same way,
-  /// ``WorkerChannel``). The socket is written only on the loop and while the channel is active:
+  /// The channel's write path — its pipeline, pending-writes queue and flush — is work for bytes
+  /// ready to go as they are (a worker's link writes the same way, ``WorkerChannel``). The socket is written only on the loop and while the channel is active:
   /// the channel closes it on the loop, and is inactive from then on. A write the socket refuses
   /// for any reason but a full buffer (the client is gone) goes to the channel too, whose write
   /// fails and closes the connection, as it always did.

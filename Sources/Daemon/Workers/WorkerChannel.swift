@@ -8,12 +8,11 @@ import SwitchyardSynchronization
 /// Frames queue from any thread, and the link's event loop writes whatever queued by the time it
 /// gets to them in one write: a burst of pipelined actions costs the loop one task and one
 /// system call. The task runs after the loop has handled all it read in this turn, so the calls
-/// of one read share the write (writing when each call's routing ends instead cost a pinned
-/// fan-out a third of its rate: a write per call, each waking the worker).
+/// of one read share the write: a write per call would wake the worker once per call.
 ///
 /// The write goes straight to the pipe while the pipe takes it: the channel's write path (its
-/// pipeline, pending-writes queue and flush) cost a worker round trip about 0.8 µs, for bytes
-/// that are ready to go as they are. Only what a full pipe leaves over goes through the channel,
+/// pipeline, pending-writes queue and flush) is work for bytes that are ready to go as they
+/// are. Only what a full pipe leaves over goes through the channel,
 /// which waits for the pipe to be writable again; the frames after it follow it there, in order,
 /// until the channel has written it all. Both write on the loop, one at a time, and only while
 /// the channel is open: the channel owns the descriptor and closes it on the loop.

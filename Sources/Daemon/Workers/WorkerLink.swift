@@ -18,9 +18,8 @@ import SwitchyardSynchronization
 /// writes: none of an event loop's channels, pipelines, promises and tasks between the pipe and
 /// the store, and no `epoll_wait` before each read either. Its write of the answers is the last
 /// thing it does before it reads again, so the daemon that the write wakes does not have to be
-/// switched away from to let the worker finish a turn of its loop. A pinned worker round trip
-/// took 46.8 µs with a NIO event loop here, 37.3–38.9 µs with a loop that waited in
-/// `epoll_wait`, and 35.5–35.6 µs with this one.
+/// switched away from to let the worker finish a turn of its loop. (The round trips of the three
+/// designs measured are in docs/engineering-notes.md.)
 ///
 /// The link is the store's ``StoreExecutor``, and whoever runs the store's work holds the
 /// link's *turn*: the loop while it hands over frames and runs what they queued, or — while the
