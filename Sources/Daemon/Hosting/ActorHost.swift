@@ -66,32 +66,17 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     }
     let metrics = sink.metrics
     // With a journal, what the reductions read of the date and UUIDs is journaled with their
-    // changes, for `Replay`. The reducer is made with the recording generators in place: its
-    // `@Dependency` properties keep them, and no reduction pays for setting them.
+    // changes, for `Replay`.
     let recorder = sink.isJournaled ? DependencyRecorder() : nil
     let makeReducer: @Sendable () -> _TimedReducer<_RecordingReducer<R>> = {
       _TimedReducer(base: _RecordingReducer(base: reducer(), recorder: recorder), metrics: metrics)
     }
-    let makeStore = { () -> Store<LocalState, LocalAction> in
-      guard let prepareDependencies else {
-        return Store(
-          initialState: initialState, executor: executor, reducer: makeReducer, effectActions: localEffectActions, timers: timers
-        )
-      }
-      return Store(
-        initialState: initialState,
-        executor: executor,
-        reducer: makeReducer,
-        withDependencies: {
-          prepareDependencies(&$0)
-          // Over the feature's own generators, if it sets any.
-          recorder?.install(in: &$0)
-        },
-        effectActions: localEffectActions,
-        timers: timers
+    let store = DependencyRecorder.recording(recorder, prepareDependencies) { dependencies in
+      Store<LocalState, LocalAction>(
+        initialState: initialState, executor: executor, reducer: makeReducer, withDependencies: dependencies,
+        effectActions: localEffectActions, timers: timers
       )
     }
-    let store = recorder.map { recorder in withDependencies(recorder.install) { makeStore() } } ?? makeStore()
     let host = try await store.observing(
       name: name, route: route, sink: sink, recorder: recorder, internalAction: internalAction
     )

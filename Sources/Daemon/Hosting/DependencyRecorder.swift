@@ -13,7 +13,7 @@ import SwitchyardSynchronization
 ///
 /// ```swift
 /// let recorder = DependencyRecorder()
-/// let store = withDependencies(recorder.install) { Store(…) }
+/// let store = DependencyRecorder.recording(recorder, prepareDependencies) { Store(…, withDependencies: $0) }
 /// // after each reduction, on the store's isolation:
 /// recorder.take()   // what it read, or nil
 /// ```
@@ -44,6 +44,24 @@ final class DependencyRecorder: Sendable {
       let id = uuid()
       self.record(uuid: id)
       return id
+    }
+  }
+
+  /// Makes a store (with `makeStore`, given the dependencies the store is to set for each
+  /// reduction) whose reductions `recorder` records: without dependencies of the feature's own,
+  /// the reducer is made with the recording generators in place, so its `@Dependency` properties
+  /// keep them and no reduction pays for setting them; with them, the store sets the feature's
+  /// and the recording generators over them for each reduction, as it would set the feature's
+  /// alone. Without a recorder, the store the feature declares.
+  static func recording<S>(
+    _ recorder: DependencyRecorder?, _ prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
+    makeStore: (_ dependencies: (@Sendable (inout DependencyValues) -> Void)?) -> S
+  ) -> S {
+    guard let recorder else { return makeStore(prepareDependencies) }
+    guard let prepareDependencies else { return withDependencies(recorder.install) { makeStore(nil) } }
+    return makeStore { dependencies in
+      prepareDependencies(&dependencies)
+      recorder.install(in: &dependencies)
     }
   }
 

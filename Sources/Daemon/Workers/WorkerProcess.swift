@@ -254,27 +254,15 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     // On a full route the daemon keeps the store's timers, so they outlive this process too.
     let timers = self.keepsTimers ? WorkerTimers<LocalAction>(link: link, encoder: encoder) : nil
     // What the reductions read of the date and UUIDs goes to the daemon for its journal, as
-    // in an actor (``ActorHost``): the reducer is made with the recording generators in place.
+    // in an actor (``ActorHost``).
     let (reducer, recorder, prepareDependencies) = (self.reducer, self.recorder, self.prepareDependencies)
     let makeReducer: @Sendable () -> _WorkerTaggedReducer<_RecordingReducer<R>> = {
       _WorkerTaggedReducer(base: _RecordingReducer(base: reducer(), recorder: recorder), tags: tags)
     }
-    let store = withDependencies(recorder.install) {
-      guard let prepareDependencies else {
-        return Store<LocalState, LocalAction>(
-          initialState: state, executor: link, reducer: makeReducer, effectActions: effectActions, timers: timers
-        )
-      }
-      return Store(
-        initialState: state,
-        executor: link,
-        reducer: makeReducer,
-        withDependencies: {
-          prepareDependencies(&$0)
-          recorder.install(in: &$0)
-        },
-        effectActions: effectActions,
-        timers: timers
+    let store = DependencyRecorder.recording(recorder, prepareDependencies) { dependencies in
+      Store<LocalState, LocalAction>(
+        initialState: state, executor: link, reducer: makeReducer, withDependencies: dependencies,
+        effectActions: effectActions, timers: timers
       )
     }
     // On the link's thread, which is the store's executor: no change can come before the observer.

@@ -44,6 +44,23 @@ import Testing
     #expect(recorder.take() == nil, "the second reduction read nothing; the first's readings were not its")
   }
 
+  /// A store made as the hosts make theirs records each reading once, whether the feature sets
+  /// dependencies of its own (the store then sets them for each reduction) or not; and it
+  /// records what the feature's own generator gives.
+  @Test(arguments: [false, true])
+  func aHostsStoreRecordsEachReadingOnce(_ featureSetsTheDate: Bool) async {
+    let pinned = Date(timeIntervalSinceReferenceDate: 42)
+    let recorder = DependencyRecorder()
+    let pinDate: @Sendable (inout DependencyValues) -> Void = { $0.date = .constant(pinned) }
+    let makeReducer: @Sendable () -> _RecordingReducer<Stamper> = { _RecordingReducer(base: Stamper(), recorder: recorder) }
+    let store = DependencyRecorder.recording(recorder, featureSetsTheDate ? pinDate : nil) { dependencies in
+      Store<[String], Int>(initialState: [], reducer: makeReducer, withDependencies: dependencies)
+    }
+    let readings = await store.assumeIsolatedSend(1) { recorder.take() }
+    #expect(readings?.dates.count == 1 && readings?.uuids.count == 1, "\(String(describing: readings))")
+    if featureSetsTheDate { #expect(readings?.dates == [pinned]) }
+  }
+
   @Test func readsOutsideAReductionOrOnAnotherThreadAreNotRecorded() async {
     let recorder = DependencyRecorder()
     let stamper = withDependencies(recorder.install) { Stamper() }
@@ -88,3 +105,12 @@ import Testing
     #expect(unrecorded.mismatch?.hasPrefix("it read the date (date.now) once and UUIDs (uuid()) once, and the journal kept none") == true)
   }
 }
+
+extension Store {
+  /// Sends `action` on the store's isolation and runs `after` there once it is reduced.
+  fileprivate func assumeIsolatedSend<T: Sendable>(_ action: Action, after: @Sendable () -> T) -> T {
+    self.send(action)
+    return after()
+  }
+}
+
