@@ -6,6 +6,7 @@ import SwitchyardRuntime
 import Testing
 
 @testable import SwitchyardDaemon
+@testable import SwitchyardJournal
 
 /// Journals written before dates travelled as RFC 3339 text hold them as numbers (seconds since
 /// 2001, `Date`'s own encoding): the daemon still starts from them, and from then on its state

@@ -6,6 +6,7 @@ import SwitchyardRuntime
 import Testing
 
 @testable import SwitchyardDaemon
+@testable import SwitchyardJournal
 
 /// A feature's state type changes between two runs of the daemon: recovery names what no
 /// longer decodes, or migrates it with the steps the feature declares. Real SQLite journals,
