@@ -129,11 +129,31 @@ let package = Package(
       ],
       path: "Sources/Systemd"
     ),
+    // The monotonic clock the metrics and the journal time with, and the log's rate limiter.
+    .target(
+      name: "SwitchyardTiming",
+      path: "Sources/Timing"
+    ),
+    // The journal: the `Journal` protocol, the SQLite engine, the writer, recovery, backup, the
+    // state directory. Neither NIO nor the application's types: the daemon hands it values.
+    .target(
+      name: "SwitchyardJournal",
+      dependencies: [
+        "SwitchyardSynchronization",
+        "SwitchyardJSON",
+        "SwitchyardTiming",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      path: "Sources/Journal"
+    ),
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
         "SwitchyardSynchronization",
         "SwitchyardJSON",
+        "SwitchyardJournal",
+        "SwitchyardTiming",
         "SwitchyardRuntime",
         "SwitchyardVarlink",
         "SwitchyardSystemd",
@@ -153,7 +173,6 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "CasePaths", package: "swift-case-paths"),
-        .product(name: "GRDB", package: "GRDB.swift"),
       ],
       path: "Sources/Daemon"
     ),
@@ -241,6 +260,8 @@ let package = Package(
         "SwitchyardTestSupport",
         "SwitchyardDaemon",
         "SwitchyardSystemd",
+        "SwitchyardJournal",
+        "SwitchyardTiming",
         "SwitchyardRuntime",
         "PrimeTime",
         .product(name: "CasePaths", package: "swift-case-paths"),
@@ -250,6 +271,15 @@ let package = Package(
       ],
       // Run by the access tests as another user, from where it is.
       exclude: ["Access/peer_call.py"]
+    ),
+    .testTarget(
+      name: "JournalTests",
+      dependencies: [
+        "SwitchyardTestSupport",
+        "SwitchyardJournal",
+        "SwitchyardJSON",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]
     ),
     .testTarget(
       name: "MacrosTests",

@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import SwitchyardJournal
 import SwitchyardRuntime
 
 /// The daemon's settings. Read from the configuration file, overridden by environment

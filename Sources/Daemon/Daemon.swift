@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardSystemd
 import SwitchyardVarlink

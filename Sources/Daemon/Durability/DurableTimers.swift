@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HeapModule
 import Logging
+import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardSynchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardJournal
 import SwitchyardRuntime
 
 /// Reduces journaled actions again through the reducers running now, each from the state the

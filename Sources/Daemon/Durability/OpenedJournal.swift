@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SwitchyardJournal
 import SwitchyardRuntime
 
 /// The state directory, locked, with its journal open and what it holds recovered: what the
@@ -117,9 +118,9 @@ struct OpenedJournal: Sendable {
     } catch {
       throw RecoveryError("\(error)")
     }
-    let (run, report, unwrittenStart) = try Self.beginRun(
+    let (run, report, unwrittenStart) = try JournalStart.begin(
       journal, recovered: recovered, migrated: migrated, reached: reached, acknowledgement: JournalLossAcknowledgement(directory: directory),
-      integrity: integrity, configuration: configuration, logger: logger
+      integrity: integrity, mode: configuration.durabilityMode, interval: configuration.durabilityInterval, logger: logger
     )
     logger.info(
       "journal recovered",
@@ -148,118 +149,5 @@ struct OpenedJournal: Sendable {
       interval: configuration.durabilityInterval, recovered: recovered, history: history, timers: timers,
       run: run, report: report, reached: reached, unwrittenStart: unwrittenStart
     )
-  }
-
-  /// Tells what the last run's stop cost (``LastStop``), and whether the journal holds less
-  /// than it had reached (``JournalLoss``): then the start stops, unless the operator accepted
-  /// the loss. Begins a new history when changes that were acknowledged may be missing; records
-  /// this run (``JournalStart``), and forces the record onto the disk before any change is
-  /// taken, so that the next start judges this run's stop by it. On a full disk, returns the
-  /// record unwritten, for the journal's writer to write once there is room.
-  private static func beginRun(
-    _ journal: SQLiteJournal, recovered: Recovery.Recovered, migrated: (versions: StateVersions, snapshot: JournalSnapshot)?,
-    reached: ReachedMark, acknowledgement: JournalLossAcknowledgement, integrity: String, configuration: DaemonConfiguration,
-    logger: Logger
-  ) throws -> (RunRecord, DurabilityReport, unwritten: (start: JournalStart, reason: String)?) {
-    let now = Date().timeIntervalSince1970
-    let run = RunRecord(
-      boot: BootID.current, mode: configuration.durabilityMode, interval: configuration.durabilityInterval, pid: getpid(), started: now
-    )
-    let loss: JournalLoss?
-    do {
-      loss = JournalLoss(reached: reached.read(), journal: journal.id, seq: recovered.seq, retired: try journal.retiredHistories())
-    } catch {
-      throw RecoveryError("cannot read the journal's retired histories: \(error)")
-    }
-    let accepted = acknowledgement.isGiven
-    if let loss, !accepted {
-      throw RecoveryError(loss.refusal(journal: journal.path, acknowledgement: acknowledgement.path))
-    }
-    let lastStop: LastStop?
-    let retired: [RetiredHistory]
-    var unwritten: (start: JournalStart, reason: String)?
-    var reasons: [String] = []
-    var lostAtStart: UInt64 = 0
-    // The history that ended: the journal's own, or the one the directory had when the
-    // journal is another.
-    let previousHistory = loss.flatMap { $0.isOtherJournal ? $0.reachedHistory : nil } ?? journal.id
-    do {
-      let recoveredTime = try journal.lastChanges(1).last.flatMap { $0.seq == recovered.seq ? $0.time : nil }
-      // A backup put back: its run record is the run that made the copy, still running then, and
-      // tells nothing of a stop; what came after the copy is what is missing.
-      let backup = try journal.backupMark()
-      lastStop = try backup != nil ? nil : journal.lastRun().map { last in
-        LastStop(run: last.run, synced: last.synced, recoveredSeq: recovered.seq, recoveredTime: recoveredTime, bootNow: run.boot)
-      }
-      if let backup {
-        let taken = Date(timeIntervalSince1970: backup.time).formatted(.iso8601)
-        reasons.append(
-          "the journal is a backup, made at \(taken) up to seq \(backup.seq): what the daemon acknowledged after it is not in it"
-        )
-      }
-      if let lastStop, lastStop.mayHaveLost { reasons.append(lastStop.summary) }
-      if let loss {
-        lostAtStart = loss.lost
-        reasons.append("\(loss.summary) (the loss was accepted: \(acknowledgement.path))")
-      }
-      let start = JournalStart(
-        journal: journal, migrated: migrated, run: run, synced: SyncPoint(seq: recovered.seq, time: now),
-        retiring: reasons.isEmpty ? nil : reasons.joined(separator: "; "), reached: reached
-      )
-      do {
-        try start.write()
-      } catch where DiskFull.isCause(of: error) {
-        logger.error(
-          """
-          cannot record the start in the journal: the disk is full; serving what the journal holds and refusing \
-          changes until there is room
-          """,
-          metadata: ["journal": "\(journal.path)", "error": "\(error)"]
-        )
-        unwritten = (start, "the journal cannot be written: \(error)")
-      }
-      retired = try journal.retiredHistories()
-    } catch {
-      throw RecoveryError("cannot record the start in the journal: \(error)")
-    }
-    if accepted {
-      // Once: a later loss needs the operator's word again.
-      acknowledgement.consume()
-      if loss == nil {
-        logger.notice(
-          "\(JournalLossAcknowledgement.name) was there, but the journal lost nothing; removed it",
-          metadata: ["path": "\(acknowledgement.path)"]
-        )
-      }
-    }
-    var metadata: Logger.Metadata = ["seq": "\(recovered.seq)"]
-    if let lastStop {
-      metadata["mode"] = "\(lastStop.run.mode.rawValue)"
-      // Only the batched mode records how far its fsyncs went: in strict every commit is one,
-      // and a `synced` of 0 beside it would read as changes never forced onto the disk.
-      if lastStop.run.mode == .batched {
-        metadata["synced"] = "\(lastStop.synced.seq)"
-        metadata["kept"] = "\(lastStop.keptAfterSync)"
-      }
-      if let sameBoot = lastStop.sameBoot { metadata["sameBoot"] = "\(sameBoot)" }
-    }
-    if !reasons.isEmpty {
-      metadata["previousHistory"] = "\(previousHistory)"
-      metadata["history"] = "\(journal.id)"
-      logger.error(
-        "\(reasons.joined(separator: "; ")); a new history begins, so clients resume with a fresh snapshot", metadata: metadata
-      )
-    } else if let lastStop {
-      if lastStop.run.clean {
-        logger.info("\(lastStop.summary)", metadata: metadata)
-      } else {
-        logger.notice("\(lastStop.summary)", metadata: metadata)
-      }
-    }
-    let report = DurabilityReport(
-      lastStop: lastStop, previousHistory: reasons.isEmpty ? nil : previousHistory, startSeq: recovered.seq,
-      lostAtStart: lostAtStart, retired: retired, integrity: integrity, logger: logger
-    )
-    return (run, report, unwritten)
   }
 }

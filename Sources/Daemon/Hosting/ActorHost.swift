@@ -1,7 +1,9 @@
 import ConcurrencyExtras
 import Dependencies
+import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardSynchronization
+import SwitchyardTiming
 
 /// A feature hosted in an actor of the daemon's process: a ``Store`` of its own with a FIFO
 /// mailbox, observed into the feature's ``ChangeSink``.

@@ -1,5 +1,6 @@
 import Dependencies
 import Foundation
+import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardSynchronization
 

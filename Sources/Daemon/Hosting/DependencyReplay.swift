@@ -1,5 +1,6 @@
 import Dependencies
 import Foundation
+import SwitchyardJournal
 import SwitchyardSynchronization
 
 /// The date and UUIDs a reduction reads when `Replay` reduces a journaled action again: those

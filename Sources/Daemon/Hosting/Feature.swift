@@ -2,6 +2,7 @@ import ConcurrencyExtras
 import Dependencies
 import Logging
 import NIOCore
+import SwitchyardJournal
 import SwitchyardRuntime
 
 /// A part of an application that the daemon hosts in an actor of its own: a reducer, the part of

@@ -1,6 +1,7 @@
 import ConcurrencyExtras
 import Foundation
 import Logging
+import SwitchyardJournal
 import SwitchyardRuntime
 
 /// What a feature's durable timers need of the daemon: where they are kept, and how a global

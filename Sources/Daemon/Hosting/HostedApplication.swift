@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import SwitchyardJournal
 import SwitchyardRuntime
 
 /// An application's features, started and joined into one pipeline:
@@ -66,7 +67,7 @@ struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>:
       JournalWriter(
         journal: opened.journal, mode: opened.mode, interval: opened.interval, snapshots: configuration.snapshots,
         lastSeq: opened.recovered.seq, lastSnapshotSeq: opened.recovered.snapshotSeq,
-        loop: loop, run: opened.run, report: opened.report, reached: opened.reached,
+        loop: EventLoopCommits(loop), run: opened.run, report: opened.report, reached: opened.reached,
         unwrittenStart: opened.unwrittenStart.map { unwritten in (unwritten.start.write, unwritten.reason) },
         logger: logger, loopIsBusy: { requests?.othersWaiting ?? false }, released: { subscriptions.release(upTo: $0) },
         committed: committed, pruneFailed: pruneFailed

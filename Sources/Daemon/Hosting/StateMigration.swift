@@ -1,3 +1,4 @@
+import SwitchyardJournal
 import SwitchyardRuntime
 
 /// One step of a feature's state migrations: how the JSON of version `from` becomes the JSON of
@@ -42,5 +43,19 @@ extension Feature {
     feature.stateVersion = version
     feature.migrations = migrations
     return feature
+  }
+}
+
+extension StateMigrator {
+  /// The migrations `features` declare.
+  init<State, Action>(_ features: [Feature<State, Action>]) {
+    var steps: [String: Steps] = [:]
+    for feature in features {
+      steps[feature.name] = Steps(
+        pointer: feature.pointer, version: feature.stateVersion,
+        migrations: Dictionary(feature.migrations.map { ($0.from, $0.migrate) }, uniquingKeysWith: { first, _ in first })
+      )
+    }
+    self.init(features: steps)
   }
 }

@@ -1,3 +1,5 @@
+import SwitchyardTiming
+
 /// What the metrics keep of one hosted feature: how long each action took in its reducer
 /// (`switchyard_reduce_duration_seconds{feature}`; its count is the actions the feature
 /// reduced). An actor host times its reducer on the event loop; a worker times it in its own

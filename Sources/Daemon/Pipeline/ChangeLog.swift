@@ -1,6 +1,7 @@
 import DequeModule
 import Foundation
 import Logging
+import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardSynchronization
 

@@ -1,3 +1,4 @@
+import SwitchyardJournal
 import SwitchyardRuntime
 
 /// Where one feature's changes go: its patches, relative to its own state, moved under the

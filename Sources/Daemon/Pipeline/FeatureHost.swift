@@ -1,3 +1,4 @@
+import SwitchyardJournal
 import SwitchyardRuntime
 
 /// A running feature, as the ``Router`` sees it: where the actions its route takes go.

@@ -1,4 +1,5 @@
 import Logging
+import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardSynchronization
 

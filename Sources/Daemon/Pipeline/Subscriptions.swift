@@ -1,5 +1,6 @@
 import DequeModule
 import NIOCore
+import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardSynchronization
 

@@ -1,5 +1,6 @@
 import Logging
 import SwitchyardSynchronization
+import SwitchyardTiming
 
 /// The log lines one connection causes: with the peer's uid and pid, and refusals rate-limited
 /// (``LogRateLimiter``), so that a client sending garbage as fast as it can costs the journal a

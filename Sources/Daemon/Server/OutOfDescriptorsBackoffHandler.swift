@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import SwitchyardTiming
 
 #if canImport(Glibc)
   import Glibc

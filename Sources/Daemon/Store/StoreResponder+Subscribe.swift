@@ -1,4 +1,5 @@
 import NIOCore
+import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardVarlink
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardSynchronization
 import SwitchyardVarlink

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import SwitchyardJournal
 import SwitchyardSynchronization
 import SwitchyardRuntime
 

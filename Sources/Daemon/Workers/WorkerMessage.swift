@@ -1,4 +1,5 @@
 import NIOCore
+import SwitchyardJournal
 import SwitchyardRuntime
 
 /// What the daemon and a worker process say to each other over their link (two pipes).

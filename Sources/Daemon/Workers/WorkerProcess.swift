@@ -5,6 +5,7 @@ import Logging
 import SwitchyardJSON
 import SwitchyardSynchronization
 import SwitchyardRuntime
+import SwitchyardTiming
 import SwitchyardVarlink
 
 struct WorkerStartError: Error, CustomStringConvertible {

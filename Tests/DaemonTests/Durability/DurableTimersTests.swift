@@ -4,6 +4,7 @@ import SwitchyardSynchronization
 import Testing
 
 @testable import SwitchyardDaemon
+@testable import SwitchyardJournal
 
 /// The pending durable timers in memory, without a journal: what fires, in which order, and what
 /// replacing and cancelling leave — at a hundred thousand pending as at three.

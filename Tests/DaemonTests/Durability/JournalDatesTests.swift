@@ -6,6 +6,7 @@ import SwitchyardRuntime
 import Testing
 
 @testable import SwitchyardDaemon
+@testable import SwitchyardJournal
 @testable import SwitchyardSystemd
 
 /// Journals written before dates travelled as RFC 3339 text hold them as numbers (seconds since

@@ -3,9 +3,11 @@ import Logging
 import NIOCore
 import NIOPosix
 import SwitchyardSynchronization
+import SwitchyardTestSupport
 import Testing
 
 @testable import SwitchyardDaemon
+@testable import SwitchyardJournal
 @testable import SwitchyardRuntime
 
 /// Who commits a group, on a real SQLite journal, a real event loop and the writer's own thread:
@@ -41,7 +43,7 @@ import Testing
     let loop = MultiThreadedEventLoopGroup.singleton.next()
     let released = Mutex<UInt64>(0)
     let writer = JournalWriter(
-      journal: journal, mode: .batched, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, loop: loop,
+      journal: journal, mode: .batched, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, loop: EventLoopCommits(loop),
       logger: Self.logger, released: { seq in released.withLock { $0 = max($0, seq) } }
     )
     for seq in 1...3 as ClosedRange<UInt64> {
@@ -64,7 +66,7 @@ import Testing
     let loop = MultiThreadedEventLoopGroup.singleton.next()
     let requests = RequestsInFlight()
     let writer = JournalWriter(
-      journal: journal, mode: .batched, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, loop: loop,
+      journal: journal, mode: .batched, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, loop: EventLoopCommits(loop),
       logger: Self.logger, loopIsBusy: { requests.othersWaiting }, released: { _ in }
     )
     requests.started()
@@ -87,7 +89,7 @@ import Testing
     let (journal, directory) = try self.journal(.batched)
     let loop = MultiThreadedEventLoopGroup.singleton.next()
     let writer = JournalWriter(
-      journal: journal, mode: .batched, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, loop: loop,
+      journal: journal, mode: .batched, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, loop: EventLoopCommits(loop),
       logger: Self.logger, released: { _ in }
     )
     try await eventually { writer.isWriterThreadAsleep }
@@ -115,7 +117,7 @@ import Testing
     let (journal, directory) = try self.journal(.strict)
     let loop = MultiThreadedEventLoopGroup.singleton.next()
     let writer = JournalWriter(
-      journal: journal, mode: .strict, interval: .seconds(1), lastSeq: 0, lastSnapshotSeq: 0, loop: loop,
+      journal: journal, mode: .strict, interval: .seconds(1), lastSeq: 0, lastSnapshotSeq: 0, loop: EventLoopCommits(loop),
       logger: Self.logger, released: { _ in }
     )
     let reply = await self.replyThread(writer, seq: 1, on: loop)
@@ -133,7 +135,7 @@ import Testing
     let loop = MultiThreadedEventLoopGroup.singleton.next()
     let writer = JournalWriter(
       journal: journal, mode: .batched, interval: .milliseconds(20), snapshots: SnapshotPolicy(every: 97, keep: 2, retention: 1_000_000),
-      lastSeq: 0, lastSnapshotSeq: 0, loop: loop, logger: Self.logger, released: { _ in }
+      lastSeq: 0, lastSnapshotSeq: 0, loop: EventLoopCommits(loop), logger: Self.logger, released: { _ in }
     )
     // One sequence, as the change log numbers it: under a lock, from the loop and from threads.
     let seq = Mutex<UInt64>(0)

@@ -6,6 +6,7 @@ import SwitchyardRuntime
 import Testing
 
 @testable import SwitchyardDaemon
+@testable import SwitchyardJournal
 @testable import SwitchyardSystemd
 
 /// A feature's state type changes between two runs of the daemon: recovery names what no

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import SwitchyardDaemon
+@testable import SwitchyardJournal
 @testable import SwitchyardRuntime
 
 /// What a reduction read of the date and UUIDs: recorded while it reduces (``DependencyRecorder``),

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import Foundation
+import SwitchyardTiming
 import Testing
 
 @testable import SwitchyardDaemon

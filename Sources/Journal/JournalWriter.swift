@@ -1,29 +1,39 @@
 import Dispatch
 import Foundation
 import Logging
-import NIOCore
-import SwitchyardRuntime
+import SwitchyardJSON
 import SwitchyardSynchronization
+import SwitchyardTiming
 
 /// When the composed state is written as a snapshot, and how much of the journal is kept.
-struct SnapshotPolicy: Sendable, Equatable {
+package struct SnapshotPolicy: Sendable, Equatable {
   /// A snapshot every this many changes (`snapshots.every`).
-  var every: Int = 10_000
+  package var every: Int
   /// And, when set, a snapshot with the first change once this much time has passed since the
   /// last one (`snapshots.interval`).
-  var interval: Duration?
+  package var interval: Duration?
   /// How many snapshots are kept (`snapshots.keep`).
-  var keep: Int = 2
+  package var keep: Int
   /// How many changes are kept even behind the oldest snapshot (`journal.retention`), for
   /// subscribers that resume and for the history.
-  var retention: Int = 100_000
+  package var retention: Int
   /// When set, changes behind the oldest snapshot kept that are older than this are pruned too,
   /// however few (`journal.retentionAge`).
-  var retentionAge: Duration?
+  package var retentionAge: Duration?
+
+  package init(
+    every: Int = 10_000, interval: Duration? = nil, keep: Int = 2, retention: Int = 100_000, retentionAge: Duration? = nil
+  ) {
+    self.every = every
+    self.interval = interval
+    self.keep = keep
+    self.retention = retention
+    self.retentionAge = retentionAge
+  }
 }
 
-/// Writes the changes the ``ChangeLog`` hands it into the journal, so that no event loop ever
-/// waits for the disk: whatever has come in since the last write goes into one transaction
+/// Writes the changes the daemon's change log hands it into the journal, so that no event loop
+/// ever waits for the disk: whatever has come in since the last write goes into one transaction
 /// (group commit), and one fsync serves all of it.
 ///
 /// ```swift
@@ -33,7 +43,7 @@ struct SnapshotPolicy: Sendable, Equatable {
 ///
 /// In the ``DurabilityMode/strict`` and ``DurabilityMode/batched`` modes a change counts only once
 /// it is committed (strict: and on the disk): replies wait for it (``whenDurable(_:_:)``) and so
-/// do subscribers (``Subscriptions`` hold changes back until `released` is called). With
+/// do subscribers (the daemon holds them back until `released` is called). With
 /// ``DurabilityMode/off`` both go on at once.
 ///
 /// Who commits:
@@ -47,7 +57,7 @@ struct SnapshotPolicy: Sendable, Equatable {
 ///   while the loop goes on, and takes the next groups too while it is awake. The writer thread
 ///   also keeps everything that can wait on the disk — the periodic fsync, the checkpoints,
 ///   snapshots, pruning. The loop never waits for the connection: it hands the group over.
-final class JournalWriter: Sendable {
+package final class JournalWriter: Sendable {
   /// Who has the journal's (one) writing connection.
   enum Holder {
     case nobody
@@ -91,16 +101,16 @@ final class JournalWriter: Sendable {
     var writerSleeps = false
   }
 
-  let journal: any Journal
-  let mode: DurabilityMode
+  package let journal: any Journal
+  package let mode: DurabilityMode
   let interval: Duration
   let snapshots: SnapshotPolicy
   /// Where the batched mode commits the changes made on it; `nil`: always the writer thread.
-  let loop: (any EventLoop)?
+  let loop: (any CommitLoop)?
   /// This run, as the journal recorded it at start: written again, clean, at the stop.
   let runRecord: RunRecord?
   /// What `Status` says of the disk: the last change forced onto it.
-  let report: DurabilityReport?
+  package let report: DurabilityReport?
   /// Told how far the journal has reached on the disk, at most once an interval.
   let reached: ReachedMark?
   /// What the start could not write (a full disk): the writer thread writes it before anything
@@ -144,14 +154,14 @@ final class JournalWriter: Sendable {
   ///     the metrics.
   ///   - pruneFailed: Called after each prune that failed, for the metrics (``report`` is told
   ///     the error).
-  init(
+  package init(
     journal: any Journal,
     mode: DurabilityMode,
     interval: Duration,
     snapshots: SnapshotPolicy = SnapshotPolicy(),
     lastSeq: UInt64,
     lastSnapshotSeq: UInt64,
-    loop: (any EventLoop)? = nil,
+    loop: (any CommitLoop)? = nil,
     run: RunRecord? = nil,
     report: DurabilityReport? = nil,
     reached: ReachedMark? = nil,
@@ -186,7 +196,7 @@ final class JournalWriter: Sendable {
   }
 
   /// Queues `change` for the journal; called in sequence order.
-  func submit(_ change: JournaledChange) {
+  package func submit(_ change: JournaledChange) {
     let onLoop = self.loop?.inEventLoop == true
     let (wasIdle, schedule) = self.pending.withLock { pending in
       pending.changes.append(change)
@@ -197,7 +207,7 @@ final class JournalWriter: Sendable {
 
   /// Queues a durable timer's scheduling, cancellation or firing for the journal; a reply that
   /// waits for a change made after it waits for it too.
-  func submit(_ operation: TimerOperation) {
+  package func submit(_ operation: TimerOperation) {
     let onLoop = self.loop?.inEventLoop == true
     let (wasIdle, schedule) = self.pending.withLock { pending in
       pending.timers.append(operation)
@@ -228,7 +238,7 @@ final class JournalWriter: Sendable {
   }
 
   /// Whether the state after the change numbered `seq` should be kept as a snapshot.
-  func isSnapshotDue(at seq: UInt64) -> Bool {
+  package func isSnapshotDue(at seq: UInt64) -> Bool {
     if seq >= self.lastSnapshotSeq.load(ordering: .relaxed) + UInt64(self.snapshots.every) { return true }
     guard let interval = self.snapshots.interval else { return false }
     return self.elapsed - self.lastSnapshotTime.load(ordering: .relaxed) >= Self.nanoseconds(interval)
@@ -245,7 +255,7 @@ final class JournalWriter: Sendable {
   /// Keeps `state`, the composed state at `seq`, as a snapshot: serialized in the background,
   /// then written after the changes before it. The state is a value, so the change log goes on
   /// changing its own copy meanwhile.
-  func snapshot(_ state: JSONValue, at seq: UInt64) {
+  package func snapshot(_ state: JSONValue, at seq: UInt64) {
     self.lastSnapshotSeq.store(seq, ordering: .relaxed)
     self.lastSnapshotTime.store(self.elapsed, ordering: .relaxed)
     self.serializer.async {
@@ -259,7 +269,7 @@ final class JournalWriter: Sendable {
   /// ``DurabilityMode/strict`` on the disk), on the thread that committed it, or at once with
   /// ``DurabilityMode/off``. While the journal cannot be written it is called at once with the
   /// reason: the change stays queued, and is journaled once writes succeed again.
-  func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable (_ unavailable: String?) -> Void) {
+  package func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable (_ unavailable: String?) -> Void) {
     guard self.mode.waitsForTheJournal else { return body(nil) }
     let now: String?? = self.pending.withLock { pending in
       if pending.durableSeq >= seq, pending.durableTimers >= pending.submittedTimers { return .some(nil) }
@@ -272,7 +282,7 @@ final class JournalWriter: Sendable {
 
   /// Calls `body` once the journal holds a change after `seq` — at once when it does — on the
   /// thread that committed it; with `isClosed` once the journal closes instead.
-  func whenCommitted(after seq: UInt64, _ body: @escaping @Sendable (_ isClosed: Bool) -> Void) {
+  package func whenCommitted(after seq: UInt64, _ body: @escaping @Sendable (_ isClosed: Bool) -> Void) {
     let now: Bool? = self.pending.withLock { pending in
       if pending.committedSeq > seq { return false }
       if pending.isClosed || pending.isFollowingOver { return true }
@@ -284,7 +294,7 @@ final class JournalWriter: Sendable {
 
   /// Ends every follower of the journal (called with `isClosed`), and those to come: the daemon
   /// is stopping, and waits for no call that would follow it forever.
-  func endFollowing() {
+  package func endFollowing() {
     let followers = self.pending.withLock { pending in
       pending.isFollowingOver = true
       defer { pending.followers.removeAll() }
@@ -294,12 +304,12 @@ final class JournalWriter: Sendable {
   }
 
   /// The last sequence number the journal holds (committed, if not yet on the disk).
-  var committedSeq: UInt64 {
+  package var committedSeq: UInt64 {
     self.pending.withLock { $0.committedSeq }
   }
 
   /// Why the journal cannot be written now, if it cannot.
-  var unavailable: String? {
+  package var unavailable: String? {
     self.pending.withLock { $0.unavailable }
   }
 
@@ -312,7 +322,7 @@ final class JournalWriter: Sendable {
   /// Writes what is queued, and `final` (the state the daemon stops with) as a snapshot, so that
   /// the next start recovers without replaying; records the stop as clean, forces it all onto
   /// the disk and stops the thread.
-  func close(final: (seq: UInt64, state: JSONValue)?) async {
+  package func close(final: (seq: UInt64, state: JSONValue)?) async {
     let last = final.flatMap { final in
       final.seq > self.lastSnapshotSeq.load(ordering: .relaxed)
         ? JournalSnapshot(seq: final.seq, state: final.state.serializedBytes()) : nil

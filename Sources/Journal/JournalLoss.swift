@@ -24,7 +24,7 @@ struct JournalLoss: Sendable, Equatable {
 
   /// `nil` when the journal holds everything the mark says it reached: the mark's history, or
   /// one this journal retired, up to the mark's seq at least.
-  init?(reached: (history: String, seq: UInt64)?, journal: String, seq: UInt64, retired: [RetiredHistory]) {
+  package init?(reached: (history: String, seq: UInt64)?, journal: String, seq: UInt64, retired: [RetiredHistory]) {
     guard let reached else { return nil }
     // A history this journal retired ended at the seq it kept; the mark names one when the
     // daemon stopped between retiring it and recording the new one.
@@ -39,12 +39,12 @@ struct JournalLoss: Sendable, Equatable {
 
   /// At least this many acknowledged changes are not in the journal: every change of the mark's
   /// history when the journal is another one.
-  var lost: UInt64 {
+  package var lost: UInt64 {
     self.isOtherJournal ? self.reachedSeq : self.reachedSeq - self.journalSeq
   }
 
   /// One line for the log and for the retired history's reason.
-  var summary: String {
+  package var summary: String {
     if self.isOtherJournal {
       return
         "the journal is not the one this state directory had: it had reached seq \(self.reachedSeq) of history \(self.reachedHistory) "
@@ -57,7 +57,7 @@ struct JournalLoss: Sendable, Equatable {
   }
 
   /// Why the start stops, and what the operator can do.
-  func refusal(journal path: String, acknowledgement: String) -> String {
+  package func refusal(journal path: String, acknowledgement: String) -> String {
     "\(path): \(self.summary); the daemon does not start over from it without your word: put the right journal back, "
       + "or accept the loss by creating \(acknowledgement) (touch \(acknowledgement)) and starting again — the start then "
       + "reports the loss in Status (durability.lost, durability.previousHistory), begins a new history and removes the file"
@@ -69,11 +69,15 @@ struct JournalLoss: Sendable, Equatable {
 /// start — the one that reports the loss removes it — so it never stays behind to wave a later
 /// loss through, as a flag kept in a unit file would. Only the daemon's user (and root) can
 /// create it, the directory being theirs alone (``StateDirectory``).
-struct JournalLossAcknowledgement: Sendable {
-  static let name = "accept-journal-loss"
-  let directory: StateDirectory
+package struct JournalLossAcknowledgement: Sendable {
+  package static let name = "accept-journal-loss"
+  package let directory: StateDirectory
 
-  var path: String { self.directory.path + "/" + Self.name }
+  package init(directory: StateDirectory) {
+    self.directory = directory
+  }
+
+  package var path: String { self.directory.path + "/" + Self.name }
 
   /// Whether the operator created the file (whatever it is; a link is not followed).
   var isGiven: Bool {

@@ -1,4 +1,4 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// When a change counts as kept (`durability.mode`): when its `Send` is answered, and when
 /// subscribers see it.
@@ -16,22 +16,29 @@ public enum DurabilityMode: String, Sendable, CaseIterable, Equatable {
   case off
 
   /// Whether replies and subscribers wait for the journal.
-  var waitsForTheJournal: Bool { self != .off }
+  package var waitsForTheJournal: Bool { self != .off }
 }
 
 /// What `Status` and the status line say of durability.
-struct DurabilityStatus: Sendable {
+package struct DurabilityStatus: Sendable {
   /// `strict`, `batched`, `off`, or `none` without a state directory.
-  let mode: String
-  let directory: String?
-  let journal: String?
+  package let mode: String
+  package let directory: String?
+  package let journal: String?
   /// What the last stop cost, what is on the disk, what clients proved lost.
-  var report: DurabilityReport?
+  package var report: DurabilityReport?
 
-  static let none = DurabilityStatus(mode: "none", directory: nil, journal: nil)
+  package init(mode: String, directory: String?, journal: String?, report: DurabilityReport? = nil) {
+    self.mode = mode
+    self.directory = directory
+    self.journal = journal
+    self.report = report
+  }
+
+  package static let none = DurabilityStatus(mode: "none", directory: nil, journal: nil)
 
   /// - Parameter unavailable: Why the journal cannot be written now, if it cannot.
-  func json(unavailable: String?) -> JSONValue {
+  package func json(unavailable: String?) -> JSONValue {
     var object: JSONObject = ["mode": .string(self.mode)]
     if let directory { object["directory"] = .string(directory) }
     if let journal { object["journal"] = .string(journal) }

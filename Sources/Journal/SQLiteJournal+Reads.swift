@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// Reading the journal's changes and snapshots: one row at a time where a read may be long.
 extension SQLiteJournal {
-  func lastChanges(_ count: Int, maxBytes: Int) throws -> [JournaledChange] {
+  package func lastChanges(_ count: Int, maxBytes: Int) throws -> [JournaledChange] {
     try self.database.read { db in
       var changes: [JournaledChange] = []
       var bytes = 0
@@ -21,7 +21,7 @@ extension SQLiteJournal {
     }
   }
 
-  func forEachChange(
+  package func forEachChange(
     after seq: UInt64, through last: UInt64?, feature: String?, _ body: (JournaledChange) throws -> Bool
   ) throws {
     try self.database.read { db in
@@ -41,7 +41,7 @@ extension SQLiteJournal {
     }
   }
 
-  func snapshot(atOrBefore seq: UInt64) throws -> JournalSnapshot? {
+  package func snapshot(atOrBefore seq: UInt64) throws -> JournalSnapshot? {
     try self.database.read { db in
       try Row.fetchOne(
         db, sql: "SELECT seq, state FROM snapshot WHERE seq <= ? ORDER BY seq DESC LIMIT 1",
@@ -52,7 +52,7 @@ extension SQLiteJournal {
     }
   }
 
-  func extent() throws -> JournalExtent {
+  package func extent() throws -> JournalExtent {
     try self.database.read { db in
       let row = try Row.fetchOne(
         db,
@@ -66,7 +66,7 @@ extension SQLiteJournal {
 
 extension JournaledChange {
   /// A row of the `change` table, as `SQLiteJournal.changeColumns` selects it.
-  init(row: Row) {
+  package init(row: Row) {
     let origin = (row["origin"] as String?).flatMap(ChangeCause.Origin.init(rawValue:))
     let peer = (row["uid"] as Int64?).map { uid in
       ChangeCause.Peer(uid: UInt32(truncatingIfNeeded: uid), pid: Int32(truncatingIfNeeded: row["pid"] as Int64? ?? 0))

@@ -1,30 +1,40 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// The versions of the features' states, by feature name; a feature not named is at version 1.
-typealias StateVersions = [String: Int]
+package typealias StateVersions = [String: Int]
 
 /// Brings the features' parts of a recovered state from the versions the journal recorded up to
-/// the versions the application declares (``StateMigration``), one step a version.
+/// the versions the application declares (`StateMigration`), one step a version.
 ///
 /// ```swift
 /// var state = recovered.state
 /// let migrated = try migrator.migrate(&state, from: ["primes": 1])  // primes: 1 → 2
 /// ```
-struct StateMigrator: Sendable {
-  struct Steps: Sendable {
-    let pointer: JSONPointer
-    let version: Int
-    let migrations: [Int: @Sendable (inout JSONValue) throws -> Void]
+package struct StateMigrator: Sendable {
+  package struct Steps: Sendable {
+    package let pointer: JSONPointer
+    package let version: Int
+    package let migrations: [Int: @Sendable (inout JSONValue) throws -> Void]
+
+    package init(pointer: JSONPointer, version: Int, migrations: [Int: @Sendable (inout JSONValue) throws -> Void]) {
+      self.pointer = pointer
+      self.version = version
+      self.migrations = migrations
+    }
   }
 
   /// The steps of each feature, by name.
-  let features: [String: Steps]
+  package let features: [String: Steps]
+
+  package init(features: [String: Steps]) {
+    self.features = features
+  }
 
   /// No feature declares a version: nothing to migrate.
-  static let none = StateMigrator(features: [:])
+  package static let none = StateMigrator(features: [:])
 
   /// The versions the application declares.
-  var versions: StateVersions {
+  package var versions: StateVersions {
     self.features.mapValues(\.version)
   }
 
@@ -35,7 +45,7 @@ struct StateMigrator: Sendable {
   /// - Throws: ``RecoveryError`` when a step fails, or when `from` is newer than the version the
   ///   application declares (a downgrade).
   @discardableResult
-  func migrate(
+  package func migrate(
     _ state: inout JSONValue, from: StateVersions, to target: StateVersions? = nil
   ) throws(RecoveryError) -> [(feature: String, from: Int, to: Int)] {
     var migrated: [(feature: String, from: Int, to: Int)] = []
@@ -79,19 +89,5 @@ struct StateMigrator: Sendable {
       migrated.append((name, old, new))
     }
     return migrated
-  }
-}
-
-extension StateMigrator {
-  /// The migrations `features` declare.
-  init<State, Action>(_ features: [Feature<State, Action>]) {
-    var steps: [String: Steps] = [:]
-    for feature in features {
-      steps[feature.name] = Steps(
-        pointer: feature.pointer, version: feature.stateVersion,
-        migrations: Dictionary(feature.migrations.map { ($0.from, $0.migrate) }, uniquingKeysWith: { first, _ in first })
-      )
-    }
-    self.init(features: steps)
   }
 }

@@ -1,4 +1,4 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// The state the journal holds: its latest snapshot with every later change applied. Patches are
 /// applied, not actions reduced, so recovery runs no reducer and no effect. Where the journal
@@ -9,17 +9,24 @@ import SwitchyardRuntime
 /// let recovered = try Recovery.recover(from: journal)
 /// // recovered.state: the composed state at recovered.seq
 /// ```
-enum Recovery {
-  struct Recovered: Sendable {
-    let state: JSONValue
-    let seq: UInt64
+package enum Recovery {
+  package struct Recovered: Sendable {
+    package let state: JSONValue
+    package let seq: UInt64
     /// How many journaled changes were applied to the snapshot.
-    let replayed: Int
+    package let replayed: Int
     /// The features whose state was migrated to the versions the application declares.
-    var migrated: [(feature: String, from: Int, to: Int)] = []
+    package var migrated: [(feature: String, from: Int, to: Int)]
+
+    package init(state: JSONValue, seq: UInt64, replayed: Int, migrated: [(feature: String, from: Int, to: Int)] = []) {
+      self.state = state
+      self.seq = seq
+      self.replayed = replayed
+      self.migrated = migrated
+    }
 
     /// The sequence number of the snapshot recovery started from.
-    var snapshotSeq: UInt64 { self.seq - UInt64(self.replayed) }
+    package var snapshotSeq: UInt64 { self.seq - UInt64(self.replayed) }
   }
 
   /// - Parameters:
@@ -27,7 +34,7 @@ enum Recovery {
   ///     one before it (and the journal after that one).
   ///   - progress: Called after each change applied, with how many so far: a long recovery
   ///     tells the service manager it is still starting.
-  static func recover(
+  package static func recover(
     from journal: any Journal, migrator: StateMigrator = .none,
     skipped: (_ seq: UInt64, _ error: any Error) -> Void = { _, _ in },
     progress: (_ replayed: Int) -> Void = { _ in }
@@ -111,7 +118,7 @@ enum Recovery {
 public struct RecoveryError: Error, CustomStringConvertible, Sendable {
   public let description: String
 
-  init(_ description: String) {
+  package init(_ description: String) {
     self.description = description
   }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
+import SwitchyardJSON
 import Testing
 
-@testable import SwitchyardDaemon
-@testable import SwitchyardRuntime
+@testable import SwitchyardJournal
 
 /// The journal on a real SQLite database in a temporary directory.
 @Suite struct SQLiteJournalTests {

@@ -1,4 +1,4 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// Where the daemon keeps what it acknowledged: every change, in order, and snapshots of the
 /// composed state to recover from. ``SQLiteJournal`` is the one engine today; the protocol is
@@ -8,7 +8,7 @@ import SwitchyardRuntime
 /// means something only with the id it came with. The id changes only when a start finds that
 /// changes the last run acknowledged may be lost (``LastStop``): numbers it gave out would
 /// otherwise be given again to other changes under the same id.
-protocol Journal: Sendable {
+package protocol Journal: Sendable {
   /// This journal's identity, chosen when it was created.
   var id: String { get }
 
@@ -94,25 +94,25 @@ protocol Journal: Sendable {
 }
 
 /// A copy of the journal (`Backup`): where it is, the last change it holds and its size.
-struct JournalBackup: Sendable, Equatable {
-  let path: String
-  let seq: UInt64
-  let bytes: Int
+package struct JournalBackup: Sendable, Equatable {
+  package let path: String
+  package let seq: UInt64
+  package let bytes: Int
 }
 
 /// One published change, as the journal keeps it.
-struct JournaledChange: Sendable, Equatable {
-  let seq: UInt64
+package struct JournaledChange: Sendable, Equatable {
+  package let seq: UInt64
   /// The feature that made it; `nil` in a journal written before features were recorded.
-  let feature: String?
+  package let feature: String?
   /// Why: the action reduced, where it came from and who sent it; `nil` when not known.
-  let cause: ChangeCause?
+  package let cause: ChangeCause?
   /// The patch, from the root of the composed state, as compact JSON text.
-  let patch: [UInt8]
+  package let patch: [UInt8]
   /// When it was published, in seconds since 1970.
-  let time: Double
+  package let time: Double
 
-  init(seq: UInt64, feature: String? = nil, cause: ChangeCause? = nil, patch: [UInt8], time: Double) {
+  package init(seq: UInt64, feature: String? = nil, cause: ChangeCause? = nil, patch: [UInt8], time: Double) {
     self.seq = seq
     self.feature = feature
     self.cause = cause
@@ -121,48 +121,61 @@ struct JournaledChange: Sendable, Equatable {
   }
   /// What the change weighs, for the bounds on what is read at once: its patch and its action,
   /// as stored.
-  var byteCount: Int {
+  package var byteCount: Int {
     self.patch.count + (self.cause?.action?.count ?? 0)
   }
 }
 
 /// What a journal holds: the states it can rebuild start at its oldest snapshot, and the
 /// changes it can list run from its first change to its last.
-struct JournalExtent: Sendable, Equatable {
-  let oldestSnapshot: UInt64?
-  let firstChange: UInt64?
-  let lastChange: UInt64?
+package struct JournalExtent: Sendable, Equatable {
+  package let oldestSnapshot: UInt64?
+  package let firstChange: UInt64?
+  package let lastChange: UInt64?
 }
 
-/// The versions of the features' states from `seq` on (``StateMigration``).
-struct VersionMark: Sendable, Equatable {
-  let seq: UInt64
-  let versions: StateVersions
+/// The versions of the features' states from `seq` on (`StateMigration`).
+package struct VersionMark: Sendable, Equatable {
+  package let seq: UInt64
+  package let versions: StateVersions
 }
 
 /// The composed state at a sequence number.
-struct JournalSnapshot: Sendable, Equatable {
-  let seq: UInt64
+package struct JournalSnapshot: Sendable, Equatable {
+  package let seq: UInt64
   /// The state, as compact JSON text.
-  let state: [UInt8]
+  package let state: [UInt8]
+
+  package init(seq: UInt64, state: [UInt8]) {
+    self.seq = seq
+    self.state = state
+  }
 }
 
 /// A durable timer (`Effect.schedule`) as the journal keeps it until it fires or is cancelled.
-struct JournaledTimer: Sendable, Equatable {
+package struct JournaledTimer: Sendable, Equatable {
   /// The feature whose reducer scheduled it.
-  let feature: String
+  package let feature: String
   /// Its own id, as text: a new timer with the same id replaces it.
-  let key: String
+  package let key: String
   /// Every id it is cancelled by: its own and those of the cancellable effects around it.
-  let ids: [String]
+  package let ids: [String]
   /// When it falls due, in seconds since 1970.
-  let deadline: Double
+  package let deadline: Double
   /// The global action it sends, as JSON text.
-  let action: [UInt8]
+  package let action: [UInt8]
+
+  package init(feature: String, key: String, ids: [String], deadline: Double, action: [UInt8]) {
+    self.feature = feature
+    self.key = key
+    self.ids = ids
+    self.deadline = deadline
+    self.action = action
+  }
 }
 
 /// What happened to the durable timers, for the journal.
-enum TimerOperation: Sendable, Equatable {
+package enum TimerOperation: Sendable, Equatable {
   case schedule(JournaledTimer)
   /// The feature's timers scheduled under `id` are cancelled.
   case cancel(feature: String, id: String)
@@ -180,7 +193,7 @@ extension Journal {
   /// The changes after `seq` and up to `last` (to the end without it), only those of `feature`
   /// when one is named, in order: at most `limit` of them, and no more than fit in `maxBytes`
   /// (``JournaledChange/byteCount``), though always the first, whatever its size.
-  func changes(
+  package func changes(
     after seq: UInt64, through last: UInt64?, feature: String?, limit: Int, maxBytes: Int = .max
   ) throws -> [JournaledChange] {
     var page: [JournaledChange] = []
@@ -195,7 +208,7 @@ extension Journal {
   }
 
   /// The last `count` changes (fewer when the journal holds fewer), in order.
-  func lastChanges(_ count: Int) throws -> [JournaledChange] {
+  package func lastChanges(_ count: Int) throws -> [JournaledChange] {
     try self.lastChanges(count, maxBytes: .max)
   }
 
@@ -207,7 +220,7 @@ extension Journal {
   }
 
   /// Appends `changes` in one transaction.
-  func append(_ changes: [JournaledChange]) throws {
+  package func append(_ changes: [JournaledChange]) throws {
     try self.append(changes, timers: [])
   }
 

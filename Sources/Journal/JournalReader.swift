@@ -1,5 +1,5 @@
 import Dispatch
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// Reads the journal for clients — its entries, the state at a past sequence number — on a queue
 /// of its own: never on an event loop, and never in the writer's way (the journal's pool reads
@@ -11,23 +11,23 @@ import SwitchyardRuntime
 ///   answer(state)
 /// }
 /// ```
-final class JournalReader: Sendable {
-  let journal: any Journal
-  let writer: JournalWriter
+package final class JournalReader: Sendable {
+  package let journal: any Journal
+  package let writer: JournalWriter
   private let queue = DispatchQueue(label: "switchyard-journal-reader")
 
-  init(writer: JournalWriter) {
+  package init(writer: JournalWriter) {
     self.journal = writer.journal
     self.writer = writer
   }
 
   /// Runs `body` on the reader's queue, after the reads before it.
-  func read(_ body: @escaping @Sendable () -> Void) {
+  package func read(_ body: @escaping @Sendable () -> Void) {
     self.queue.async(execute: body)
   }
 
   /// Runs `body` on the reader's queue once the journal holds the change numbered `seq`.
-  func read(once seq: UInt64, _ body: @escaping @Sendable () -> Void) {
+  package func read(once seq: UInt64, _ body: @escaping @Sendable () -> Void) {
     self.writer.whenCommitted(after: seq == 0 ? 0 : seq - 1) { _ in self.read(body) }
   }
 
@@ -39,7 +39,7 @@ final class JournalReader: Sendable {
   ///   the read stops with ``JournalReadError/abandoned``.
   /// - Throws: ``JournalReadError/notRetained(seq:oldest:latest:)`` when no kept snapshot is
   ///   that old, or the journal does not hold `seq` yet.
-  func state(at seq: UInt64, while isWanted: () -> Bool = { true }) throws(JournalReadError) -> JSONValue {
+  package func state(at seq: UInt64, while isWanted: () -> Bool = { true }) throws(JournalReadError) -> JSONValue {
     let latest = self.writer.committedSeq
     do {
       guard seq <= latest, let snapshot = try self.journal.snapshot(atOrBefore: seq) else {
@@ -70,7 +70,7 @@ final class JournalReader: Sendable {
   ///
   /// - Throws: ``JournalReadError/notRetained(seq:oldest:latest:)`` when changes after `seq`
   ///   were pruned already.
-  func changes(
+  package func changes(
     after seq: UInt64, through last: UInt64?, feature: String?, limit: Int, maxBytes: Int = .max
   ) throws(JournalReadError) -> [JournaledChange] {
     do {
@@ -92,7 +92,7 @@ final class JournalReader: Sendable {
   ///
   /// - Throws: ``JournalReadError/notRetained(seq:oldest:latest:)`` when changes after `seq`
   ///   were pruned already; what `body` throws.
-  func forEachChange(
+  package func forEachChange(
     after seq: UInt64, through last: UInt64?, _ body: (JournaledChange) throws(JournalReadError) -> Bool
   ) throws(JournalReadError) {
     do {
@@ -118,7 +118,7 @@ final class JournalReader: Sendable {
 }
 
 /// Why the journal cannot answer a read.
-enum JournalReadError: Error, Equatable {
+package enum JournalReadError: Error, Equatable {
   /// The journal no longer holds what `seq` asks for (pruned), or does not yet: it holds from
   /// `oldest` to `latest`.
   case notRetained(seq: UInt64, oldest: UInt64?, latest: UInt64)

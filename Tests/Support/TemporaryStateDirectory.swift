@@ -2,8 +2,10 @@ import Foundation
 
 /// A state directory of a test's own, outside the daemon's directory (which goes with the
 /// daemon), removed when the test lets go of it.
-final class TemporaryStateDirectory: Sendable {
-  let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-state-\(UUID().uuidString.prefix(8))").path
+public final class TemporaryStateDirectory: Sendable {
+  public let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-state-\(UUID().uuidString.prefix(8))").path
+
+  public init() {}
 
   deinit {
     try? FileManager.default.removeItem(atPath: self.path)

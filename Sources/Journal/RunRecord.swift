@@ -1,5 +1,5 @@
 import Foundation
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// What a run of the daemon writes of itself into its journal when it starts, and again when it
 /// stops cleanly: the next start reads it to tell what the stop cost (``LastStop``).
@@ -14,21 +14,21 @@ import SwitchyardRuntime
 /// The kernel's boot id tells a crash of the daemon (the same boot: what it wrote is in the
 /// kernel's page cache and reaches the disk) from a power cut or a crash of the kernel (another
 /// boot: only what was forced onto the disk is there).
-struct RunRecord: Sendable, Equatable {
+package struct RunRecord: Sendable, Equatable {
   /// The kernel's boot id while it ran; `nil` when it could not be read.
-  var boot: String?
+  package var boot: String?
   /// The durability mode it ran in: what it promised for what it acknowledged.
-  var mode: DurabilityMode
+  package var mode: DurabilityMode
   /// How often it forced the journal onto the disk (``DurabilityMode/batched``).
-  var interval: Duration
-  var pid: Int32
+  package var interval: Duration
+  package var pid: Int32
   /// When it started, in seconds since 1970.
-  var started: Double
+  package var started: Double
   /// Whether it stopped cleanly: everything it acknowledged written and forced onto the disk.
-  var clean = false
+  package var clean = false
 
   /// The record as the journal keeps it: compact JSON text.
-  var text: String {
+  package var text: String {
     var object: JSONObject = [
       "mode": .string(self.mode.rawValue),
       "interval": .double(Double(self.interval.components.seconds) + Double(self.interval.components.attoseconds) / 1e18),
@@ -41,7 +41,7 @@ struct RunRecord: Sendable, Equatable {
   }
 
   /// Reads a record the journal kept; `nil` when it is not one.
-  init?(text: String) {
+  package init?(text: String) {
     guard case let .object(object)? = try? JSONValue(parsing: Array(text.utf8)),
       case let .string(mode)? = object["mode"], let mode = DurabilityMode(rawValue: mode),
       case let .bool(clean)? = object["clean"]
@@ -54,7 +54,7 @@ struct RunRecord: Sendable, Equatable {
     self.clean = clean
   }
 
-  init(boot: String?, mode: DurabilityMode, interval: Duration, pid: Int32, started: Double, clean: Bool = false) {
+  package init(boot: String?, mode: DurabilityMode, interval: Duration, pid: Int32, started: Double, clean: Bool = false) {
     self.boot = boot
     self.mode = mode
     self.interval = interval
@@ -66,21 +66,21 @@ struct RunRecord: Sendable, Equatable {
 
 /// The last change known to be on the disk, and when it was forced there: recorded at start
 /// and, in the batched mode, after each periodic fsync.
-struct SyncPoint: Sendable, Equatable {
-  let seq: UInt64
+package struct SyncPoint: Sendable, Equatable {
+  package let seq: UInt64
   /// In seconds since 1970.
-  let time: Double
+  package let time: Double
 
-  var text: String {
+  package var text: String {
     String(decoding: JSONValue.object(["seq": .int(Int64(clamping: self.seq)), "time": .double(self.time)]).serializedBytes(), as: UTF8.self)
   }
 
-  init(seq: UInt64, time: Double) {
+  package init(seq: UInt64, time: Double) {
     self.seq = seq
     self.time = time
   }
 
-  init?(text: String) {
+  package init?(text: String) {
     guard case let .object(object)? = try? JSONValue(parsing: Array(text.utf8)), case let .int(seq)? = object["seq"], seq >= 0 else {
       return nil
     }
@@ -91,16 +91,16 @@ struct SyncPoint: Sendable, Equatable {
 
 /// A history the journal's numbers no longer belong to: a start found that changes the last run
 /// acknowledged after `lastSeq` may be gone, and began a new one (``LastStop``).
-struct RetiredHistory: Sendable, Equatable {
-  let id: String
+package struct RetiredHistory: Sendable, Equatable {
+  package let id: String
   /// The last change of that history the journal holds.
-  let lastSeq: UInt64
+  package let lastSeq: UInt64
 }
 
 /// The kernel's boot id: the same for as long as the machine runs, another after each boot.
 enum BootID {
   /// Read from `/proc/sys/kernel/random/boot_id`; `nil` where there is none.
-  static let current: String? = {
+  package static let current: String? = {
     guard let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) else { return nil }
     let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
     return id.isEmpty ? nil : id

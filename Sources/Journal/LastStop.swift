@@ -1,4 +1,4 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// What the last run's stop cost, as a start tells it from the ``RunRecord`` the last run left
 /// in the journal, the kernel's boot id now, and what the journal recovered.
@@ -19,19 +19,19 @@ import SwitchyardRuntime
 /// after `recoveredSeq` were given to clients for changes the journal no longer has, so the
 /// history starts anew: a `since` of the old one gets a fresh snapshot, never someone else's
 /// changes under the same number.
-struct LastStop: Sendable, Equatable {
+package struct LastStop: Sendable, Equatable {
   /// The last run, as it recorded itself.
-  let run: RunRecord
+  package let run: RunRecord
   /// The last change it had forced onto the disk, as far as the journal recorded it.
-  let synced: SyncPoint
+  package let synced: SyncPoint
   /// The last change the journal holds now.
   let recoveredSeq: UInt64
   /// When that change was made, in seconds since 1970; `nil` when it is the snapshot's.
   let recoveredTime: Double?
   /// Whether the machine has not restarted since; `nil` when either boot id is unknown.
-  let sameBoot: Bool?
+  package let sameBoot: Bool?
 
-  init(run: RunRecord, synced: SyncPoint, recoveredSeq: UInt64, recoveredTime: Double?, bootNow: String?) {
+  package init(run: RunRecord, synced: SyncPoint, recoveredSeq: UInt64, recoveredTime: Double?, bootNow: String?) {
     self.run = run
     self.synced = synced
     self.recoveredSeq = recoveredSeq
@@ -41,13 +41,13 @@ struct LastStop: Sendable, Equatable {
 
   /// The changes after the last recorded fsync that the journal still holds: kept by the
   /// kernel (the same boot), or written out by it before the machine went down.
-  var keptAfterSync: UInt64 {
+  package var keptAfterSync: UInt64 {
     self.recoveredSeq > self.synced.seq ? self.recoveredSeq - self.synced.seq : 0
   }
 
   /// Whether changes the last run acknowledged, or showed a subscriber, may be missing from the
   /// journal.
-  var mayHaveLost: Bool {
+  package var mayHaveLost: Bool {
     if self.run.clean { return false }
     switch self.run.mode {
     case .strict: return false
@@ -57,7 +57,7 @@ struct LastStop: Sendable, Equatable {
   }
 
   /// What `Status` says of it.
-  var json: JSONValue {
+  package var json: JSONValue {
     var object: JSONObject = [
       "clean": .bool(self.run.clean),
       "mode": .string(self.run.mode.rawValue),
@@ -82,7 +82,7 @@ struct LastStop: Sendable, Equatable {
   }
 
   /// One line for the log, saying what was lost and what was not, and how many changes.
-  var summary: String {
+  package var summary: String {
     if self.run.clean { return "the last run stopped cleanly: nothing it acknowledged is lost" }
     let kept = self.keptAfterSync
     switch (self.run.mode, self.mayHaveLost) {

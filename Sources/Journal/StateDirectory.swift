@@ -15,17 +15,17 @@ import Glibc
 /// link where the daemon creates a file and have it overwrite any file the daemon's user can
 /// write; one who owns it can change its mode back. Every file in it is opened through
 /// ``StateFile``.
-final class StateDirectory: Sendable {
-  let path: String
+package final class StateDirectory: Sendable {
+  package let path: String
   /// The directory itself, open for as long as the daemon runs: files are opened relative to
   /// it, never through a path that could lead elsewhere.
-  let descriptor: Int32
+  package let descriptor: Int32
   /// The mode the directory had when it was found open to others and made 0700; `nil` when it
   /// was the daemon's alone already.
-  let tightenedFrom: mode_t?
+  package let tightenedFrom: mode_t?
   private let lock: Int32
 
-  init(path given: String) throws(StateDirectoryError) {
+  package init(path given: String) throws(StateDirectoryError) {
     var path = given
     // The parents as any directory (`run/` under `make run`), the directory itself for the
     // daemon alone.
@@ -129,12 +129,12 @@ final class StateDirectory: Sendable {
   }
 
   /// A mode as `chmod` takes it: `0777`.
-  static func octal(_ mode: mode_t) -> String {
+  package static func octal(_ mode: mode_t) -> String {
     "0" + String(mode, radix: 8)
   }
 
   /// The journal's database file.
-  var journalPath: String { self.path + "/journal.sqlite" }
+  package var journalPath: String { self.path + "/journal.sqlite" }
 
   deinit {
     close(self.lock)
@@ -146,7 +146,7 @@ final class StateDirectory: Sendable {
 public struct StateDirectoryError: Error, CustomStringConvertible, Sendable {
   public let description: String
 
-  init(_ description: String) {
+  package init(_ description: String) {
     self.description = description
   }
 }

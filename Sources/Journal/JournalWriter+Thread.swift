@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
+import SwitchyardTiming
 
 extension JournalWriter {
   /// The writer thread: commits what the loop did not (every group in the strict and off modes),
   /// writes snapshots and prunes, forces the batched mode's commits onto the disk every
   /// interval and checkpoints after it, and closes the journal. Everything here may wait on the
   /// disk; none of it runs on an event loop.
-  func run() {
+  package func run() {
     var lastSync = ContinuousClock.now
     var lastMark = ContinuousClock.now
     var failures = 0

@@ -1,11 +1,11 @@
 import Foundation
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// What one reduction read of the dependencies whose values differ from one run to the next —
 /// the date (`date.now`) and UUIDs (`uuid()`) — in the order it read them.
 ///
 /// Journaled with the change the reduction made, so that `Replay` can reduce the action again
-/// with the values production had (``DependencyReplay``): a reducer that stamps what it records
+/// with the values production had (the daemon's `DependencyReplay`): a reducer that stamps what it records
 /// with the time replays equal.
 ///
 /// ```swift
@@ -13,23 +13,23 @@ import SwitchyardRuntime
 /// ```
 ///
 /// Dates are kept as seconds since 2001, `Date`'s own measure, so that they come back exactly.
-struct DependencyReadings: Sendable, Equatable {
-  var dates: [Date] = []
-  var uuids: [UUID] = []
+package struct DependencyReadings: Sendable, Equatable {
+  package var dates: [Date] = []
+  package var uuids: [UUID] = []
 
-  var isEmpty: Bool { self.dates.isEmpty && self.uuids.isEmpty }
+  package var isEmpty: Bool { self.dates.isEmpty && self.uuids.isEmpty }
 
-  var json: JSONValue {
+  package var json: JSONValue {
     var object = JSONObject()
     if !self.dates.isEmpty { object["date"] = .array(self.dates.map { .double($0.timeIntervalSinceReferenceDate) }) }
     if !self.uuids.isEmpty { object["uuid"] = .array(self.uuids.map { .string($0.uuidString) }) }
     return .object(object)
   }
 
-  init() {}
+  package init() {}
 
   /// Readings as ``json`` writes them; what is not one is left out.
-  init(json: JSONValue) {
+  package init(json: JSONValue) {
     if case let .array(dates)? = json["date"] {
       self.dates = dates.compactMap { value in
         switch value {

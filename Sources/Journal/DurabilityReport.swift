@@ -1,6 +1,7 @@
 import Logging
-import SwitchyardRuntime
+import SwitchyardJSON
 import SwitchyardSynchronization
+import SwitchyardTiming
 
 /// What the daemon can say of what it acknowledged, for `Status`: what the last stop cost
 /// (``LastStop``), the history that ended at this start, the last change forced onto the disk,
@@ -15,7 +16,7 @@ import SwitchyardSynchronization
 /// ```swift
 /// report.lostAtLeast  // 20 when the journal was found at seq 100 where it had reached 120
 /// ```
-final class DurabilityReport: Sendable {
+package final class DurabilityReport: Sendable {
   private struct Contents {
     var synced: UInt64?
     var lostAtLeast: UInt64 = 0
@@ -25,14 +26,14 @@ final class DurabilityReport: Sendable {
   }
 
   /// What the last run's stop cost; `nil` when it left no record (a new journal).
-  let lastStop: LastStop?
+  package let lastStop: LastStop?
   /// The history retired at this start, when the last stop may have lost changes.
-  let previousHistory: String?
+  package let previousHistory: String?
   /// The seq the journal held when this run started: where the current history's numbers went
   /// on from.
   let startSeq: UInt64
   /// What SQLite's quick check found at start: `ok`, or the damage; `nil` when it was not run.
-  let integrity: String?
+  package let integrity: String?
   /// The histories this journal's numbers belonged to before, and the last seq of each it holds.
   private let retired: [String: UInt64]
   private let contents: Mutex<Contents>
@@ -41,7 +42,7 @@ final class DurabilityReport: Sendable {
   /// - Parameter lostAtStart: How many acknowledged changes the start found gone (a journal
   ///   behind where it had reached, ``ReachedMark``).
   ///   - integrity: What SQLite's quick check found at start.
-  init(
+  package init(
     lastStop: LastStop?, previousHistory: String?, startSeq: UInt64, lostAtStart: UInt64 = 0, retired: [RetiredHistory],
     integrity: String? = nil, logger: Logger
   ) {
@@ -66,14 +67,14 @@ final class DurabilityReport: Sendable {
   }
 
   /// Everything up to `seq` is on the disk.
-  func synced(_ seq: UInt64) {
+  package func synced(_ seq: UInt64) {
     self.contents.withLock { $0.synced = max($0.synced ?? 0, seq) }
   }
 
   /// A subscriber resumed from `since` of a retired `history`: when that is further than the
   /// history ended, the client saw changes that the journal lost, or its number is wrong. The
   /// log says so, at most a few times a minute; the client gets a fresh snapshot.
-  func resumed(from since: UInt64, of history: String) {
+  package func resumed(from since: UInt64, of history: String) {
     guard let retiredLast = self.retired[history], since > retiredLast else { return }
     let suppressed: Int? = self.contents.withLock { $0.limiter.admit(at: .now) }
     guard let suppressed else { return }
@@ -86,7 +87,7 @@ final class DurabilityReport: Sendable {
   }
 
   /// A prune of the journal failed: retention stops until one succeeds, and the journal grows.
-  func pruneFailed(_ error: any Error) {
+  package func pruneFailed(_ error: any Error) {
     self.contents.withLock { contents in
       contents.pruneFailures += 1
       contents.lastPruneError = "\(error)"
@@ -94,7 +95,7 @@ final class DurabilityReport: Sendable {
   }
 
   /// What `Status` says, added to the durability object.
-  func add(to object: inout JSONObject) {
+  package func add(to object: inout JSONObject) {
     let (synced, lost, pruneFailures, lastPruneError) = self.contents.withLock {
       ($0.synced, $0.lostAtLeast, $0.pruneFailures, $0.lastPruneError)
     }

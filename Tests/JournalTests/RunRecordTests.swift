@@ -1,8 +1,8 @@
 import Foundation
+import SwitchyardTestSupport
 import Testing
 
-@testable import SwitchyardDaemon
-@testable import SwitchyardRuntime
+@testable import SwitchyardJournal
 
 /// Each run's record in the journal, and what a start makes of the last one (``LastStop``).
 @Suite struct RunRecordTests {

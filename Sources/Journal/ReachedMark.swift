@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// How far the journal of a state directory is known to have reached — a history and a seq on
 /// the disk — kept beside it in a file of its own (`reached`), outside the journal: a journal
@@ -18,10 +18,10 @@ import SwitchyardRuntime
 /// It only ever records a seq that is on the disk, so a journal can never be behind it unless it
 /// lost what it held: recorded at start (after the journal's own fsync), at a clean stop, and in
 /// between after an fsync, at most once an interval.
-final class ReachedMark: Sendable {
+package final class ReachedMark: Sendable {
   private let fd: Int32
 
-  init(directory: StateDirectory) throws(StateDirectoryError) {
+  package init(directory: StateDirectory) throws(StateDirectoryError) {
     guard let fd = try StateFile.open("reached", in: directory.descriptor, of: directory.path, flags: O_RDWR | O_CREAT) else {
       throw StateDirectoryError("cannot open \(directory.path)/reached")
     }
@@ -30,7 +30,7 @@ final class ReachedMark: Sendable {
 
   /// The mark, or `nil` when there is none (a new directory, a daemon older than the mark) or
   /// it cannot be read.
-  func read() -> (history: String, seq: UInt64)? {
+  package func read() -> (history: String, seq: UInt64)? {
     var bytes = [UInt8](repeating: 0, count: 256)
     let count = pread(self.fd, &bytes, bytes.count, 0)
     guard count > 0, case let .object(object)? = try? JSONValue(parsing: Array(bytes[..<count])),
@@ -40,7 +40,7 @@ final class ReachedMark: Sendable {
   }
 
   /// Records that the journal of `history` has `seq` on the disk.
-  func record(history: String, seq: UInt64) throws {
+  package func record(history: String, seq: UInt64) throws {
     let text = JSONValue.object(["history": .string(history), "seq": .int(Int64(clamping: seq))]).serializedBytes() + [0x0A]
     guard pwrite(self.fd, text, text.count, 0) == text.count, ftruncate(self.fd, off_t(text.count)) == 0, fsync(self.fd) == 0 else {
       throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)

@@ -17,7 +17,7 @@ import Glibc
 enum StateFile {
   /// Opens `name` in the directory `directory` (open as `descriptor`); `nil` when it does not
   /// exist and `flags` has no `O_CREAT`.
-  static func open(_ name: String, in descriptor: Int32, of directory: String, flags: Int32) throws(StateDirectoryError) -> Int32? {
+  package static func open(_ name: String, in descriptor: Int32, of directory: String, flags: Int32) throws(StateDirectoryError) -> Int32? {
     let fd = openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
       if errno == ENOENT, flags & O_CREAT == 0 { return nil }
@@ -33,7 +33,7 @@ enum StateFile {
   }
 
   /// Opens the file at `path` as ``open(_:in:of:flags:)`` does, in the directory `path` names.
-  static func open(atPath path: String, flags: Int32) throws(StateDirectoryError) -> Int32? {
+  package static func open(atPath path: String, flags: Int32) throws(StateDirectoryError) -> Int32? {
     let directory = (path as NSString).deletingLastPathComponent
     let descriptor = try self.openDirectory(atPath: directory.isEmpty ? "." : directory)
     defer { Glibc.close(descriptor) }
@@ -117,7 +117,7 @@ enum StateFile {
 
 /// A user as an operator reads it in a message: the uid and, when it has one, the name.
 enum UserName {
-  static func describe(_ uid: uid_t) -> String {
+  package static func describe(_ uid: uid_t) -> String {
     guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
     return "uid \(uid), \(String(cString: name))"
   }

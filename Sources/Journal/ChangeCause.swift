@@ -8,8 +8,8 @@
 /// ```
 ///
 /// A cause is made only while a journal is written: without one nothing asks why.
-struct ChangeCause: Sendable, Equatable {
-  enum Origin: String, Sendable {
+package struct ChangeCause: Sendable, Equatable {
+  package enum Origin: String, Sendable {
     /// A client's `Send` or `SendBatch`.
     case request
     /// An action a feature's effect sent.
@@ -21,37 +21,42 @@ struct ChangeCause: Sendable, Equatable {
   }
 
   /// The process that sent a request, as the socket's peer credentials tell it.
-  struct Peer: Sendable, Equatable {
-    let uid: UInt32
-    let pid: Int32
+  package struct Peer: Sendable, Equatable {
+    package let uid: UInt32
+    package let pid: Int32
+
+    package init(uid: UInt32, pid: Int32) {
+      self.uid = uid
+      self.pid = pid
+    }
   }
 
-  let origin: Origin
+  package let origin: Origin
   /// The global action, as JSON text; `nil` when it cannot be told: an effect's action that
   /// stays with its feature (a read-only route), or one that does not encode.
-  let action: [UInt8]?
-  let peer: Peer?
+  package let action: [UInt8]?
+  package let peer: Peer?
   /// What the reduction read of the date and UUIDs, for `Replay`; `nil` when it read neither.
-  var dependencies: DependencyReadings? = nil
+  package var dependencies: DependencyReadings? = nil
 
   /// The cause without who sent it: what a subscriber that may not read the journal is told.
-  var withoutSender: Self {
+  package var withoutSender: Self {
     Self(origin: self.origin, action: self.action, peer: nil, dependencies: self.dependencies)
   }
 
-  static func request(_ action: [UInt8], peer: Peer?) -> Self {
+  package static func request(_ action: [UInt8], peer: Peer?) -> Self {
     Self(origin: .request, action: action, peer: peer)
   }
 
-  static func effect(_ action: [UInt8]?) -> Self {
+  package static func effect(_ action: [UInt8]?) -> Self {
     Self(origin: .effect, action: action, peer: nil)
   }
 
-  static func restart(_ action: [UInt8]?) -> Self {
+  package static func restart(_ action: [UInt8]?) -> Self {
     Self(origin: .restart, action: action, peer: nil)
   }
 
-  static func timer(_ action: [UInt8]) -> Self {
+  package static func timer(_ action: [UInt8]) -> Self {
     Self(origin: .timer, action: action, peer: nil)
   }
 }

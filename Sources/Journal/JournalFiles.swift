@@ -18,7 +18,7 @@ final class JournalFiles: Sendable {
   private let wal: Int32
 
   /// Opens both files; the WAL exists once the database has been written in WAL mode.
-  init(database path: String) throws {
+  package init(database path: String) throws {
     // Never through a link: SQLite has just opened these paths in a directory only the daemon
     // can write (``StateFile``).
     let database = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -34,7 +34,7 @@ final class JournalFiles: Sendable {
   }
 
   /// Forces the WAL, then the database file, onto the disk.
-  func sync() throws {
+  package func sync() throws {
     for fd in [self.wal, self.database] where fsync(fd) != 0 {
       throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
     }

@@ -5,7 +5,7 @@ extension JSONValueDecoder {
   /// like anything else, and with dates as numbers too (seconds since 2001), as journals written
   /// before dates travelled as RFC 3339 text hold them. Once decoded, a state is written out
   /// again with text dates, and so is every change after.
-  static let journal = {
+  package static let journal = {
     var decoder = JSONValueDecoder()
     decoder.acceptsSecondsSince2001 = true
     return decoder

@@ -8,22 +8,22 @@
 ///   logger.info("error reply", metadata: suppressed > 0 ? ["suppressed": "\(suppressed)"] : [:])
 /// }
 /// ```
-struct LogRateLimiter: Sendable {
-  let burst: Int
-  let interval: Duration
+package struct LogRateLimiter: Sendable {
+  package let burst: Int
+  package let interval: Duration
   private var written = 0
   private var lastWritten: ContinuousClock.Instant?
   /// Lines left out since the last one written.
-  private(set) var suppressed = 0
+  package private(set) var suppressed = 0
 
-  init(burst: Int = 10, interval: Duration = .seconds(1)) {
+  package init(burst: Int = 10, interval: Duration = .seconds(1)) {
     self.burst = burst
     self.interval = interval
   }
 
   /// Whether a line may be written now: `nil` to leave it out, or how many were left out
   /// before it, to say so in it.
-  mutating func admit(at now: ContinuousClock.Instant) -> Int? {
+  package mutating func admit(at now: ContinuousClock.Instant) -> Int? {
     let mayWrite = self.written < self.burst || self.lastWritten.map { now - $0 >= self.interval } ?? true
     guard mayWrite else {
       self.suppressed += 1

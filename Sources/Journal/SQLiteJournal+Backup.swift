@@ -17,7 +17,7 @@ extension SQLiteJournal {
   /// `backup/` and the temporary file are made through descriptors (``StateFile``): a link
   /// planted in their place is refused, never followed, and the file SQLite copies into is
   /// one this call created (0600), renamed only while it is still that file.
-  func backup() throws -> JournalBackup {
+  package func backup() throws -> JournalBackup {
     let stateDirectory = (self.path as NSString).deletingLastPathComponent
     let state = try StateFile.openDirectory(atPath: stateDirectory)
     defer { Glibc.close(state) }
@@ -66,5 +66,5 @@ extension SQLiteJournal {
 /// Why a copy of the journal (`Backup`) could not be written, when SQLite's own error does not
 /// say it.
 struct BackupError: Error, CustomStringConvertible, Sendable {
-  let description: String
+  package let description: String
 }

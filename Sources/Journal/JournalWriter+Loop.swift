@@ -1,3 +1,5 @@
+import SwitchyardTiming
+
 extension JournalWriter {
   /// What the event loop does with what the batched mode queued.
   private enum LoopCommit {

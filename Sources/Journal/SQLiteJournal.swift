@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Glibc
-import SwitchyardRuntime
+import SwitchyardJSON
 import SwitchyardSynchronization
 
 /// The journal in one SQLite database (`journal.sqlite` in the state directory), in WAL mode,
@@ -20,18 +20,18 @@ import SwitchyardSynchronization
 /// fsyncs the WAL), `NORMAL` for ``DurabilityMode/batched`` (``sync()`` fsyncs it), `OFF` for
 /// ``DurabilityMode/off``. In WAL mode a commit is in the kernel's hands once `append` returns,
 /// so a crash of the process loses nothing in any mode; only a power cut tells them apart.
-final class SQLiteJournal: Journal {
-  var id: String {
+package final class SQLiteJournal: Journal {
+  package var id: String {
     self.currentID.withLock { $0 }
   }
 
-  let path: String
+  package let path: String
   private let currentID: Mutex<String>
   private let mode: DurabilityMode
   /// The connections: a pool as a rule; one connection when the disk was too full to open a
   /// pool, until ``openForWriting()`` replaces it with one.
   private let connections: Mutex<(database: any DatabaseWriter, isPool: Bool)>
-  var database: any DatabaseWriter { self.connections.withLock { $0.database } }
+  package var database: any DatabaseWriter { self.connections.withLock { $0.database } }
   /// The database and its WAL, open for as long as the journal is, for ``sync()``. Never
   /// opened and closed again meanwhile: closing any descriptor of a file drops every POSIX lock
   /// the process holds on it, SQLite's own locks on the database included.
@@ -43,7 +43,7 @@ final class SQLiteJournal: Journal {
   /// On a disk too full to open a pool (GRDB writes to the database as it opens one), an
   /// existing journal is opened on one connection rather than not at all: what it holds can be
   /// served, its writes fail until there is room, and ``openForWriting()`` opens the pool then.
-  init(path: String, mode: DurabilityMode, versions: StateVersions = [:], initialState: () throws -> [UInt8]) throws {
+  package init(path: String, mode: DurabilityMode, versions: StateVersions = [:], initialState: () throws -> [UInt8]) throws {
     self.path = path
     self.mode = mode
     // SQLite creates the WAL with the database's mode, and GRDB cannot ask it for
@@ -136,77 +136,13 @@ final class SQLiteJournal: Journal {
     try? self.database.close()
   }
 
-  /// The schema, one migration a version; a journal written by an older daemon is brought up
-  /// to date when it is opened.
-  private static var migrator: DatabaseMigrator {
-    var migrator = DatabaseMigrator()
-    migrator.registerMigration("v1") { db in
-      try db.create(table: "journal") { table in
-        table.column("key", .text).primaryKey()
-        table.column("value", .text).notNull()
-      }
-      try db.create(table: "change") { table in
-        table.column("seq", .integer).primaryKey()
-        table.column("patch", .blob).notNull()
-        table.column("time", .double).notNull()
-      }
-      try db.create(table: "snapshot") { table in
-        table.column("seq", .integer).primaryKey()
-        table.column("state", .blob).notNull()
-      }
-    }
-    // Why each change was made: the feature, the action and who sent it.
-    migrator.registerMigration("change-causes") { db in
-      try db.alter(table: "change") { table in
-        table.add(column: "feature", .text)
-        table.add(column: "origin", .text)
-        table.add(column: "action", .blob)
-        table.add(column: "uid", .integer)
-        table.add(column: "pid", .integer)
-      }
-    }
-    // Durable timers, until they fire or are cancelled.
-    migrator.registerMigration("timers") { db in
-      try db.create(table: "timer") { table in
-        table.column("feature", .text).notNull()
-        table.column("key", .text).notNull()
-        table.column("ids", .text).notNull()
-        table.column("deadline", .double).notNull()
-        table.column("action", .blob).notNull()
-        table.primaryKey(["feature", "key"])
-      }
-    }
-    // The versions of the features' states, as they changed (state migrations).
-    migrator.registerMigration("state-versions") { db in
-      try db.create(table: "version_mark") { table in
-        table.column("seq", .integer).primaryKey()
-        table.column("versions", .text).notNull()
-      }
-    }
-    // The histories retired when a start found that acknowledged changes may be lost. (Each
-    // run's record, `run`, and the last fsync, `synced`, are rows of `journal`.)
-    migrator.registerMigration("histories") { db in
-      try db.create(table: "history") { table in
-        table.column("id", .text).primaryKey()
-        table.column("lastSeq", .integer).notNull()
-        table.column("reason", .text).notNull()
-        table.column("time", .double).notNull()
-      }
-    }
-    // What each reduction read of the date and UUIDs (``DependencyReadings``), for `Replay`.
-    migrator.registerMigration("dependency-readings") { db in
-      try db.alter(table: "change") { table in table.add(column: "dependencies", .blob) }
-    }
-    return migrator
-  }
-
   private static func text(_ versions: StateVersions) -> String {
     var object = JSONObject()
     for (name, version) in versions.sorted(by: { $0.key < $1.key }) { object[name] = .int(Int64(version)) }
     return String(decoding: JSONValue.object(object).serializedBytes(), as: UTF8.self)
   }
 
-  func versionMarks() throws -> [VersionMark] {
+  package func versionMarks() throws -> [VersionMark] {
     try self.database.read { db in
       try Row.fetchAll(db, sql: "SELECT seq, versions FROM version_mark ORDER BY seq").map { row in
         var versions: StateVersions = [:]
@@ -218,7 +154,7 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  func record(_ versions: StateVersions, snapshot: JournalSnapshot) throws {
+  package func record(_ versions: StateVersions, snapshot: JournalSnapshot) throws {
     try self.database.write { db in
       try db.execute(
         sql: "INSERT OR REPLACE INTO version_mark (seq, versions) VALUES (?, ?)",
@@ -233,7 +169,7 @@ final class SQLiteJournal: Journal {
 
   static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time, dependencies"
 
-  func append(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
+  package func append(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
     // The batched mode runs this on the event loop for every group: its BEGIN and COMMIT are
     // statements prepared once, where `write` would compile both again each time.
     try self.database.writeWithoutTransaction { db in
@@ -280,7 +216,7 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  func pendingTimers() throws -> [JournaledTimer] {
+  package func pendingTimers() throws -> [JournaledTimer] {
     try self.database.read { db in
       try Row.fetchAll(db, sql: "SELECT feature, key, ids, deadline, action FROM timer ORDER BY deadline, rowid").map { row in
         let ids = (try? JSONValue(parsing: Array((row["ids"] as String).utf8))).flatMap { value -> [String]? in
@@ -295,7 +231,7 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  func sync() throws {
+  package func sync() throws {
     // The WAL holds every commit since the last checkpoint; forcing it out is forcing them out.
     try self.files.sync()
   }
@@ -303,7 +239,7 @@ final class SQLiteJournal: Journal {
   /// What SQLite's quick check finds in the database: `ok`, or up to ten problems, one per
   /// line. It reads every page once (without comparing the indexes with their tables, as the
   /// full integrity check does): a damaged page is found at start, not by the first read of it.
-  func quickCheck() -> String {
+  package func quickCheck() -> String {
     do {
       return try self.database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(10)") }.joined(separator: "\n")
     } catch {
@@ -311,11 +247,11 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  func checkpoint() throws {
+  package func checkpoint() throws {
     try self.database.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
   }
 
-  func lastRun() throws -> (run: RunRecord, synced: SyncPoint)? {
+  package func lastRun() throws -> (run: RunRecord, synced: SyncPoint)? {
     try self.database.read { db in
       let rows = try Row.fetchAll(db, sql: "SELECT key, value FROM journal WHERE key IN ('run', 'synced')")
       let values = Dictionary(rows.map { ($0["key"] as String, $0["value"] as String) }, uniquingKeysWith: { first, _ in first })
@@ -324,13 +260,13 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  func backupMark() throws -> SyncPoint? {
+  package func backupMark() throws -> SyncPoint? {
     try self.database.read { db in
       try String.fetchOne(db, sql: "SELECT value FROM journal WHERE key = 'backup'").flatMap(SyncPoint.init(text:))
     }
   }
 
-  func beginRun(_ run: RunRecord, synced: SyncPoint, retiring reason: String?) throws {
+  package func beginRun(_ run: RunRecord, synced: SyncPoint, retiring reason: String?) throws {
     let newID = UUID().uuidString.lowercased()
     try self.database.write { db in
       try db.execute(sql: "DELETE FROM journal WHERE key = 'backup'")
@@ -347,11 +283,11 @@ final class SQLiteJournal: Journal {
     if reason != nil { self.currentID.withLock { $0 = newID } }
   }
 
-  func recordSynced(_ point: SyncPoint) throws {
+  package func recordSynced(_ point: SyncPoint) throws {
     try self.database.write { db in try Self.set("synced", to: point.text, in: db) }
   }
 
-  func endRun(_ run: RunRecord, synced: SyncPoint) throws {
+  package func endRun(_ run: RunRecord, synced: SyncPoint) throws {
     var run = run
     run.clean = true
     try self.database.write { db in
@@ -360,7 +296,7 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  func retiredHistories() throws -> [RetiredHistory] {
+  package func retiredHistories() throws -> [RetiredHistory] {
     try self.database.read { db in
       try Row.fetchAll(db, sql: "SELECT id, lastSeq FROM history ORDER BY time").map { row in
         RetiredHistory(id: row["id"], lastSeq: UInt64(max(0, row["lastSeq"] as Int64)))
@@ -368,11 +304,11 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  static func set(_ key: String, to value: String, in db: Database) throws {
+  package static func set(_ key: String, to value: String, in db: Database) throws {
     try db.execute(sql: "INSERT OR REPLACE INTO journal (key, value) VALUES (?, ?)", arguments: [key, value])
   }
 
-  func write(_ snapshot: JournalSnapshot) throws {
+  package func write(_ snapshot: JournalSnapshot) throws {
     try self.database.write { db in
       try db.execute(
         sql: "INSERT OR REPLACE INTO snapshot (seq, state) VALUES (?, ?)",
@@ -381,7 +317,7 @@ final class SQLiteJournal: Journal {
     }
   }
 
-  func prune(keepingSnapshots snapshots: Int, keepingChanges changes: Int, changedBefore time: Double?) throws {
+  package func prune(keepingSnapshots snapshots: Int, keepingChanges changes: Int, changedBefore time: Double?) throws {
     try self.database.write { db in
       try db.execute(
         sql: """
