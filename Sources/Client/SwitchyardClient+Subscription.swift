@@ -19,7 +19,11 @@ extension SwitchyardClient {
     var history: String?
     var failures = 0
     var connectedOnce = false
+    // Told `.reconnecting` and not yet `.reconnected`: a drop is told once, not every attempt.
+    var isReconnecting = false
     while !Task.isCancelled && !registry.isEnded {
+      // Why the connection ended, for `.reconnecting`.
+      let reason: String
       do {
         let connection = try await VarlinkConnection.connect(
           path: path, maximumMessageBytes: configuration.maximumMessageBytes
@@ -29,6 +33,13 @@ extension SwitchyardClient {
         defer {
           registry.remove(id)
           connection.close()
+        }
+        if isReconnecting, let onReconnection = configuration.onReconnection {
+          // Status answers at once, where a resumed subscription may hear nothing until the next
+          // change: the daemon is back, and at which number.
+          let status = try await connection.call(StoreInterface.Method.status.qualifiedName, parameters: [:])
+          isReconnecting = false
+          onReconnection(.reconnected(path: pointer, seq: try Self.seq(of: status)))
         }
         var parameters: JSONObject = [:]
         if !pointer.isRoot { parameters["path"] = .string(pointer.description) }
@@ -57,21 +68,27 @@ extension SwitchyardClient {
           delivered = event.seq
         }
         // The daemon ended the call without an error: follow on a new connection.
+        reason = "the daemon ended the subscription"
       } catch SwitchyardError.shuttingDown {
         // The daemon is going away; another may take its place.
+        reason = "the daemon is shutting down"
       } catch let error as SwitchyardConnectionError {
         switch error {
         case .cannotConnect where !connectedOnce, .sequenceWentBackwards, .malformedReply:
           continuation.finish(throwing: error)
           return
         default:
-          break
+          reason = error.description
         }
       } catch {
         continuation.finish(throwing: error)
         return
       }
       if Task.isCancelled || registry.isEnded { break }
+      if !isReconnecting {
+        isReconnecting = true
+        configuration.onReconnection?(.reconnecting(path: pointer, reason: reason))
+      }
       failures += 1
       let delay = min(configuration.reconnectDelay * (1 << min(failures - 1, 16)), configuration.maximumReconnectDelay)
       configuration.logger.debug(

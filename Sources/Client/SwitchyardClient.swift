@@ -40,6 +40,11 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     public var maximumReconnectDelay: Duration = .seconds(2)
     /// Where the client logs reconnections.
     public var logger = Logger(label: "switchyard.client")
+    /// Told when a subscription's connection drops and when it is back (``ReconnectionEvent``).
+    /// Called from the subscription's task, before it yields anything more: keep it short. When
+    /// it is set, a subscription that reconnects asks the daemon's `Status` first, which answers
+    /// at once, where the subscription may hear nothing until the next change.
+    public var onReconnection: (@Sendable (ReconnectionEvent) -> Void)?
 
     public init() {}
   }
