@@ -69,13 +69,15 @@ let package = Package(
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
     ),
-    // flagsd, flags-watch and the switchyard CLI as processes, on a real socket.
+    // flagsd, flags-watch and the switchyard CLI as processes, on a real socket; and the state
+    // directory version 1 of flagsd left, which version 2 migrates.
     .testTarget(
       name: "FlagsEndToEndTests",
       dependencies: [
         .product(name: "SwitchyardTestSupport", package: "Switchyard"),
         .product(name: "SwitchyardJSON", package: "Switchyard"),
-      ]
+      ],
+      resources: [.copy("Version1")]
     ),
   ],
   swiftLanguageModes: [.v6]

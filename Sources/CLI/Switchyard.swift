@@ -103,9 +103,10 @@ struct GlobalOptions: ParsableArguments {
   ///   (`--json`, `call`); otherwise a sentence that says what happened and what to do comes
   ///   first, and the wire form after it.
   func withClient(
-    wireErrors: Bool = false, _ body: (SwitchyardClient<JSONValue, JSONValue>) async throws -> Void
+    wireErrors: Bool = false, configuration: SwitchyardClient<JSONValue, JSONValue>.Configuration = .init(),
+    _ body: (SwitchyardClient<JSONValue, JSONValue>) async throws -> Void
   ) async throws {
-    let client = SwitchyardClient<JSONValue, JSONValue>(socketPath: self.socketPath)
+    let client = SwitchyardClient<JSONValue, JSONValue>(socketPath: self.socketPath, configuration: configuration)
     defer { client.close() }
     do {
       try await body(client)
@@ -200,7 +201,9 @@ struct Watch: AsyncParsableCommand {
         seq 7 primes ← counter.incrTapped (request, uid 1000, pid 4242)
           replace /count 7
 
-      Reconnects by itself when the connection drops. Stop it with Ctrl-C.
+      Reconnects by itself when the connection drops, and says so on stderr: "reconnecting to \
+      <socket>: <why> …" once, then "reconnected at seq N" and what it missed, or a fresh \
+      snapshot when the daemon began a new history (--json does not). Stop it with Ctrl-C.
       """
   )
 
@@ -219,7 +222,17 @@ struct Watch: AsyncParsableCommand {
   func run() async throws {
     let pointer = try parsePointer(self.pointer)
     let style = Style.forTerminal(json: self.json)
-    try await self.global.withClient(wireErrors: self.json) { client in
+    var configuration = SwitchyardClient<JSONValue, JSONValue>.Configuration()
+    if !self.json {
+      let socket = self.global.socketPath
+      configuration.onReconnection = { event in
+        switch event {
+        case let .reconnecting(_, reason): printError("reconnecting to \(socket): \(reason) …")
+        case let .reconnected(_, seq): printError("reconnected at seq \(seq)")
+        }
+      }
+    }
+    try await self.global.withClient(wireErrors: self.json, configuration: configuration) { client in
       for try await change in client.changesWithCauses(at: pointer) {
         let event = change.event
         if self.json {

@@ -40,6 +40,11 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     public var maximumReconnectDelay: Duration = .seconds(2)
     /// Where the client logs reconnections.
     public var logger = Logger(label: "switchyard.client")
+    /// Told when a subscription's connection drops and when it is back (``ReconnectionEvent``).
+    /// Called from the subscription's task, before it yields anything more: keep it short. When
+    /// it is set, a subscription that reconnects asks the daemon's `Status` first, which answers
+    /// at once, where the subscription may hear nothing until the next change.
+    public var onReconnection: (@Sendable (ReconnectionEvent) -> Void)?
 
     public init() {}
   }
@@ -245,7 +250,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     let configuration = self.configuration
     let registry = self.subscriptions
     let task = Task {
-      await Self.follow(
+      await Self.runSubscription(
         pointer, withCauses: withCauses, path: path, configuration: configuration, registry: registry,
         into: continuation, element: element
       )
@@ -318,89 +323,10 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     try JSONValueEncoder().encode(action)
   }
 
-  private static func seq(of reply: JSONValue) throws -> UInt64 {
+  static func seq(of reply: JSONValue) throws -> UInt64 {
     guard case let .int(seq)? = reply["seq"], seq >= 0 else {
       throw SwitchyardConnectionError.malformedReply("expected \"seq\" in \(reply.serialized())")
     }
     return UInt64(seq)
-  }
-
-  private static func follow<Element: Sendable>(
-    _ pointer: JSONPointer,
-    withCauses: Bool,
-    path: String,
-    configuration: Configuration,
-    registry: SubscriptionRegistry,
-    into continuation: AsyncThrowingStream<Element, any Error>.Continuation,
-    element: @Sendable (SubscriptionEvent, JSONValue) -> Element
-  ) async {
-    var delivered: UInt64?
-    // The history `delivered` belongs to: after the daemon restarted without its state, the
-    // same numbers mean other changes, and the daemon answers the old history with a snapshot.
-    var history: String?
-    var failures = 0
-    var connectedOnce = false
-    while !Task.isCancelled && !registry.isEnded {
-      do {
-        let connection = try await VarlinkConnection.connect(
-          path: path, maximumMessageBytes: configuration.maximumMessageBytes
-        )
-        connectedOnce = true
-        let id = registry.add(connection)
-        defer {
-          registry.remove(id)
-          connection.close()
-        }
-        var parameters: JSONObject = [:]
-        if !pointer.isRoot { parameters["path"] = .string(pointer.description) }
-        if withCauses { parameters["causes"] = true }
-        if let delivered, let history {
-          parameters["since"] = .int(Int64(delivered))
-          parameters["history"] = .string(history)
-        }
-        for try await reply in connection.callMore(StoreInterface.Method.subscribe.qualifiedName, parameters: parameters) {
-          let event = try SubscriptionEvent(parameters: reply)
-          failures = 0
-          if case .snapshot = event, case let .string(replyHistory)? = reply["history"], replyHistory != history {
-            // A history of its own: its numbers start wherever that run of the daemon is.
-            history = replyHistory
-            continuation.yield(element(event, reply))
-            delivered = event.seq
-            continue
-          }
-          if let delivered, event.seq <= delivered {
-            if case .snapshot = event, event.seq < delivered {
-              throw SwitchyardConnectionError.sequenceWentBackwards(delivered: delivered, received: event.seq)
-            }
-            continue
-          }
-          continuation.yield(element(event, reply))
-          delivered = event.seq
-        }
-        // The daemon ended the call without an error: follow on a new connection.
-      } catch SwitchyardError.shuttingDown {
-        // The daemon is going away; another may take its place.
-      } catch let error as SwitchyardConnectionError {
-        switch error {
-        case .cannotConnect where !connectedOnce, .sequenceWentBackwards, .malformedReply:
-          continuation.finish(throwing: error)
-          return
-        default:
-          break
-        }
-      } catch {
-        continuation.finish(throwing: error)
-        return
-      }
-      if Task.isCancelled || registry.isEnded { break }
-      failures += 1
-      let delay = min(configuration.reconnectDelay * (1 << min(failures - 1, 16)), configuration.maximumReconnectDelay)
-      configuration.logger.debug(
-        "subscription connection dropped; reconnecting",
-        metadata: ["socket": "\(path)", "since": "\(delivered.map(String.init) ?? "-")", "delay": "\(delay)"]
-      )
-      try? await Task.sleep(for: delay)
-    }
-    continuation.finish()
   }
 }

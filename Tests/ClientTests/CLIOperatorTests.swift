@@ -140,6 +140,47 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// `watch` follows the daemon through a restart and says so on stderr: once as the connection
+  /// drops, however many attempts the reconnection takes, and once it is back. `--json` prints
+  /// the changes alone, as it would without the restart.
+  @Test func watchSaysOnStderrThatItReconnectsAndGoesOnAfterTheDaemonRestarts() async throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-cli-\(UUID().uuidString.prefix(8))").path
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let daemon = try await DaemonProcess(arguments: ["--state-directory", state])
+    let socket = ["--socket", daemon.socketPath]
+    func watch(_ arguments: [String]) throws -> ChildProcess {
+      try ChildProcess(CLITests.executable.path, ["watch"] + arguments + socket, environment: CLITests.environment, stdout: .collect, stderr: .collect)
+    }
+    let readable = try watch(["/primes"])
+    let json = try watch(["--json", "/primes"])
+    try await eventually("both snapshots") { readable.stdout.contains("}\n") && json.stdout.contains("\n") }
+    _ = try await self.cli.run(["send", "counter.incrTapped"] + socket)
+    try await eventually("seq 1") { readable.stdout.contains("replace /count 1") }
+
+    daemon.signal(SIGKILL)
+    _ = await daemon.process.exit()
+    let reconnecting = "reconnecting to \(daemon.socketPath): the connection closed …\n"
+    try await eventually("the watcher says it reconnects") { readable.stderr == reconnecting }
+    // No daemon listens meanwhile: attempts after 50, 100, 200 and 400 ms fail, and say nothing.
+    try await Task.sleep(for: .seconds(1))
+    #expect(readable.stderr == reconnecting)
+
+    let restarted = try await DaemonProcess(socketPath: daemon.socketPath, arguments: ["--state-directory", state])
+    try await eventually("the watcher says it is back") { readable.stderr == reconnecting + "reconnected at seq 1\n" }
+    _ = try await self.cli.run(["send", "counter.incrTapped"] + socket)
+    try await eventually("the change after the restart") { readable.stdout.contains("replace /count 2") }
+    #expect(!readable.stdout.contains("reconnect"), "stdout has the changes alone: \(readable.stdout)")
+    try await eventually("--json saw it too") { json.stdout.split(separator: "\n").count == 3 }
+    let seqs = try json.stdout.split(separator: "\n").map { try JSONValue(parsing: String($0))["seq"] }
+    #expect(seqs == [0, 1, 2], "a snapshot, then one line per change: \(json.stdout)")
+    #expect(json.stderr.isEmpty, "\(json.stderr)")
+    readable.signal(SIGTERM)
+    json.signal(SIGTERM)
+    _ = await readable.exit()
+    _ = await json.exit()
+    #expect(await restarted.terminate() == 0)
+  }
+
   @Test func topOncePrintsOneFrame() async throws {
     let daemon = try await DaemonProcess()
     let socket = ["--socket", daemon.socketPath]

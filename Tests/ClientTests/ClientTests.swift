@@ -2,6 +2,7 @@ import Foundation
 import PrimeTime
 @_spi(Testing) import SwitchyardClient
 import SwitchyardRuntime
+import SwitchyardSynchronization
 import SwitchyardTestSupport
 import Testing
 
@@ -203,6 +204,33 @@ import Testing
     try await eventually("one subscriber on the daemon") { try await client.status().subscribers == 1 }
     recorder.cancel()
     try await eventually("the subscription's connection closed") { try await client.status().subscribers == 0 }
+    #expect(await daemon.terminate() == 0)
+  }
+
+  /// A program that shows its user the connection's state hears of a drop once, and of the
+  /// reconnection before the changes it missed.
+  @Test func aSubscriptionTellsItsConfigurationWhenItReconnects() async throws {
+    let daemon = try await DaemonProcess()
+    let told = Mutex<[(ReconnectionEvent, seenSeq: UInt64)]>([])
+    let recorder = Mutex<Recorder<Primes.State>?>(nil)
+    var configuration = Client.Configuration()
+    configuration.reconnectDelay = .milliseconds(500)
+    configuration.onReconnection = { event in
+      let seen = recorder.withLock { $0 }?.seq ?? 0
+      told.withLock { $0.append((event, seen)) }
+    }
+    let client = Client(socketPath: daemon.socketPath, configuration: configuration)
+    recorder.withLock { $0 = Recorder(client.subscribe(path: "/primes", as: Primes.State.self)) }
+    try await client.send(.counter(.incrTapped))
+    try await eventually("the subscriber saw 1") { recorder.withLock { $0 }?.seq == 1 }
+
+    client.dropSubscriptionConnections()
+    try await client.send(.counter(.incrTapped))
+    try await eventually("the subscriber resumed and saw 2") { recorder.withLock { $0 }?.seq == 2 }
+    let events = told.withLock { $0 }
+    #expect(events.map(\.0) == [.reconnecting(path: "/primes", reason: "the connection closed"), .reconnected(path: "/primes", seq: 2)])
+    #expect(events.map(\.seenSeq) == [1, 1], "told before the change it missed")
+    recorder.withLock { $0 }?.cancel()
     #expect(await daemon.terminate() == 0)
   }
 

@@ -2,7 +2,7 @@ import CasePaths
 import Foundation
 import SwitchyardRuntime
 
-/// An operator's unsaved edits to a flag's description and owner: the optional child state of
+/// An operator's unsaved edits to a flag's description, owner and tags: the optional child state of
 /// ``Flag``, run with `ifLet`.
 ///
 /// The flag opens a session (``Flag/Action/beginEditing(author:)``), commits it or discards it;
@@ -20,12 +20,14 @@ public struct EditSession: Reducer {
     public var author: String
     public var description: String
     public var owner: String
+    public var tags: [String]
 
-    public init(id: UUID, author: String, description: String, owner: String) {
+    public init(id: UUID, author: String, description: String, owner: String, tags: [String] = []) {
       self.id = id
       self.author = author
       self.description = description
       self.owner = owner
+      self.tags = tags
     }
   }
 
@@ -33,6 +35,8 @@ public struct EditSession: Reducer {
   public enum Action: Equatable, Codable, Sendable {
     case setDescription(String)
     case setOwner(String)
+    /// The whole list; an invalid one (see ``Flag/areValidTags(_:)``) changes nothing.
+    case setTags([String])
     /// Sent by the flag as it opens the session: starts the idle timer.
     case opened
     /// The idle timer fired: the flag closes the session.
@@ -57,6 +61,11 @@ public struct EditSession: Reducer {
       case let .setOwner(owner):
         guard owner.count <= Flag.maximumTextLength else { return .none }
         state.owner = owner
+        return Self.restartIdleTimer()
+
+      case let .setTags(tags):
+        guard Flag.areValidTags(tags) else { return .none }
+        state.tags = tags
         return Self.restartIdleTimer()
 
       case .opened:

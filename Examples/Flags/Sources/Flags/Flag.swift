@@ -20,6 +20,10 @@ public struct Flag: Reducer {
     public let id: String
     public var description: String
     public var owner: String
+    /// Labels to find the flag by, such as its team or product area (`search`, `payments`):
+    /// edited in a session, with the description and owner. New in version 2 of the state: the
+    /// flags of a version-1 journal get none (see `FlagsApplication`).
+    public var tags: [String]
     /// The kill switch: a disabled flag is off everywhere, whatever its release says.
     public var isEnabled: Bool
     public var release: Release.State
@@ -30,12 +34,13 @@ public struct Flag: Reducer {
     public var draft: EditSession.State?
 
     public init(
-      id: String, description: String = "", owner: String = "", isEnabled: Bool = true,
+      id: String, description: String = "", owner: String = "", tags: [String] = [], isEnabled: Bool = true,
       release: Release.State = .development, salt: String, draft: EditSession.State? = nil
     ) {
       self.id = id
       self.description = description
       self.owner = owner
+      self.tags = tags
       self.isEnabled = isEnabled
       self.release = release
       self.salt = salt
@@ -61,6 +66,8 @@ public struct Flag: Reducer {
 
   /// The longest description, owner or author a client may set.
   public static let maximumTextLength = 500
+  /// The most tags a flag has.
+  public static let maximumTags = 10
 
   @Dependency(\.uuid) var uuid
 
@@ -81,7 +88,7 @@ public struct Flag: Reducer {
         case let .beginEditing(author):
           guard state.draft == nil, !author.isEmpty, author.count <= Self.maximumTextLength else { return .none }
           state.draft = EditSession.State(
-            id: self.uuid(), author: author, description: state.description, owner: state.owner
+            id: self.uuid(), author: author, description: state.description, owner: state.owner, tags: state.tags
           )
           // The session starts its idle timer itself: as its effect, the timer ends with it.
           return .send(.editing(.opened))
@@ -90,6 +97,7 @@ public struct Flag: Reducer {
           guard let draft = state.draft else { return .none }
           state.description = draft.description
           state.owner = draft.owner
+          state.tags = draft.tags
           state.draft = nil
           return .send(.delegate(.edited(session: draft.id, by: draft.author)))
 
@@ -123,6 +131,11 @@ public struct Flag: Reducer {
   /// Whether `id` can name a flag (see ``isValidName(_:maximumLength:)``): at most 64 bytes.
   public static func isValidID(_ id: String) -> Bool {
     isValidName(id, maximumLength: 64)
+  }
+
+  /// Whether `tags` can be a flag's: at most ``maximumTags``, each a name as an id is, none twice.
+  public static func areValidTags(_ tags: [String]) -> Bool {
+    tags.count <= Self.maximumTags && Set(tags).count == tags.count && tags.allSatisfy(Self.isValidID)
   }
 }
 

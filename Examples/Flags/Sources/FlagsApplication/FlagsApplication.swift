@@ -13,12 +13,16 @@ extension Flags {
   ///   actions their effects send are routed again, and its route extracts them.
   ///
   /// The order is the routing order: an action goes to each feature that takes it, in turn.
+  ///
+  /// `flags` is at version 2 of its state, which gave each flag its tags: a journal that
+  /// version 1 wrote is migrated when the daemon starts on it.
   public static let application = Application(
     initialState: Flags.State(),
     features: [
       .process("flags", state: \.flags, action: .case(\.flags), afterRestart: .restarted) {
         Catalog()
-      },
+      }
+      .stateVersion(2, migrations: Self.tagsAdded),
       .actor("settings", state: \.settings, action: .case(\.settings)) {
         Settings()
       },
@@ -27,4 +31,25 @@ extension Flags {
       },
     ]
   )
+}
+
+extension Flags {
+  /// Version 1 of the catalog knew no tags: its flags get none, and so do the drafts of their open
+  /// editing sessions, which hold the tags being edited from version 2 on. Without the migration,
+  /// a version-1 journal would stop the start: its flags do not decode without `tags`.
+  ///
+  ///     {"beta": {"id": "beta", "owner": "", …}}  →  {"beta": {"id": "beta", "owner": "", "tags": [], …}}
+  static let tagsAdded = StateMigration(from: 1) { catalog in
+    guard case var .object(flags) = catalog else { return }
+    for (id, flag) in flags {
+      guard case var .object(fields) = flag else { continue }
+      fields["tags"] = []
+      if case var .object(draft)? = fields["draft"] {
+        draft["tags"] = []
+        fields["draft"] = .object(draft)
+      }
+      flags[id] = .object(fields)
+    }
+    catalog = .object(flags)
+  }
 }

@@ -40,6 +40,17 @@ import Testing
     await store.receive(.expired)
   }
 
+  @Test func tagsAreFewDistinctNames() async {
+    let store = self.makeStore()
+    await store.send(.setTags(["search", "team.web"])) { $0.tags = ["search", "team.web"] }
+    await store.send(.setTags(["a tag"]))
+    await store.send(.setTags(["search", "search"]))
+    await store.send(.setTags((0...Flag.maximumTags).map { "tag\($0)" }))
+    await store.send(.setTags([])) { $0.tags = [] }
+    await self.clock.advance(by: EditSession.idleTimeout)
+    await store.receive(.expired)
+  }
+
   @Test func textOverTheLimitChangesNothing() async {
     let store = self.makeStore()
     let long = String(repeating: "x", count: Flag.maximumTextLength + 1)

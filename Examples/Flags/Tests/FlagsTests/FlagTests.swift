@@ -87,8 +87,10 @@ import Testing
     }
     await store.receive(.editing(.opened))
     await store.send(.editing(.setDescription("Search, rewritten"))) { $0.draft?.description = "Search, rewritten" }
+    await store.send(.editing(.setTags(["search", "web"]))) { $0.draft?.tags = ["search", "web"] }
     await store.send(.commitEdits) {
       $0.description = "Search, rewritten"
+      $0.tags = ["search", "web"]
       $0.draft = nil
     }
     await store.receive(.delegate(.edited(session: UUID(0), by: "ada")))
