@@ -147,6 +147,24 @@ let package = Package(
       ],
       path: "Sources/Journal"
     ),
+    // Worker processes: the spawner, the link and its frames (both ends), the supervisor, how a
+    // worker ended. Nothing of the pipeline: the daemon's host of a worker-hosted feature uses it.
+    .target(
+      name: "SwitchyardWorkers",
+      dependencies: [
+        "SwitchyardSynchronization",
+        "SwitchyardJSON",
+        "SwitchyardRuntime",
+        // The write straight to a descriptor that the server's replies go through too.
+        "SwitchyardVarlink",
+        "CWorkerSpawn",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "DequeModule", package: "swift-collections"),
+      ],
+      path: "Sources/Workers"
+    ),
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
@@ -157,7 +175,7 @@ let package = Package(
         "SwitchyardRuntime",
         "SwitchyardVarlink",
         "SwitchyardSystemd",
-        "CWorkerSpawn",
+        "SwitchyardWorkers",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -262,6 +280,7 @@ let package = Package(
         "SwitchyardSystemd",
         "SwitchyardJournal",
         "SwitchyardTiming",
+        "SwitchyardWorkers",
         "SwitchyardRuntime",
         "PrimeTime",
         .product(name: "CasePaths", package: "swift-case-paths"),
@@ -279,6 +298,20 @@ let package = Package(
         "SwitchyardJournal",
         "SwitchyardJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
+      ]
+    ),
+    .testTarget(
+      name: "WorkersTests",
+      dependencies: [
+        "SwitchyardWorkers",
+        "SwitchyardRuntime",
+        "SwitchyardJSON",
+        "SwitchyardSynchronization",
+        // The frame reader the daemon puts in front of the link's decoder.
+        "SwitchyardVarlink",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
       ]
     ),
     .testTarget(

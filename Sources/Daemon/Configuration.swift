@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SwitchyardJournal
 import SwitchyardRuntime
+import SwitchyardWorkers
 
 /// The daemon's settings. Read from the configuration file, overridden by environment
 /// variables (`SWITCHYARD_SOCKET_PATH` overrides `socket.path`, and so on).

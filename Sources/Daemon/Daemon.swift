@@ -7,6 +7,7 @@ import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardSystemd
 import SwitchyardVarlink
+import SwitchyardWorkers
 import UnixSignals
 
 /// Runs an ``Application``: hosts its features, routes actions between them and serves Varlink
@@ -226,7 +227,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // Last: a graceful shutdown reaches the services last first, and the supervisor is to know
     // of it before a worker the stop also signalled is reaped.
     if !workerHosts.isEmpty {
-      services.append(SupervisorService(supervisor: supervisor, manager: manager))
+      services.append(SupervisorService(supervisor: supervisor, reportStatus: { manager.status($0) }))
     }
     var groupConfiguration = ServiceGroupConfiguration(
       services: services.map { .init(service: $0) },

@@ -1,8 +1,8 @@
-import CWorkerSpawn
 import Foundation
 import Logging
 import SwitchyardJSON
 import SwitchyardRuntime
+import SwitchyardWorkers
 
 /// The worker side of a feature hosted in a process: what `switchyardd worker` runs.
 extension Application {
@@ -17,10 +17,7 @@ extension Application {
       handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
       return handler
     }
-    // A worker never outlives its daemon: the kernel kills it when the daemon's spawning thread
-    // ends, and a daemon that ended before this line is noticed right after it.
-    _ = switchyard_set_parent_death_signal(SIGKILL)
-    guard getppid() == parent else { throw WorkerStartError("the daemon (pid \(parent)) is gone") }
+    try bindToDaemon(parent)
     guard let feature = self.features.first(where: { $0.name == name }) else {
       throw WorkerStartError("the application has no feature named \(name)")
     }

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import SwitchyardJournal
 import SwitchyardRuntime
+import SwitchyardWorkers
 
 /// A part of an application that the daemon hosts in an actor of its own: a reducer, the part of
 /// the root state it owns, and the route by which global actions reach it.

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardWorkers
 
 /// What the daemon's metrics read from the running daemon each time they are asked for, rather
 /// than count as it goes: levels (connections, queue depths) and what other parts already count

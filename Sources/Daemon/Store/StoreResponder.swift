@@ -5,6 +5,7 @@ import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardSynchronization
 import SwitchyardVarlink
+import SwitchyardWorkers
 
 /// Answers the calls of `org.varlink.service` and `io.switchyard.Store`: decodes actions and
 /// hands them to the ``Router``, reads the state from the ``ChangeLog``, follows it through the

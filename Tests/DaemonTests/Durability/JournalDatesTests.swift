@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import SwitchyardRuntime
+import SwitchyardWorkers
 import Testing
 
 @testable import SwitchyardDaemon

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PrimeTime
+import SwitchyardWorkers
 import Testing
 
 @testable import SwitchyardDaemon

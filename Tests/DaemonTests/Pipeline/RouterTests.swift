@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import PrimeTime
+import SwitchyardWorkers
 import Testing
 
 @testable import SwitchyardDaemon

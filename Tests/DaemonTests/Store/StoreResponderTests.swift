@@ -4,6 +4,7 @@ import NIOCore
 import PrimeTime
 import SwitchyardSynchronization
 import SwitchyardVarlink
+import SwitchyardWorkers
 import Testing
 
 @testable import SwitchyardDaemon

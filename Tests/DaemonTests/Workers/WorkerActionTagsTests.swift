@@ -1,4 +1,5 @@
 import SwitchyardJSON
+import SwitchyardWorkers
 import Testing
 
 @testable import SwitchyardDaemon

@@ -3,7 +3,7 @@ import Glibc
 import SwitchyardSynchronization
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardWorkers
 @testable import SwitchyardRuntime
 
 /// The worker's end of its link: one thread that reads the daemon's frames from a real pipe,

@@ -2,32 +2,6 @@ import DequeModule
 import Logging
 import ServiceLifecycle
 import SwitchyardSynchronization
-import SwitchyardSystemd
-
-/// How a supervisor restarts its workers, as Erlang/OTP's supervisors do.
-public struct SupervisionConfiguration: Sendable, Equatable {
-  /// Which workers restart when one ends.
-  public enum Strategy: String, Sendable, CaseIterable {
-    /// Only the one that ended.
-    case oneForOne = "one_for_one"
-    /// All of them: the others are ended first.
-    case oneForAll = "one_for_all"
-    /// The one that ended and those declared after it: those are ended first.
-    case restForOne = "rest_for_one"
-  }
-
-  public var strategy: Strategy = .oneForOne
-  /// How many restarts may happen within `period` before the supervisor gives up.
-  public var intensity: Int = 5
-  public var period: Duration = .seconds(10)
-  /// How long a worker may take to answer a health probe before it is killed and restarted, as
-  /// an OTP supervisor kills a child that does not stop within its shutdown time. The daemon
-  /// probes each worker this often, and the watchdog's probes count too: keep it below half of
-  /// `WatchdogSec=`, so that a stuck worker is replaced before systemd gives up on the daemon.
-  public var probeTimeout: Duration = .seconds(3)
-
-  public init() {}
-}
 
 /// Supervises the worker processes of the hosted features: restarts them by the strategy, and
 /// escalates — ends the daemon with an error, for systemd's `Restart=` to take over — when they
@@ -41,15 +15,15 @@ public struct SupervisionConfiguration: Sendable, Equatable {
 /// Once the daemon stops, a child that ends is not restarted and its end is no failure: under
 /// systemd's default `KillMode=control-group` a stop sends SIGTERM to the workers with the
 /// daemon.
-actor Supervisor<RootAction: Sendable> {
-  let configuration: SupervisionConfiguration
-  let children: [WorkerHost<RootAction>]
+package actor Supervisor<Child: SupervisedWorker> {
+  package let configuration: SupervisionConfiguration
+  package let children: [Child]
   private let logger: Logger
   private var restarts = Deque<ContinuousClock.Instant>()
   private var escalation: String?
   private let escalated: AsyncStream<String>.Continuation
   /// Ends with the reason when the supervisor gives up.
-  let escalations: AsyncStream<String>
+  package let escalations: AsyncStream<String>
   /// Set as soon as the daemon begins to stop, from any thread.
   private let stopping = StopFlag()
   /// How long a child ended by a stop's signal waits for the daemon to say it stops: the signal
@@ -57,7 +31,7 @@ actor Supervisor<RootAction: Sendable> {
   /// someone else sent SIGTERM is restarted this much later.
   private let stopGrace: Duration = .seconds(1)
 
-  init(configuration: SupervisionConfiguration, children: [WorkerHost<RootAction>], logger: Logger) {
+  package init(configuration: SupervisionConfiguration, children: [Child], logger: Logger) {
     self.configuration = configuration
     self.children = children
     self.logger = logger
@@ -65,23 +39,21 @@ actor Supervisor<RootAction: Sendable> {
   }
 
   /// Starts every child in order, and watches them.
-  func start() async throws {
+  package func start() async throws {
     for child in self.children {
-      child.onExit.withLock { onExit in
-        onExit = { exit in Task { await self.childEnded(child, exit) } }
-      }
+      child.supervise { exit in Task { await self.childEnded(child, exit) } }
       try await child.start(restarted: false)
     }
   }
 
   /// The daemon begins to stop: from now on no child is restarted. Called from the service
   /// group's graceful shutdown, before the children are ended.
-  nonisolated func daemonStopping() {
+  package nonisolated func daemonStopping() {
     self.stopping.set()
   }
 
   /// Ends every child, last first, each by closing its link.
-  func stop() async {
+  package func stop() async {
     self.stopping.set()
     self.escalation = self.escalation ?? "stopping"
     for child in self.children.reversed() {
@@ -91,11 +63,11 @@ actor Supervisor<RootAction: Sendable> {
   }
 
   /// Why the supervisor gave up, if it did.
-  var escalationReason: String? {
+  package var escalationReason: String? {
     self.escalation
   }
 
-  private func childEnded(_ child: WorkerHost<RootAction>, _ exit: WorkerHost<RootAction>.Exit) async {
+  private func childEnded(_ child: Child, _ exit: WorkerExit) async {
     if exit.mayBeTheDaemonsStop, self.escalation == nil {
       let deadline = ContinuousClock.now + self.stopGrace
       while !self.stopping.isSet, ContinuousClock.now < deadline {
@@ -137,13 +109,13 @@ actor Supervisor<RootAction: Sendable> {
       return
     }
     let position = self.children.firstIndex { $0 === child }!
-    let affected: ArraySlice<WorkerHost<RootAction>> =
+    let affected: ArraySlice<Child> =
       switch self.configuration.strategy {
       case .oneForOne: self.children[position...position]
       case .oneForAll: self.children[...]
       case .restForOne: self.children[position...]
       }
-    var restarting: [WorkerHost<RootAction>] = []
+    var restarting: [Child] = []
     for sibling in affected.reversed() where sibling !== child {
       _ = await sibling.terminate(gently: false)
       if sibling.restart == .temporary {
@@ -183,11 +155,17 @@ actor Supervisor<RootAction: Sendable> {
 /// The supervisor as a service of the daemon's group: it ends the group with an error when the
 /// supervisor escalates, and tells the supervisor when the daemon begins to stop — last in the
 /// group, so that it is the first service a graceful shutdown reaches.
-struct SupervisorService<RootAction: Sendable>: Service {
-  let supervisor: Supervisor<RootAction>
-  let manager: ServiceManager
+package struct SupervisorService<Child: SupervisedWorker>: Service {
+  package let supervisor: Supervisor<Child>
+  /// Tells the service manager the daemon's status (systemd's `STATUS=`).
+  package let reportStatus: @Sendable (String) -> Void
 
-  func run() async throws {
+  package init(supervisor: Supervisor<Child>, reportStatus: @escaping @Sendable (String) -> Void) {
+    self.supervisor = supervisor
+    self.reportStatus = reportStatus
+  }
+
+  package func run() async throws {
     let escalation: String? = await withGracefulShutdownHandler {
       await cancelWhenGracefulShutdown {
         for await reason in self.supervisor.escalations { return reason }
@@ -197,7 +175,7 @@ struct SupervisorService<RootAction: Sendable>: Service {
       supervisor.daemonStopping()
     }
     if let reason = escalation {
-      self.manager.status("escalated: \(reason)")
+      self.reportStatus("escalated: \(reason)")
       throw SupervisorEscalation(reason: reason)
     }
   }

@@ -1,6 +1,7 @@
 import Glibc
 import NIOCore
 import SwitchyardSynchronization
+import SwitchyardVarlink
 
 /// The daemon's end of one worker's link: the channel that reads the worker's frames (and
 /// closes the link), and the daemon's frames on their way to the worker.
@@ -16,8 +17,8 @@ import SwitchyardSynchronization
 /// which waits for the pipe to be writable again; the frames after it follow it there, in order,
 /// until the channel has written it all. Both write on the loop, one at a time, and only while
 /// the channel is open: the channel owns the descriptor and closes it on the loop.
-final class WorkerChannel: Sendable {
-  let channel: any Channel
+package final class WorkerChannel: Sendable {
+  package let channel: any Channel
   /// The pipe to the worker: the channel's output descriptor.
   private let output: CInt
   /// Frames queued and not yet written, as one buffer. A lone frame is its own buffer, uncopied.
@@ -27,17 +28,17 @@ final class WorkerChannel: Sendable {
   /// Writes handed to the channel and not done yet; while there is one, the next go there too.
   private let handedToChannel: NIOLoopBoundBox<Int>
 
-  init(_ channel: any Channel, output: CInt) {
+  package init(_ channel: any Channel, output: CInt) {
     self.channel = channel
     self.output = output
     self.handedToChannel = NIOLoopBoundBox.makeBoxSendingValue(0, eventLoop: channel.eventLoop)
   }
 
-  var eventLoop: any EventLoop { self.channel.eventLoop }
+  package var eventLoop: any EventLoop { self.channel.eventLoop }
 
   /// Queues `frame` after those queued before; the first queued while none waits asks the loop
   /// for the write.
-  func send(_ frame: ByteBuffer) {
+  package func send(_ frame: ByteBuffer) {
     let isFirst = self.queued.withLock { queued in
       guard queued != nil else {
         queued = frame
@@ -50,7 +51,7 @@ final class WorkerChannel: Sendable {
   }
 
   /// Closes the link: the worker ends.
-  func close() {
+  package func close() {
     self.channel.close(promise: nil)
   }
 

@@ -1,20 +1,32 @@
 import Foundation
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// A worker as `Status` and `Describe` show it.
-struct WorkerSnapshot: Sendable {
-  let feature: String
-  let pid: pid_t?
-  let restarts: Int
-  let lastExit: String?
+package struct WorkerSnapshot: Sendable {
+  package let feature: String
+  package let pid: pid_t?
+  package let restarts: Int
+  package let lastExit: String?
   /// starting, running, restarting or stopped.
-  let state: String
+  package let state: String
   /// How long the last restart took, from the old worker's end to the new one's `ready`.
-  let lastRestart: Duration?
+  package let lastRestart: Duration?
   /// The standby worker waiting to take over, if one is ready.
-  let standbyPid: pid_t?
+  package let standbyPid: pid_t?
 
-  var json: JSONValue {
+  package init(
+    feature: String, pid: pid_t?, restarts: Int, lastExit: String?, state: String, lastRestart: Duration?, standbyPid: pid_t?
+  ) {
+    self.feature = feature
+    self.pid = pid
+    self.restarts = restarts
+    self.lastExit = lastExit
+    self.state = state
+    self.lastRestart = lastRestart
+    self.standbyPid = standbyPid
+  }
+
+  package var json: JSONValue {
     var object: JSONObject = [
       "feature": .string(self.feature),
       "state": .string(self.state),

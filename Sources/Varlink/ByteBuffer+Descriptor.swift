@@ -11,7 +11,7 @@ extension ByteBuffer {
   /// reply.writeReadableBytes { send(socket, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL)) }
   /// if reply.readableBytes > 0 { context.write(wrapOutboundOut(reply), promise: nil) }
   /// ```
-  mutating func writeReadableBytes(_ write: (UnsafeRawBufferPointer) -> Int) {
+  package mutating func writeReadableBytes(_ write: (UnsafeRawBufferPointer) -> Int) {
     while self.readableBytes > 0 {
       let written = self.withUnsafeReadableBytes(write)
       if written > 0 {

@@ -2,29 +2,36 @@ import Foundation
 
 /// What ended a worker: how its process ended, and whether its supervisor (or the daemon's
 /// shutdown) ended it.
-struct WorkerExit: Sendable, CustomStringConvertible {
+package struct WorkerExit: Sendable, CustomStringConvertible {
   /// `waitpid`'s status.
-  let status: Int32
+  package let status: Int32
   /// The supervisor (or the daemon's shutdown) ended it.
-  let wasShutdown: Bool
+  package let wasShutdown: Bool
   /// Set when the daemon killed it for leaving a health probe unanswered this long.
-  var unresponsiveAfter: Duration? = nil
+  package var unresponsiveAfter: Duration? = nil
   /// Set when the daemon killed it for not getting ready this long after it was handed the
   /// state.
-  var unreadyAfter: Duration? = nil
+  package var unreadyAfter: Duration? = nil
 
-  var signal: Int32? { self.status & 0x7f == 0 ? nil : self.status & 0x7f }
-  var exitCode: Int32? { self.signal == nil ? (self.status >> 8) & 0xff : nil }
+  package init(status: Int32, wasShutdown: Bool, unresponsiveAfter: Duration? = nil, unreadyAfter: Duration? = nil) {
+    self.status = status
+    self.wasShutdown = wasShutdown
+    self.unresponsiveAfter = unresponsiveAfter
+    self.unreadyAfter = unreadyAfter
+  }
+
+  package var signal: Int32? { self.status & 0x7f == 0 ? nil : self.status & 0x7f }
+  package var exitCode: Int32? { self.signal == nil ? (self.status >> 8) & 0xff : nil }
   /// OTP's "abnormal": anything but a clean exit with status 0 or a shutdown.
-  var isAbnormal: Bool { !self.wasShutdown && self.exitCode != 0 }
+  package var isAbnormal: Bool { !self.wasShutdown && self.exitCode != 0 }
   /// Ended by a signal a stop of the whole daemon sends to every process of its group —
   /// systemd's `KillMode=control-group` (SIGTERM), a terminal's Ctrl-C (SIGINT) — and not by the
   /// daemon itself.
-  var mayBeTheDaemonsStop: Bool {
+  package var mayBeTheDaemonsStop: Bool {
     !self.wasShutdown && self.unresponsiveAfter == nil && (self.signal == SIGTERM || self.signal == SIGINT)
   }
 
-  var description: String {
+  package var description: String {
     if self.wasShutdown { return "shut down by the supervisor" }
     if let unresponsiveAfter { return "killed: it did not answer its health probe within \(unresponsiveAfter)" }
     if let unreadyAfter { return "killed: it was not ready within \(unreadyAfter) of being handed the state" }
@@ -34,7 +41,7 @@ struct WorkerExit: Sendable, CustomStringConvertible {
 }
 
 /// The names of the signals a worker is likely to end with.
-func signalName(_ signal: Int32) -> String {
+package func signalName(_ signal: Int32) -> String {
   switch signal {
   case SIGKILL: "SIGKILL"
   case SIGTERM: "SIGTERM"

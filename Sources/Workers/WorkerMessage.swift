@@ -1,6 +1,5 @@
 import NIOCore
-import SwitchyardJournal
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// What the daemon and a worker process say to each other over their link (two pipes).
 ///
@@ -9,7 +8,7 @@ import SwitchyardRuntime
 /// compact text of a state, an action or a patch; empty when there is none). A `reduced`
 /// frame has a second 8-byte number before its body: the reducer's time in nanoseconds. Frames are read
 /// and written in order on one stream, so each side sees the other's messages in FIFO order.
-enum WorkerMessage: Equatable, Sendable {
+package enum WorkerMessage: Equatable, Sendable {
   // Daemon → worker.
   /// The state to start from; `restarted` when a previous worker of the feature ended.
   case start(state: JSONValue, restarted: Bool)
@@ -39,7 +38,7 @@ enum WorkerMessage: Equatable, Sendable {
   case schedule(action: JSONValue, deadline: Double, ids: [String])
   /// The store cancelled the timers scheduled under `id`.
   case cancelTimers(id: String)
-  /// What the reduction of action `id` read of the date and UUIDs (``DependencyReadings``):
+  /// What the reduction of action `id` read of the date and UUIDs (the journal's `DependencyReadings`):
   /// sent just before its `reduced`, only when it read one of them.
   case dependencies(id: UInt64, readings: JSONValue)
 
@@ -49,17 +48,17 @@ enum WorkerMessage: Equatable, Sendable {
   }
 
   /// The largest frame either side accepts: a state may be large, but not unbounded.
-  static let maximumFrameLength = 256 << 20
+  package static let maximumFrameLength = 256 << 20
 
   /// The frame, length prefix included.
-  func encoded() -> [UInt8] {
+  package func encoded() -> [UInt8] {
     Array(self.frame().readableBytesView)
   }
 
   /// The frame, length prefix included, as the buffer a link writes: written straight into it,
   /// so that a frame costs one allocation however it travels (queued for a worker, kept to send
   /// again to the next one, written).
-  func frame(allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
+  package func frame(allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
     let parts = self.parts
     var frame = allocator.buffer(capacity: parts.length)
     parts.write(into: &frame)
@@ -68,7 +67,7 @@ enum WorkerMessage: Equatable, Sendable {
 
   /// The frame of ``globalAction(id:text:)`` with `text` read in place (a `Send`'s action, from
   /// the call's bytes): copied once, into the frame.
-  static func globalActionFrame(id: UInt64, text: UnsafeRawBufferPointer) -> ByteBuffer {
+  package static func globalActionFrame(id: UInt64, text: UnsafeRawBufferPointer) -> ByteBuffer {
     let header = Header(kind: .globalAction, number: id, time: nil)
     var frame = ByteBufferAllocator().buffer(capacity: 4 + header.length + text.count)
     header.write(textCount: text.count, into: &frame)
@@ -78,7 +77,7 @@ enum WorkerMessage: Equatable, Sendable {
 
   /// Appends the frame, length prefix included, to `frame`: what a link that gathers its frames
   /// into one buffer writes.
-  func write(into frame: inout ByteBuffer) {
+  package func write(into frame: inout ByteBuffer) {
     let parts = self.parts
     frame.reserveCapacity(minimumWritableBytes: parts.length)
     parts.write(into: &frame)
@@ -86,7 +85,7 @@ enum WorkerMessage: Equatable, Sendable {
 
   /// Appends the frame as ``write(into:)`` does, a patch's text written in `scratch` first: a
   /// buffer the writer keeps, so that a worker's answer allocates nothing for its text.
-  func write(into frame: inout ByteBuffer, scratch: inout [UInt8]) {
+  package func write(into frame: inout ByteBuffer, scratch: inout [UInt8]) {
     guard case let .reduced(id, patch?, nanoseconds) = self else { return self.write(into: &frame) }
     scratch.removeAll(keepingCapacity: true)
     patch.serialize(appendingTo: &scratch)
@@ -157,7 +156,7 @@ enum WorkerMessage: Equatable, Sendable {
   ///
   /// - Parameter pointer: Where the feature's state lies in the composed state: the paths of
   ///   the patches in `reduced` and `change` frames are read under it, ready for the change log.
-  init(frame bytes: UnsafeRawBufferPointer, patchesUnder pointer: JSONPointer = .root) throws(WorkerProtocolError) {
+  package init(frame bytes: UnsafeRawBufferPointer, patchesUnder pointer: JSONPointer = .root) throws(WorkerProtocolError) {
     guard bytes.count >= 9, let kind = Kind(rawValue: bytes[0]) else {
       throw WorkerProtocolError("a frame of \(bytes.count) bytes with kind \(bytes.first.map(String.init) ?? "none")")
     }
@@ -212,19 +211,19 @@ enum WorkerMessage: Equatable, Sendable {
 
   /// The id and the body of an `action` or `globalAction` frame's content, the body left as
   /// text: the worker decodes its action straight from it. `nil` for a frame of another kind.
-  static func action(inFrame bytes: UnsafeRawBufferPointer) -> (id: UInt64, body: UnsafeRawBufferPointer, isGlobal: Bool)? {
+  package static func action(inFrame bytes: UnsafeRawBufferPointer) -> (id: UInt64, body: UnsafeRawBufferPointer, isGlobal: Bool)? {
     guard bytes.count >= 9, bytes[0] == Kind.action.rawValue || bytes[0] == Kind.globalAction.rawValue else { return nil }
     let id = bytes[1..<9].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     return (id, UnsafeRawBufferPointer(rebasing: bytes[9...]), bytes[0] == Kind.globalAction.rawValue)
   }
 
   /// The JSON text of an encoded `action` or `globalAction` frame, for a log line.
-  static func actionText(ofEncoded frame: ByteBuffer) -> String {
+  package static func actionText(ofEncoded frame: ByteBuffer) -> String {
     String(decoding: frame.readableBytesView.dropFirst(4 + 9), as: UTF8.self)
   }
 
   /// `length`, read from a frame's 4-byte prefix, when it is a length either side accepts.
-  static func frameLength(_ length: Int) throws(WorkerProtocolError) -> Int {
+  package static func frameLength(_ length: Int) throws(WorkerProtocolError) -> Int {
     guard (9...Self.maximumFrameLength).contains(length) else {
       throw WorkerProtocolError("a frame length of \(length) bytes")
     }
@@ -233,10 +232,10 @@ enum WorkerMessage: Equatable, Sendable {
 }
 
 /// The other side of a worker link sent something that is not a frame of the protocol.
-struct WorkerProtocolError: Error, CustomStringConvertible {
-  let description: String
+package struct WorkerProtocolError: Error, CustomStringConvertible {
+  package let description: String
 
-  init(_ description: String) {
+  package init(_ description: String) {
     self.description = "worker link: \(description)"
   }
 }

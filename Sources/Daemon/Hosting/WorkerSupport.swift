@@ -1,6 +1,7 @@
 import ConcurrencyExtras
 import Dependencies
 import SwitchyardRuntime
+import SwitchyardWorkers
 
 /// What the daemon and a worker need to run a feature in a worker process, with the feature's
 /// own types erased to JSON.

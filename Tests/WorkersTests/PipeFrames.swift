@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardWorkers
 
 /// Reads `count` worker-link frames from the pipe end `fd`, the first of them from `readBefore`
 /// (bytes read from it already), as the other side of a link would: on a thread of its own,

@@ -5,30 +5,30 @@ import Glibc
 import SwitchyardSynchronization
 
 /// A worker process just started: its pid and the daemon's ends of what connects it.
-struct SpawnedWorker: Sendable {
-  let pid: pid_t
+package struct SpawnedWorker: Sendable {
+  package let pid: pid_t
   /// The daemon's ends of the link's two pipes.
-  let link: WorkerLinkEnds
+  package let link: WorkerLinkEnds
   /// The read end of the worker's stderr.
-  let stderr: CInt
+  package let stderr: CInt
   /// The page where the worker notes the action it is reducing.
-  let page: SharedPage
+  package let page: SharedPage
 }
 
 /// One side's ends of a worker link: two pipes, one each way. Pipes, not a socketpair: a round
 /// trip over two pipes costs the kernel about two thirds of one over a Unix stream socketpair
 /// (no socket buffer to allocate and charge per write, no wake-up of the writer on every read).
-struct WorkerLinkEnds: Sendable {
+package struct WorkerLinkEnds: Sendable {
   /// Where this side reads the other's frames.
-  let input: CInt
+  package let input: CInt
   /// Where this side writes its own.
-  let output: CInt
+  package let output: CInt
 
   /// The worker's ends: the daemon places them at fds 3 and 5.
-  static let worker = WorkerLinkEnds(input: 3, output: 5)
+  package static let worker = WorkerLinkEnds(input: 3, output: 5)
 
   /// Closes both ends, when no channel took them over.
-  func close() {
+  package func close() {
     _ = Glibc.close(self.input)
     _ = Glibc.close(self.output)
   }
@@ -39,8 +39,8 @@ struct WorkerLinkEnds: Sendable {
 /// The kernel's parent-death signal (which kills a worker when the daemon dies) fires when the
 /// *thread* that created the worker ends, not the process: spawning from the concurrency pool,
 /// whose threads come and go, would kill workers at random. So every spawn runs here.
-final class WorkerSpawner: Sendable {
-  static let shared = WorkerSpawner()
+package final class WorkerSpawner: Sendable {
+  package static let shared = WorkerSpawner()
 
   private final class Queue: Sendable {
     let requests = Mutex(Deque<@Sendable () -> Void>())
@@ -63,7 +63,7 @@ final class WorkerSpawner: Sendable {
 
   /// Starts `executable` with `arguments` (`arguments[0]` is the name `ps` shows) and
   /// `environment` as a worker.
-  func spawn(executable: String, arguments: [String], environment: [String: String]) async throws -> SpawnedWorker {
+  package func spawn(executable: String, arguments: [String], environment: [String: String]) async throws -> SpawnedWorker {
     try await withCheckedThrowingContinuation { continuation in
       self.queue.requests.withLock { requests in
         requests.append {
@@ -127,10 +127,10 @@ final class WorkerSpawner: Sendable {
 }
 
 /// The daemon's view of the page a worker notes its action in (see `InProgressPage`).
-final class SharedPage: @unchecked Sendable {
+package final class SharedPage: @unchecked Sendable {
   private let pointer: UnsafeMutablePointer<UInt64>?
 
-  init(fd: CInt) {
+  package init(fd: CInt) {
     let address = mmap(nil, 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
     self.pointer = address == MAP_FAILED ? nil : address?.bindMemory(to: UInt64.self, capacity: 1)
   }
@@ -141,15 +141,15 @@ final class SharedPage: @unchecked Sendable {
 
   /// The id of the action the worker is reducing, 0 for none: read once the worker has ended
   /// (the action that ended it), and while a health probe waits (whether it still goes on).
-  var actionID: UInt64 {
+  package var actionID: UInt64 {
     self.pointer?.pointee ?? 0
   }
 }
 
-struct SpawnError: Error, CustomStringConvertible {
-  let description: String
+package struct SpawnError: Error, CustomStringConvertible {
+  package let description: String
 
-  init(_ operation: String, _ code: CInt) {
+  package init(_ operation: String, _ code: CInt) {
     self.description = "\(operation) failed: \(String(cString: strerror(code)))"
   }
 }

@@ -6,6 +6,7 @@ import NIOPosix
 import SwitchyardJournal
 import SwitchyardSynchronization
 import SwitchyardRuntime
+import SwitchyardWorkers
 
 /// A feature hosted in a worker process, as the daemon sees it: the actions routed to it, in
 /// order, until the worker acknowledges them; the worker process and its link; what happened to
@@ -19,7 +20,7 @@ import SwitchyardRuntime
 /// crashed it: it fails its request with `FeatureCrashed` instead of crashing the next worker.
 ///
 /// Its life cycle — launching, the standby, reaping, restarts — is in `WorkerHost+Lifecycle.swift`.
-final class WorkerHost<RootAction: Sendable>: FeatureHost {
+final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
   typealias Exit = WorkerExit
 
   let name: String
@@ -78,6 +79,10 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost {
   /// Called with the worker's exit once both the process ended and its link was read to the
   /// end; the supervisor decides what comes next.
   let onExit = Mutex<(@Sendable (Exit) -> Void)?>(nil)
+
+  func supervise(onExit: @escaping @Sendable (Exit) -> Void) {
+    self.onExit.withLock { $0 = onExit }
+  }
 
   // MARK: Routing
 

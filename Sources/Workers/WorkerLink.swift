@@ -30,7 +30,7 @@ import SwitchyardSynchronization
 /// end; frames from one thread keep their order. The helper wakes only for work queued while
 /// the loop reads, or left over when the loop goes back to reading: the daemon's round trip
 /// never waits for it, and neither side keeps the other from its work for more than a pass.
-final class WorkerLink: StoreExecutor, @unchecked Sendable {
+package final class WorkerLink: StoreExecutor, @unchecked Sendable {
   private enum Work {
     case job(UnownedJob)
     case closure(@Sendable () -> Void)
@@ -73,7 +73,7 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
   private var writeError: WorkerLinkError?
 
   /// Takes over the worker's ends of the link, in blocking mode: the loop waits in `read` only.
-  init(_ ends: WorkerLinkEnds) throws(WorkerLinkError) {
+  package init(_ ends: WorkerLinkEnds) throws(WorkerLinkError) {
     for fd in [ends.input, ends.output] {
       let flags = fcntl(fd, F_GETFL)
       guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw WorkerLinkError("fcntl", errno) }
@@ -106,7 +106,7 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
   ///
   /// - Throws: What `received` throws, a frame length out of bounds, or a read or write that
   ///   failed: the worker breaks off.
-  func run(received: (UnsafeRawBufferPointer) throws -> Void) throws {
+  package func run(received: (UnsafeRawBufferPointer) throws -> Void) throws {
     // A daemon that is gone fails the next write with EPIPE, which ends the loop.
     signal(SIGPIPE, SIG_IGN)
     self.startHelper()
@@ -259,7 +259,7 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
   // MARK: Sending
 
   /// Writes one message at the end of the turn; from a thread without the turn, queued.
-  func send(_ message: WorkerMessage) {
+  package func send(_ message: WorkerMessage) {
     if self.isCurrent {
       message.write(into: &self.outbox, scratch: &self.scratch)
     } else {
@@ -270,11 +270,11 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
 
   // MARK: StoreExecutor
 
-  func enqueue(_ job: consuming ExecutorJob) {
+  package func enqueue(_ job: consuming ExecutorJob) {
     self.submit(.job(UnownedJob(job)))
   }
 
-  func execute(_ work: @escaping @Sendable () -> Void) {
+  package func execute(_ work: @escaping @Sendable () -> Void) {
     self.submit(.closure(work))
   }
 
@@ -288,20 +288,20 @@ final class WorkerLink: StoreExecutor, @unchecked Sendable {
     if wakeHelper { sem_post(self.helperWakeUp) }
   }
 
-  var isCurrent: Bool {
+  package var isCurrent: Bool {
     self.holder.load(ordering: .acquiring) == UInt(pthread_self())
   }
 
-  func checkIsolated() {
+  package func checkIsolated() {
     precondition(self.isCurrent, "a worker's store is used without its link's turn")
   }
 }
 
 /// A system call on the worker's link failed: the worker cannot go on.
-struct WorkerLinkError: Error, CustomStringConvertible {
-  let description: String
+package struct WorkerLinkError: Error, CustomStringConvertible {
+  package let description: String
 
-  init(_ call: String, _ code: CInt) {
+  package init(_ call: String, _ code: CInt) {
     self.description = "worker link: \(call) failed: \(String(cString: strerror(code)))"
   }
 }

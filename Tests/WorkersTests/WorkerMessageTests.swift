@@ -3,7 +3,7 @@ import NIOEmbedded
 import SwitchyardVarlink
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardWorkers
 @testable import SwitchyardRuntime
 
 /// The daemon↔worker link's framing: a length prefix, a kind, a number and a JSON body.

@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardWorkers
 
 /// The daemon's end of a worker's link, over real pipes: frames reach the worker in the order
 /// they were sent, whether the pipe takes them at once or the channel waits for room.

@@ -3,7 +3,9 @@ import Logging
 import NIOCore
 import NIOPosix
 import SwitchyardRuntime
+import SwitchyardSystemd
 import SwitchyardVarlink
+import SwitchyardWorkers
 
 /// A worker process and its link, not yet handed a state.
 struct LaunchedWorker: @unchecked Sendable {
@@ -114,7 +116,9 @@ extension WorkerHost {
       contents.lastGeneration += 1
       return contents.lastGeneration
     }
-    self.watch(worker, generation: generation)
+    worker.watch(name: self.name, logger: self.logger) { status in
+      self.ended(generation: generation, status: status, linkClosed: false)
+    }
     let channel: any Channel
     do {
       channel = try await NIOPipeBootstrap(group: self.loop)
@@ -171,32 +175,6 @@ extension WorkerHost {
       return contents.standby
     }
     standby?.link.close()
-  }
-
-  /// Logs the worker's stderr under the feature's name until it closes, then reaps the worker.
-  private func watch(_ worker: SpawnedWorker, generation: Int) {
-    let logger = self.logger
-    let thread = Thread {
-      var pending: [UInt8] = []
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      while true {
-        let count = read(worker.stderr, &buffer, buffer.count)
-        if count < 0, errno == EINTR { continue }
-        if count <= 0 { break }
-        pending.append(contentsOf: buffer[..<count])
-        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-          logWorkerLine(String(decoding: pending[..<newline], as: UTF8.self), pid: worker.pid, logger: logger)
-          pending.removeSubrange(...newline)
-        }
-      }
-      if !pending.isEmpty { logWorkerLine(String(decoding: pending, as: UTF8.self), pid: worker.pid, logger: logger) }
-      close(worker.stderr)
-      var status: Int32 = 0
-      while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
-      self.ended(generation: generation, status: status, linkClosed: false)
-    }
-    thread.name = "switchyard-worker-\(self.name)"
-    thread.start()
   }
 
   /// The worker ended once its process was reaped and its link read to the end, so that every
@@ -283,7 +261,7 @@ extension WorkerHost {
 
   /// The feature will not run again: the actions waiting for it fail with `reason`, and routes
   /// skip it.
-  func markStopped(reason: String = "the feature's worker is not restarted") {
+  func markStopped(reason: String) {
     self.dropStandby()
     let pending = self.contents.withLock { contents in
       contents.phase = .stopped
@@ -313,5 +291,12 @@ extension WorkerHost {
       }
       if !running { continuation.resume(returning: Exit(status: 0, wasShutdown: true)) }
     }
+  }
+}
+
+extension WorkerLaunch {
+  /// Starts workers at the level `logLevel` holds when each starts.
+  init(logLevel: SharedLogLevel) {
+    self.init(logLevel: { logLevel.level })
   }
 }

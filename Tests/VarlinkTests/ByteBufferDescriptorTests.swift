@@ -2,7 +2,7 @@ import Glibc
 import NIOCore
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardVarlink
 
 /// Writing a buffer straight to a non-blocking descriptor, on real sockets: what it took is
 /// consumed, what it could not take is left for the channel.

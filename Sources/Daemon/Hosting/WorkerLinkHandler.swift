@@ -1,21 +1,5 @@
 import NIOCore
-
-/// Splits the worker link's byte stream into frames.
-struct WorkerFrameDecoder: NIOSingleStepByteToMessageDecoder {
-  typealias InboundOut = ByteBuffer
-
-  mutating func decode(buffer: inout ByteBuffer) throws -> ByteBuffer? {
-    guard let prefix = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return nil }
-    let length = try WorkerMessage.frameLength(Int(prefix))
-    guard buffer.readableBytes >= 4 + length else { return nil }
-    buffer.moveReaderIndex(forwardBy: 4)
-    return buffer.readSlice(length: length)!
-  }
-
-  mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> ByteBuffer? {
-    try self.decode(buffer: &buffer)
-  }
-}
+import SwitchyardWorkers
 
 /// Hands each frame from a worker to its host.
 final class WorkerLinkHandler<RootAction: Sendable>: ChannelInboundHandler, Sendable {
