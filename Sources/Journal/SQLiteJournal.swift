@@ -115,8 +115,8 @@ package final class SQLiteJournal: Journal {
 
   /// `path` as an SQLite URI that opens it through the `unix-excl` VFS: the process takes an
   /// exclusive lock on the database at its first read and keeps the WAL index in its own memory,
-  /// so that a transaction takes and drops no lock of the file's — six `fcntl` calls a commit
-  /// with the default VFS, a third of what the batched mode's commit on the event loop cost.
+  /// so that a transaction takes and drops no lock of the file's: with the default VFS those
+  /// `fcntl` calls were much of what the batched mode's commit on the event loop cost.
   /// Connections of this process still share the database (the pool's readers); another
   /// process cannot open it while the daemon runs (a backup goes through `Backup`), and the
   /// state directory is the daemon's alone anyway (``StateDirectory``).
