@@ -5,7 +5,6 @@ import SwitchyardJSON
 import SwitchyardSynchronization
 import SwitchyardRuntime
 import SwitchyardTiming
-import SwitchyardVarlink
 import SwitchyardWorkers
 
 /// The ids of the daemon's actions in the worker's mailbox, in order, and the one reducing now.
