@@ -165,6 +165,23 @@ let package = Package(
       ],
       path: "Sources/Workers"
     ),
+    // The Varlink server: listeners, connections, the call/answer machinery, limits and
+    // timeouts. It knows the protocol and nothing of what the calls mean: the daemon's responder
+    // answers them.
+    .target(
+      name: "SwitchyardServer",
+      dependencies: [
+        "SwitchyardSynchronization",
+        "SwitchyardJSON",
+        "SwitchyardTiming",
+        "SwitchyardVarlink",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "DequeModule", package: "swift-collections"),
+      ],
+      path: "Sources/Server"
+    ),
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
@@ -176,6 +193,7 @@ let package = Package(
         "SwitchyardVarlink",
         "SwitchyardSystemd",
         "SwitchyardWorkers",
+        "SwitchyardServer",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -281,6 +299,7 @@ let package = Package(
         "SwitchyardJournal",
         "SwitchyardTiming",
         "SwitchyardWorkers",
+        "SwitchyardServer",
         "SwitchyardRuntime",
         "PrimeTime",
         .product(name: "CasePaths", package: "swift-case-paths"),
@@ -298,6 +317,20 @@ let package = Package(
         "SwitchyardJournal",
         "SwitchyardJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
+      ]
+    ),
+    .testTarget(
+      name: "ServerTests",
+      dependencies: [
+        "SwitchyardServer",
+        "SwitchyardJSON",
+        "SwitchyardSynchronization",
+        "SwitchyardTiming",
+        "SwitchyardVarlink",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(

@@ -5,6 +5,7 @@ import NIOPosix
 import ServiceLifecycle
 import SwitchyardJournal
 import SwitchyardRuntime
+import SwitchyardServer
 import SwitchyardSystemd
 import SwitchyardVarlink
 import SwitchyardWorkers
@@ -176,18 +177,13 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     var services: [any Service] = [
       ServerService(
         server: VarlinkServer(
-          responder: responder, counters: counters, listener: listener, configuration: configuration,
+          responder: responder, counters: counters, listener: listener, limits: { configuration.value.serverLimits },
           connectionCeiling: connectionCeiling, loop: loop, logger: self.logger
         ),
         changeLog: hosted.changeLog,
         manager: manager,
         onListening: {
-          let path: String? =
-            switch listener {
-            case let .path(path, _): path
-            case let .inherited(fd): boundPath(ofSocket: fd)
-            }
-          responder.socketGroup.store(Int64(socketGroup(boundAt: path)), ordering: .relaxed)
+          responder.socketGroup.store(Int64(socketGroup(boundAt: listener.socketPath)), ordering: .relaxed)
           manager.ready(status: statusCounters().line.description)
           onListening()
         }
@@ -249,9 +245,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     }
     await supervisor.stop()
     await hosted.stop()
-    if case let .path(path, _) = listener {
-      try? FileManager.default.removeItem(atPath: path)
-    }
+    listener.removeLeftovers()
     self.logger.info("stopped")
   }
 }

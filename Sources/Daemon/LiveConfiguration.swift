@@ -1,4 +1,5 @@
 import Logging
+import SwitchyardServer
 import SwitchyardSynchronization
 import SwitchyardSystemd
 
@@ -66,5 +67,16 @@ final class LiveConfiguration: Sendable {
       self.logLevel.level = current.logLevel
       return (changed, kept)
     }
+  }
+}
+
+extension DaemonConfiguration {
+  /// The server's limits and timeouts (`limits.*`).
+  var serverLimits: ServerLimits {
+    ServerLimits(
+      maximumMessageBytes: self.maximumMessageBytes, maximumConnections: self.maximumConnections,
+      maximumQueuedCalls: self.maximumQueuedCalls, maximumUnwrittenBytes: self.maximumUnwrittenBytes,
+      frameTimeout: self.frameTimeout, idleTimeout: self.idleTimeout
+    )
   }
 }

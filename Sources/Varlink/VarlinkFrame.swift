@@ -44,18 +44,21 @@ extension VarlinkError {
 }
 
 extension VarlinkReply {
-  /// Writes the reply `{"parameters":{"seq":N}}` and its NUL into `buffer`: what every `Send`
-  /// and `SendBatch` answers, written without a parameters object or an intermediate array.
+  /// Writes the reply `{"parameters":{"name":N}}` and its NUL into `buffer`, without a
+  /// parameters object or an intermediate array: what every `Send` and `SendBatch` answers
+  /// (`"seq"`). `name` is written as it is: it must need no escaping in JSON.
   ///
   /// ```swift
   /// var buffer = ByteBufferAllocator().buffer(capacity: 32)
-  /// VarlinkReply.writeSequenceNumber(7, to: &buffer)  // {"parameters":{"seq":7}}\0
+  /// VarlinkReply.writeIntegerParameter("seq", 7, to: &buffer)  // {"parameters":{"seq":7}}\0
   /// ```
-  public static func writeSequenceNumber(_ seq: UInt64, to buffer: inout ByteBuffer) {
-    buffer.writeStaticString(#"{"parameters":{"seq":"#)
+  public static func writeIntegerParameter(_ name: StaticString, _ value: UInt64, to buffer: inout ByteBuffer) {
+    buffer.writeStaticString(#"{"parameters":{""#)
+    buffer.writeStaticString(name)
+    buffer.writeStaticString(#"":"#)
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 decimal digits at most, in 24 bytes
     withUnsafeMutableBytes(of: &digits) { digits in
-      var value = seq
+      var value = value
       var index = digits.count
       repeat {
         index -= 1

@@ -159,9 +159,11 @@ def test_the_reader_reads_what_libsystemd_writes_including_a_memfd(capture):
 def source_window(code_file, code_line, lines=3):
     """The source lines a CODE_FILE (`#fileID`: `Module/File.swift`) and CODE_LINE point at."""
     module, _, name = code_file.partition("/")
-    assert module == "SwitchyardDaemon", code_file
-    matches = list((SOURCES / "Daemon").rglob(name))
-    assert len(matches) == 1, f"{code_file} is not one file under Sources/Daemon: {matches}"
+    assert module.startswith("Switchyard"), code_file
+    # Each module's sources are in Sources/ under its name without the prefix.
+    folder = module.removeprefix("Switchyard")
+    matches = list((SOURCES / folder).rglob(name))
+    assert len(matches) == 1, f"{code_file} is not one file under Sources/{folder}: {matches}"
     text = matches[0].read_text().splitlines()
     return "\n".join(text[code_line - 1:code_line - 1 + lines])
 

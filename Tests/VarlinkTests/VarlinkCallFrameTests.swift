@@ -149,7 +149,7 @@ struct VarlinkCallFrameTests {
   func sequenceNumberWrittenStraight() {
     for seq: UInt64 in [0, 1, 9, 10, 99, 12_345, 9_007_199_254_740_993, UInt64(Int64.max)] {
       var buffer = ByteBufferAllocator().buffer(capacity: 0)
-      VarlinkReply.writeSequenceNumber(seq, to: &buffer)
+      VarlinkReply.writeIntegerParameter("seq", seq, to: &buffer)
       let expected = VarlinkMessageEncoder.frame(VarlinkReply(parameters: ["seq": .int(Int64(seq))]).message)
       #expect(Array(buffer.readableBytesView) == expected, "\(seq)")
     }

@@ -1,4 +1,5 @@
 import SwitchyardRuntime
+import SwitchyardServer
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
 import SwitchyardRuntime
+import SwitchyardServer
 import SwitchyardVarlink
 
 extension Grants {

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import SwitchyardJournal
 import SwitchyardRuntime
+import SwitchyardServer
 import SwitchyardWorkers
 
 /// An application's features, started and joined into one pipeline:

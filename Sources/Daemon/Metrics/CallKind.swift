@@ -1,16 +1,16 @@
+import SwitchyardServer
 import SwitchyardVarlink
 
-/// Which method a call was, as the metrics count calls: the methods the daemon serves, and
-/// `other` for any name a client makes up, so that a client cannot add labels without end.
+/// The kinds of call the daemon counts, by the server's ``CallKind``: the methods the daemon
+/// serves, and `other` for any name a client makes up, so that a client cannot add labels
+/// without end.
 ///
 /// ```swift
 /// CallKind(.send).label   // "io.switchyard.Store.Send"
 /// CallKind.other.label    // "other"
 /// ```
-struct CallKind: Hashable, Sendable {
-  /// An index into ``all``, so that counters are found by position on the hot path.
-  let index: Int
-
+extension CallKind {
+  /// The labels, by index: counters are found by position on the hot path.
   static let all: [String] =
     StoreInterface.Method.allCases.map(\.qualifiedName) + ServiceInterface.Method.allCases.map(\.qualifiedName) + ["other"]
 
@@ -20,20 +20,16 @@ struct CallKind: Hashable, Sendable {
   static let sendBatch = CallKind(.sendBatch)
 
   init(_ method: StoreInterface.Method) {
-    self.index = Self.storeIndex[method]!
+    self.init(index: Self.storeIndex[method]!)
   }
 
   init(_ method: ServiceInterface.Method) {
-    self.index = StoreInterface.Method.allCases.count + Self.serviceIndex[method]!
+    self.init(index: StoreInterface.Method.allCases.count + Self.serviceIndex[method]!)
   }
 
   /// The kind of the call to the qualified `method`; `other` for a method the daemon does not have.
   init(method: String) {
-    self.index = Self.all.firstIndex(of: method) ?? Self.other.index
-  }
-
-  private init(index: Int) {
-    self.index = index
+    self.init(index: Self.all.firstIndex(of: method) ?? Self.other.index)
   }
 
   var label: String { Self.all[self.index] }

@@ -1,5 +1,7 @@
 import Prometheus
+import SwitchyardServer
 import SwitchyardSynchronization
+import SwitchyardVarlink
 
 /// What the server counts of each call: how many ended how, by method
 /// (`switchyard_calls_total{method,result}`), and how long each took from the read that
@@ -51,5 +53,14 @@ final class CallMetrics: Sendable {
     CallKind.all.indices.compactMap { index in
       self.durations.existing(at: index).map { (CallKind.all[index], $0.snapshot()) }
     }
+  }
+}
+
+extension CallMetrics: CallRecorder {
+  /// Counts a call the server answered: one it could not read as `other`, its result the name
+  /// of its error or `ok`.
+  func recordCall(kind: CallKind?, error: VarlinkError?, nanoseconds: UInt64?) {
+    let result = error.map { CallResult.index(ofError: $0.name) } ?? CallResult.ok
+    self.record(kind: kind ?? .other, result: result, nanoseconds: nanoseconds)
   }
 }

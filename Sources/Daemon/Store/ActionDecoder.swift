@@ -1,5 +1,6 @@
 import SwitchyardJSON
 import SwitchyardRuntime
+import SwitchyardServer
 import SwitchyardVarlink
 
 /// Decodes a client's action straight from its call's bytes, refusing what the application's
@@ -63,5 +64,15 @@ struct ActionDecoder<Action: Codable & Sendable>: Sendable {
     @unknown default:
       ("\(error)", "")
     }
+  }
+}
+
+extension IncomingCall {
+  /// The method of `io.switchyard.Store` the call is to; `nil` for any other.
+  var storeMethod: StoreInterface.Method? { StoreInterface.Method.named(self.frame.method) }
+
+  /// `value` for an action type to read its cases from (``CaseDecodedAction``).
+  func actionBytes(at value: JSONLayout.Value) -> ActionBytes {
+    ActionBytes(bytes: self.bytes, layout: self.frame.layout, value: value)
   }
 }

@@ -1,6 +1,7 @@
 import NIOCore
 import SwitchyardJournal
 import SwitchyardRuntime
+import SwitchyardServer
 import SwitchyardVarlink
 
 /// Catches a resuming subscriber up from the journal when its `since` is further back than the

@@ -1,6 +1,7 @@
 import NIOCore
 import SwitchyardJournal
 import SwitchyardRuntime
+import SwitchyardServer
 import SwitchyardVarlink
 
 /// The calls that read the journal — `Get` with `at`, `Journal`, `Replay`, `Backup` — answered from the

@@ -1,6 +1,7 @@
 import NIOCore
 import SwitchyardJournal
 import SwitchyardRuntime
+import SwitchyardServer
 import SwitchyardVarlink
 
 extension StoreResponder {

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import SwitchyardJournal
 import SwitchyardRuntime
+import SwitchyardServer
 import SwitchyardSynchronization
 import SwitchyardVarlink
 import SwitchyardWorkers
@@ -105,6 +106,20 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     default: prepared.kind = CallKind(method)
     }
     return prepared
+  }
+
+  /// The server's own refusals, as `io.switchyard.Store`'s errors.
+  func error(for refusal: ServerRefusal) -> VarlinkError {
+    switch refusal {
+    case let .tooManyConnections(limit): VarlinkError(SwitchyardError.tooManyConnections(limit: limit))
+    case let .timeout(seconds): VarlinkError(SwitchyardError.timeout(seconds: seconds))
+    }
+  }
+
+  /// A failed call's action, as the client sent it, in its log line.
+  func logMetadata(ofFailed call: IncomingCall) -> Logger.Metadata {
+    guard let action = call.parameter("action")?.serialized() else { return [:] }
+    return ["action": "\(String(action.prefix(512)))"]
   }
 
   /// Starts a call of one of `io.switchyard.Store`'s methods.
@@ -294,5 +309,26 @@ extension SwitchyardError {
     case let .pathNotFound(pointer): self = .pathNotFound(path: pointer.description)
     case .shuttingDown: self = .shuttingDown
     }
+  }
+}
+
+extension VarlinkOutgoing {
+  /// What a `Send` and a `SendBatch` answer: `{"parameters":{"seq":N}}`, the change's number.
+  static func sequenceNumber(_ seq: UInt64) -> Self {
+    .integerParameter("seq", seq)
+  }
+}
+
+extension PreparedCall {
+  /// A `Send` reduced while it was routed: the connection writes its reply when the call's turn
+  /// comes, with nothing made for it meanwhile.
+  static func answered(sequenceNumber seq: UInt64) -> PreparedCall {
+    .answered(.sequenceNumber(seq))
+  }
+
+  /// The sequence number that answers the call, when it was known as the call was read.
+  var sequenceNumber: UInt64? {
+    guard case let .integerParameter(_, seq)? = self.knownReply else { return nil }
+    return seq
   }
 }

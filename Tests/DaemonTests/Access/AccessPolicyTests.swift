@@ -1,5 +1,6 @@
 import Foundation
 import SwitchyardRuntime
+import SwitchyardServer
 import SwitchyardVarlink
 import Testing
 

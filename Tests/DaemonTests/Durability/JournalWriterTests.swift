@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import SwitchyardServer
 import SwitchyardSynchronization
 import SwitchyardTestSupport
 import Testing

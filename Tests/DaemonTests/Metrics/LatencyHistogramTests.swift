@@ -1,3 +1,4 @@
+import SwitchyardServer
 import Testing
 
 @testable import SwitchyardDaemon

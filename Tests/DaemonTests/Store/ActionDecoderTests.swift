@@ -1,4 +1,5 @@
 import PrimeTime
+import SwitchyardServer
 import SwitchyardVarlink
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PrimeTime
+import SwitchyardServer
 import SwitchyardSynchronization
 import SwitchyardVarlink
 import SwitchyardWorkers
@@ -67,7 +68,7 @@ import Testing
           let messages: [JSONValue]
           switch outgoing {
           case let .reply(reply): messages = [reply.message]
-          case let .sequenceNumber(seq): messages = [VarlinkReply(parameters: ["seq": .int(Int64(seq))]).message]
+          case let .integerParameter(name, value): messages = [VarlinkReply(parameters: ["\(name)": .int(Int64(value))]).message]
           case let .encoded(bytes): messages = [try! Self.message(bytes)]
           case let .encodedBatch(buffers): messages = try! buffers.map(Self.message)
           }

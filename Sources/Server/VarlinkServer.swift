@@ -6,28 +6,49 @@ import SwitchyardSynchronization
 import SwitchyardJSON
 import SwitchyardVarlink
 
-/// Where a server's connections come from.
-enum VarlinkListener: Sendable {
-  /// Bind a socket at the configured path.
-  case path(String, mode: mode_t)
-  /// Serve on a listening socket systemd passed (socket activation).
-  case inherited(CInt)
+/// What a server lets a client make it hold, and how long it waits: read for each new
+/// connection, and by its timeouts at each check, so that a reload applies to open connections.
+package struct ServerLimits: Sendable {
+  /// The longest message, in bytes: a longer one closes its connection.
+  package var maximumMessageBytes: Int
+  package var maximumConnections: Int
+  /// Calls read and not yet answered on one connection, past which its socket is not read.
+  package var maximumQueuedCalls: Int
+  /// What a client may leave unread before no call of its starts.
+  package var maximumUnwrittenBytes: Int
+  /// How long the rest of a call may take to come, once part of it has.
+  package var frameTimeout: Duration
+  /// How long a connection with no call in flight may send nothing.
+  package var idleTimeout: Duration
+
+  package init(
+    maximumMessageBytes: Int, maximumConnections: Int, maximumQueuedCalls: Int, maximumUnwrittenBytes: Int,
+    frameTimeout: Duration, idleTimeout: Duration
+  ) {
+    self.maximumMessageBytes = maximumMessageBytes
+    self.maximumConnections = maximumConnections
+    self.maximumQueuedCalls = maximumQueuedCalls
+    self.maximumUnwrittenBytes = maximumUnwrittenBytes
+    self.frameTimeout = frameTimeout
+    self.idleTimeout = idleTimeout
+  }
 }
 
-/// Serves a ``VarlinkResponder`` over Varlink on a Unix stream socket. It knows the protocol —
+/// Serves a ``VarlinkResponder`` over Varlink on a stream socket (``VarlinkListener``). It knows the protocol —
 /// framing, call order, limits, timeouts — and nothing of what the calls mean.
 ///
 /// Each connection (``VarlinkConnectionHandler``) reads NUL-ended calls and answers them one
-/// after another on its event loop, so replies come in call order and clients may pipeline. A `more` call occupies its connection until its last
-/// reply; a `oneway` call gets none. A call that cannot be parsed gets an error reply and the
+/// after another on its event loop, so replies come in call order and clients may pipeline. A
+/// `more` call occupies its connection until its last reply; a `oneway` call gets none. A call that cannot be parsed gets an error reply and the
 /// connection goes on; a message over the size limit closes the connection, since the stream
 /// cannot be resynchronised.
-struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
-  let responder: Responder
-  let counters: ServerCounters
-  let listener: VarlinkListener
-  let configuration: LiveConfiguration
-  let logger: Logger
+package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
+  package let responder: Responder
+  package let counters: ServerCounters
+  package let listener: VarlinkListener
+  /// The limits in force, read again for each connection.
+  let limits: @Sendable () -> ServerLimits
+  package let logger: Logger
   let channels: ServerChannels
   /// The event loop connections are served on.
   let loop: any EventLoop
@@ -37,11 +58,11 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   /// Refused connections, rate-limited across all of them: a flood of connections is a few lines.
   let refusedConnections: ConnectionLog
 
-  init(
+  package init(
     responder: Responder,
     counters: ServerCounters,
     listener: VarlinkListener,
-    configuration: LiveConfiguration,
+    limits: @escaping @Sendable () -> ServerLimits,
     connectionCeiling: Int = .max,
     loop: any EventLoop,
     logger: Logger
@@ -51,7 +72,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     self.loop = loop
     self.counters = counters
     self.listener = listener
-    self.configuration = configuration
+    self.limits = limits
     self.connectionCeiling = connectionCeiling
     self.refusedConnections = ConnectionLog(logger: logger, peer: nil)
     self.logger = logger
@@ -59,7 +80,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
 
   /// Stops accepting connections; each connection finishes the call it is answering, then
   /// closes, and ``run(onListening:)`` returns once all have.
-  func drain() {
+  package func drain() {
     self.channels.drain()
   }
 
@@ -67,8 +88,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   /// connection.
   ///
   /// - Parameter onListening: Called once the socket accepts connections.
-  func run(onListening: @Sendable () -> Void) async throws {
-    let server: any Channel
+  package func run(onListening: @Sendable () -> Void) async throws {
     let logger = self.logger
     let bootstrap = ServerBootstrap(group: self.loop)
       .serverChannelOption(.backlog, value: 256)
@@ -87,22 +107,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       .childChannelOption(.maxMessagesPerRead, value: 1)
       .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16 << 10))
       .childChannelInitializer { channel in self.initialize(channel) }
-    switch self.listener {
-    case let .path(path, mode):
-      try FileManager.default.createDirectory(
-        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true
-      )
-      // `SocketPathClaim.clear` removed a stale socket at start; whatever is at the path now
-      // (a daemon that started meanwhile) makes the bind fail rather than being replaced.
-      server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
-      if chmod(path, mode) != 0 {
-        self.logger.warning("could not set the socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
-      }
-      self.logger.info("listening", metadata: ["socket": "\(path)"])
-    case let .inherited(fd):
-      server = try await bootstrap.withBoundSocket(fd).get()
-      self.logger.info("listening on the socket systemd passed", metadata: ["socket": "\(boundPath(ofSocket: fd) ?? "fd \(fd)")"])
-    }
+    let server = try await self.listener.bind(bootstrap, logger: self.logger)
     // Shut down before it listened: the socket is closed, and there is nothing to serve.
     if self.channels.listening(server) {
       onListening()
@@ -127,9 +132,9 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   /// Sets up a new connection's pipeline — timeouts, framing, then the calls — for whoever is
   /// on the other end.
   private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
-    let configuration = self.configuration
+    let limitsInForce = self.limits
     let channels = self.channels
-    let limits = configuration.value
+    let limits = limitsInForce()
     return channel.eventLoop.makeCompletedFuture {
       try channel.syncOptions?.setOption(
         .writeBufferWaterMark,
@@ -142,9 +147,10 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       try channel.pipeline.syncOperations.addHandlers(
         ConnectionTimeoutHandler(
           timeouts: {
-            let value = configuration.value
+            let value = limitsInForce()
             return .init(frame: TimeAmount(value.frameTimeout), idle: TimeAmount(value.idleTimeout))
           },
+          responder: self.responder,
           isBusy: { channels.isBusy(channel) },
           lastRead: lastRead,
           logger: self.logger
@@ -170,7 +176,7 @@ struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
 
 /// A client-chosen string as it goes into a log line: at most 256 characters, control
 /// characters escaped, so that it cannot forge lines of a text log or bloat the journal.
-func loggable(_ text: String) -> String {
+package func loggable(_ text: String) -> String {
   var result = ""
   for scalar in text.unicodeScalars.prefix(256) {
     if scalar.properties.generalCategory == .control {

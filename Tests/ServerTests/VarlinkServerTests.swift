@@ -5,8 +5,7 @@ import NIOPosix
 import SwitchyardSynchronization
 import Testing
 
-@testable import SwitchyardDaemon
-@testable import SwitchyardSystemd
+@testable import SwitchyardServer
 
 /// The server as a whole, on a real socket: how it starts and how a drain ends it.
 @Suite struct VarlinkServerTests {
@@ -24,7 +23,12 @@ import Testing
         responder: VarlinkConnectionHandlerTests.Responder(),
         counters: ServerCounters(),
         listener: .path(path, mode: 0o600),
-        configuration: LiveConfiguration(DaemonConfiguration(), logLevel: SharedLogLevel(.info)),
+        limits: {
+          ServerLimits(
+            maximumMessageBytes: 1 << 20, maximumConnections: 1024, maximumQueuedCalls: 128, maximumUnwrittenBytes: 64 << 10,
+            frameTimeout: .seconds(10), idleTimeout: .seconds(300)
+          )
+        },
         loop: group.next(),
         logger: Logger(label: "test")
       )

@@ -11,7 +11,7 @@ import NIOCore
 /// socket through no fault of the client's. A connection with no call in flight (a subscription
 /// is one, for as long as it lasts) that sends nothing for `idleTimeout` is closed too. Without
 /// these, a client sending a byte a second, or a thousand that connect and wait, hold their
-/// connections forever. A call left unfinished gets `io.switchyard.Store.Timeout` when nothing
+/// connections forever. A call left unfinished gets the responder's timeout error when nothing
 /// else is being answered; an idle connection is closed without a word, as it has no call to
 /// answer.
 final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -27,6 +27,8 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
   }
 
   private let timeouts: @Sendable () -> Timeouts
+  /// Names the error a call not finished in time gets.
+  private let responder: any VarlinkResponder
   /// Whether the connection has a call in flight, which exempts it from the idle timeout.
   private let isBusy: @Sendable () -> Bool
   private let logger: Logger
@@ -43,10 +45,11 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
   private let lastRead: LastRead
 
   init(
-    timeouts: @escaping @Sendable () -> Timeouts, isBusy: @escaping @Sendable () -> Bool, lastRead: LastRead = LastRead(),
-    logger: Logger
+    timeouts: @escaping @Sendable () -> Timeouts, responder: any VarlinkResponder, isBusy: @escaping @Sendable () -> Bool,
+    lastRead: LastRead = LastRead(), logger: Logger
   ) {
     self.timeouts = timeouts
+    self.responder = responder
     self.isBusy = isBusy
     self.lastRead = lastRead
     self.logger = logger
@@ -111,7 +114,7 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
       // otherwise it would come before the replies it waits for.
       if !self.isBusy() {
         let seconds = Double(timeouts.frame.nanoseconds) / 1e9
-        let bytes = VarlinkMessageEncoder.frame(VarlinkError(SwitchyardError.timeout(seconds: seconds)).message)
+        let bytes = VarlinkMessageEncoder.frame(self.responder.error(for: .timeout(seconds: seconds)).message)
         // Written at once: nothing else is queued on the connection, and its socket has room.
         context.writeAndFlush(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
       }
@@ -133,6 +136,7 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
 /// When the connection last read bytes: the time the timeout handler takes of each read anyway,
 /// handed to the connection handler behind it, which times each call from the read that
 /// completed it. Both handlers run on the connection's event loop, one after the other.
-final class LastRead {
-  var time = NIODeadline.now()
+package final class LastRead {
+  package init() {}
+  package var time = NIODeadline.now()
 }

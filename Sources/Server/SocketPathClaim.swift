@@ -13,12 +13,12 @@
 /// ```swift
 /// try SocketPathClaim.clear("/run/switchyard/switchyard.sock")  // then bind, without replacing
 /// ```
-enum SocketPathClaim {
+package enum SocketPathClaim {
   /// Removes a stale socket at `path`; returns at once when there is nothing there.
   ///
   /// - Throws: ``SocketPathTaken`` when a process answers on the socket, when the path is not a
   ///   socket, or when whether it answers cannot be told.
-  static func clear(_ path: String) throws(SocketPathTaken) {
+  package static func clear(_ path: String) throws(SocketPathTaken) {
     var status = stat()
     guard lstat(path, &status) == 0 else {
       if errno == ENOENT { return }
@@ -86,8 +86,8 @@ enum SocketPathClaim {
 
 /// Another daemon's socket, or something else, is at the path the daemon was to bind: it does
 /// not start.
-struct SocketPathTaken: Error, CustomStringConvertible, Equatable {
-  enum Reason: Equatable {
+package struct SocketPathTaken: Error, CustomStringConvertible, Equatable {
+  package enum Reason: Equatable {
     /// A process answered on the socket: the listener's credentials, when the kernel gave them.
     case listening(Caller?)
     /// What the path is instead of a socket.
@@ -96,10 +96,10 @@ struct SocketPathTaken: Error, CustomStringConvertible, Equatable {
     case cannotTell(Int32)
   }
 
-  let path: String
-  let reason: Reason
+  package let path: String
+  package let reason: Reason
 
-  var description: String {
+  package var description: String {
     switch self.reason {
     case let .listening(listener):
       let who = listener.map { "pid \($0.pid), uid \($0.uid)" } ?? "it accepts connections"

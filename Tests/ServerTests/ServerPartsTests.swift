@@ -4,7 +4,7 @@ import Foundation
 import SwitchyardTiming
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardServer
 
 /// The server's parts, each on its own: the log rate limiter, and the
 /// backoff when the process runs out of file descriptors.

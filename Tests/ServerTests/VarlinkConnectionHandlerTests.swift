@@ -6,13 +6,13 @@ import SwitchyardSynchronization
 import SwitchyardVarlink
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardServer
 
 /// One connection's handler on an embedded channel: the order it answers in, what waits behind
 /// a barrier, and what it reads while calls wait.
 @Suite struct VarlinkConnectionHandlerTests {
-  /// Answers `test.Now` at once with its parameters; holds `test.Later` and `test.Barrier` (a
-  /// barrier) until the test finishes them.
+  /// Answers `test.Now` at once with its parameters, and `test.Known` with `{"n":7}` known as it
+  /// is read; holds `test.Later` and `test.Barrier` (a barrier) until the test finishes them.
   final class Responder: VarlinkResponder {
     let started = Mutex<[(method: String, answer: CallAnswer)]>([])
     /// The calls read so far: a `Send` is routed as it is read.
@@ -24,6 +24,7 @@ import Testing
       let method = call.method
       self.read.withLock { $0.append(method) }
       let parameters = call.tree().parameters
+      if method == "test.Known" { return .answered(.integerParameter("n", 7)) }
       if method == "test.Now" {
         return PreparedCall { (answer: CallAnswer) in
           answer.reply(.reply(VarlinkReply(parameters: parameters)))
@@ -33,6 +34,10 @@ import Testing
       return PreparedCall(isBarrier: method == "test.Barrier") { (answer: CallAnswer) in
         self.started.withLock { $0.append((method, answer)) }
       }
+    }
+
+    func error(for refusal: ServerRefusal) -> VarlinkError {
+      VarlinkError("test.Refused", ["refusal": .string("\(refusal)")])
     }
 
     var startedMethods: [String] { self.started.withLock { $0.map(\.method) } }
@@ -59,13 +64,13 @@ import Testing
   let requests = RequestsInFlight()
   let channel = EmbeddedChannel()
 
-  init(capacity: Int = 4) throws {
+  init(capacity: Int = 4, connectionLimit: Int = 10) throws {
     let logger = Logger(label: "test")
     try self.channel.pipeline.syncOperations.addHandlers(
       self.reads,
       VarlinkConnectionHandler(
         responder: self.responder, server: ServerChannels(counters: ServerCounters()), caller: nil,
-        log: ConnectionLog(logger: logger, peer: nil), capacity: capacity, connectionLimit: 10,
+        log: ConnectionLog(logger: logger, peer: nil), capacity: capacity, connectionLimit: connectionLimit,
         refusals: ConnectionLog(logger: logger, peer: nil), requests: self.requests
       )
     )
@@ -154,5 +159,19 @@ import Testing
     answer.finish(.methodNotFound("x"))
     try self.call("test.Now", ["n": 2])
     #expect(try self.replies() == [["parameters": ["n": 2]]])
+  }
+
+  @Test func aReplyKnownAsTheCallWasReadIsWrittenInItsTurn() throws {
+    try self.call("test.Later")
+    try self.call("test.Known")
+    #expect(try self.replies() == [], "it waits for the call before it")
+    self.responder.finish(0, with: ["n": 1])
+    #expect(try self.replies() == [["parameters": ["n": 1]], ["parameters": ["n": 7]]])
+  }
+
+  @Test func aConnectionOverTheLimitGetsTheRespondersErrorAndCloses() throws {
+    let handler = try Self(connectionLimit: 0)
+    #expect(try handler.replies() == [["error": "test.Refused", "parameters": ["refusal": "tooManyConnections(limit: 0)"]]])
+    #expect(!handler.channel.isActive)
   }
 }

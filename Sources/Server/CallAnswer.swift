@@ -10,10 +10,10 @@ import SwitchyardVarlink
 /// `oneway` call.
 ///
 /// ```swift
-/// answer.reply(.reply(VarlinkReply(parameters: ["seq": 7])))
+/// answer.reply(.reply(VarlinkReply(parameters: ["n": 7])))
 /// answer.finish()
 /// ```
-final class CallAnswer: Sendable {
+package final class CallAnswer: Sendable {
   private enum Destination {
     /// The connection the call came on, and the call's number there: an answer to a call that
     /// is no longer the one being answered is dropped.
@@ -30,7 +30,7 @@ final class CallAnswer: Sendable {
   }
 
   /// An answer that goes to `reply` and `finish`, and is always writable.
-  init(reply: @escaping @Sendable (VarlinkOutgoing) -> Void, finish: @escaping @Sendable (VarlinkError?) -> Void) {
+  package init(reply: @escaping @Sendable (VarlinkOutgoing) -> Void, finish: @escaping @Sendable (VarlinkError?) -> Void) {
     self.destination = .functions(reply: reply, finish: finish, queue: DispatchQueue(label: "CallAnswer"))
   }
 
@@ -39,7 +39,7 @@ final class CallAnswer: Sendable {
   ///
   /// - Parameter flushingNow: Flush at once instead: for a write that already carries all there
   ///   is to write (a subscriber's delivery), so that the connection schedules nothing.
-  func reply(_ outgoing: VarlinkOutgoing, flushingNow: Bool = false) {
+  package func reply(_ outgoing: VarlinkOutgoing, flushingNow: Bool = false) {
     switch self.destination {
     case let .connection(connection, _, call):
       // Spelled out rather than through `onLoop`: on the loop, a reply allocates no closure.
@@ -54,7 +54,7 @@ final class CallAnswer: Sendable {
   }
 
   /// Ends the call, with its error reply when `error` is set; the connection starts the next.
-  func finish(_ error: VarlinkError? = nil) {
+  package func finish(_ error: VarlinkError? = nil) {
     switch self.destination {
     case let .connection(connection, _, call):
       // Spelled out, as `reply` is: on the loop, ending a call allocates no closure.
@@ -69,7 +69,7 @@ final class CallAnswer: Sendable {
 
   /// Runs `body` on the connection's event loop, after what is already queued there: what
   /// answers a call over time (a subscription) runs there, so that its writes need no hop.
-  func execute(_ body: @escaping @Sendable () -> Void) {
+  package func execute(_ body: @escaping @Sendable () -> Void) {
     switch self.destination {
     case let .connection(connection, _, _): connection.eventLoop.execute(body)
     case let .functions(_, _, queue): queue.async(execute: body)
@@ -77,20 +77,20 @@ final class CallAnswer: Sendable {
   }
 
   /// Whether the connection is still open.
-  var isActive: Bool {
+  package var isActive: Bool {
     guard case let .connection(_, channel, _) = self.destination else { return true }
     return channel.isActive
   }
 
   /// Whether the client leaves less than `limits.maxUnwrittenBytes` unread.
-  var isWritable: Bool {
+  package var isWritable: Bool {
     guard case let .connection(_, channel, _) = self.destination else { return true }
     return channel.isWritable
   }
 
   /// Calls `body` on the connection's event loop once the client has read enough of what was
   /// written to it, or once the connection closed.
-  func whenWritable(_ body: @escaping @Sendable () -> Void) {
+  package func whenWritable(_ body: @escaping @Sendable () -> Void) {
     switch self.destination {
     case let .connection(connection, _, _): Self.onLoop(connection) { $0.whenWritable(body) }
     case let .functions(_, _, queue): queue.async(execute: body)

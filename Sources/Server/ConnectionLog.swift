@@ -5,11 +5,11 @@ import SwitchyardTiming
 /// The log lines one connection causes: with the peer's uid and pid, and refusals rate-limited
 /// (``LogRateLimiter``), so that a client sending garbage as fast as it can costs the journal a
 /// few lines and a summary.
-final class ConnectionLog: Sendable {
+package final class ConnectionLog: Sendable {
   private let logger: Logger
   private let limiter = Mutex(LogRateLimiter())
 
-  init(logger: Logger, peer: Caller?) {
+  package init(logger: Logger, peer: Caller?) {
     var logger = logger
     if let peer {
       logger[metadataKey: "peer.uid"] = "\(peer.uid)"
@@ -20,14 +20,14 @@ final class ConnectionLog: Sendable {
 
   /// Logs a refused call or connection at info, unless this connection has logged too much;
   /// the line names the caller's source location, as a direct log call would.
-  func refusal(
+  package func refusal(
     _ message: Logger.Message, _ metadata: @autoclosure () -> Logger.Metadata,
     file: String = #fileID, function: String = #function, line: UInt = #line
   ) {
     self.refusal(message, file: file, function: function, line: line, metadata)
   }
 
-  func refusal(
+  package func refusal(
     _ message: Logger.Message, file: String = #fileID, function: String = #function, line: UInt = #line,
     _ metadata: () -> Logger.Metadata
   ) {
@@ -38,12 +38,12 @@ final class ConnectionLog: Sendable {
   }
 
   /// Logs at debug: what ends a connection without the client being at fault.
-  func debug(_ message: Logger.Message, _ metadata: Logger.Metadata) {
+  package func debug(_ message: Logger.Message, _ metadata: Logger.Metadata) {
     self.logger.debug(message, metadata: metadata)
   }
 
   /// Says how many lines were left out since the last one, if any.
-  func ended() {
+  package func ended() {
     let suppressed = self.limiter.withLock { $0.suppressed }
     if suppressed > 0 {
       self.logger.info("connection ended; lines about it left out", metadata: ["suppressed": "\(suppressed)"])

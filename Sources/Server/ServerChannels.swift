@@ -3,7 +3,7 @@ import SwitchyardSynchronization
 
 /// The listening channel and the open connections: who may connect, how many calls each is
 /// answering, and what a drain closes.
-final class ServerChannels: Sendable {
+package final class ServerChannels: Sendable {
   private struct Connection {
     let channel: any Channel
     var callsInFlight = 0
@@ -37,7 +37,7 @@ final class ServerChannels: Sendable {
   private let contents = Mutex(Contents())
   private let counters: ServerCounters
 
-  init(counters: ServerCounters) {
+  package init(counters: ServerCounters) {
     self.counters = counters
   }
 

@@ -7,13 +7,13 @@
 ///
 /// Its groups are those of the connecting process, not a lookup of the uid's: a process that
 /// dropped a group cannot use it, and a uid with no passwd entry still has its groups.
-public struct Caller: Sendable, Equatable, CustomStringConvertible {
-  public let pid: pid_t
-  public let uid: uid_t
-  public let gid: gid_t
-  public let groups: [gid_t]
+package struct Caller: Sendable, Equatable, CustomStringConvertible {
+  package let pid: pid_t
+  package let uid: uid_t
+  package let gid: gid_t
+  package let groups: [gid_t]
 
-  public init(pid: pid_t, uid: uid_t, gid: gid_t, groups: [gid_t] = []) {
+  package init(pid: pid_t, uid: uid_t, gid: gid_t, groups: [gid_t] = []) {
     self.pid = pid
     self.uid = uid
     self.gid = gid
@@ -22,7 +22,7 @@ public struct Caller: Sendable, Equatable, CustomStringConvertible {
 
   /// Reads the credentials of the peer of a connected Unix socket; `nil` when the kernel does
   /// not say (not a Unix socket).
-  public init?(socket: CInt) {
+  package init?(socket: CInt) {
     // `struct ucred` needs _GNU_SOURCE, which Swift's Glibc module is not built with; its layout
     // is three 32-bit fields.
     var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
@@ -45,5 +45,5 @@ public struct Caller: Sendable, Equatable, CustomStringConvertible {
     return []
   }
 
-  public var description: String { "uid \(self.uid) gid \(self.gid) pid \(self.pid)" }
+  package var description: String { "uid \(self.uid) gid \(self.gid) pid \(self.pid)" }
 }

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import SwitchyardVarlink
 
@@ -10,17 +11,17 @@ struct ReadCall {
   /// When the read that completed the call happened.
   let readAt: NIODeadline
   let prepared: PreparedCall
-  /// The call's frame, a view of the read buffer that costs nothing to keep: a failed `Send`'s
-  /// log line shows its action.
+  /// The call's frame, a view of the read buffer that costs nothing to keep: the log line of a
+  /// call that failed shows what the responder picks from it.
   var frame: ByteBuffer? = nil
   /// The call could not be read, which was logged then: its error reply is not logged again.
   var errorIsLogged = false
 
-  /// The action of a `Send`, as text, read again from the frame: only for a log line.
-  var action: String? {
+  /// What `responder` adds to the log line of the call's error reply, read again from the frame.
+  func failureMetadata(from responder: any VarlinkResponder) -> Logger.Metadata {
     self.frame?.withUnsafeReadableBytes { bytes in
-      guard let call = try? VarlinkCallFrame(parsing: bytes) else { return nil }
-      return IncomingCall(frame: call, bytes: bytes).parameter("action")?.serialized()
-    }
+      guard let call = try? VarlinkCallFrame(parsing: bytes) else { return [:] }
+      return responder.logMetadata(ofFailed: IncomingCall(frame: call, bytes: bytes))
+    } ?? [:]
   }
 }

@@ -20,10 +20,10 @@ import SwitchyardVarlink
 ///   unread and the socket is not read, so a client that pipelines without end fills its own
 ///   socket buffer;
 /// - no call starts while the client leaves more than `maxUnwrittenBytes` unread.
-final class VarlinkConnectionHandler: ChannelDuplexHandler {
-  typealias InboundIn = ByteBuffer
-  typealias OutboundIn = ByteBuffer
-  typealias OutboundOut = ByteBuffer
+package final class VarlinkConnectionHandler: ChannelDuplexHandler {
+  package typealias InboundIn = ByteBuffer
+  package typealias OutboundIn = ByteBuffer
+  package typealias OutboundOut = ByteBuffer
 
   private let responder: any VarlinkResponder
   private let server: ServerChannels
@@ -37,7 +37,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// Where connections refused over the limit are logged, rate-limited across all of them.
   private let refusals: ConnectionLog
   /// Calls by method and result, and how long each took.
-  private let callMetrics: CallMetrics?
+  private let callMetrics: (any CallRecorder)?
   /// When the frames arriving now were read.
   private let lastRead: LastRead
   /// Every connection's calls read and not answered, subscriptions left out.
@@ -72,7 +72,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   @exclusivity(unchecked) private var writableWaiters: [@Sendable () -> Void] = []
   @exclusivity(unchecked) private var registersOnClose: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
 
-  init(
+  package init(
     responder: any VarlinkResponder,
     server: ServerChannels,
     caller: Caller?,
@@ -81,7 +81,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     capacity: Int,
     connectionLimit: Int,
     refusals: ConnectionLog,
-    calls: CallMetrics? = nil,
+    calls: (any CallRecorder)? = nil,
     requests: RequestsInFlight = RequestsInFlight(),
     lastRead: LastRead = LastRead()
   ) {
@@ -98,7 +98,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.requests = requests
   }
 
-  func channelActive(context: ChannelHandlerContext) {
+  package func channelActive(context: ChannelHandlerContext) {
     do {
       try self.server.opened(context.channel, limit: self.connectionLimit)
       self.context = context
@@ -107,7 +107,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
       self.refusals.refusal("refusing a connection over the limit") {
         ["limit": "\(limit)", "peer.uid": "\(caller.map { "\($0.uid)" } ?? "-")"]
       }
-      let error = VarlinkError(SwitchyardError.tooManyConnections(limit: limit))
+      let error = self.responder.error(for: .tooManyConnections(limit: limit))
       context.writeAndFlush(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: error.frame())), promise: nil)
       context.close(promise: nil)
     } catch {
@@ -116,7 +116,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     context.fireChannelActive()
   }
 
-  func channelInactive(context: ChannelHandlerContext) {
+  package func channelInactive(context: ChannelHandlerContext) {
     guard self.context != nil else { return context.fireChannelInactive() }
     self.context = nil
     self.frames.removeAll()
@@ -132,7 +132,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     context.fireChannelInactive()
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard self.context != nil else { return }
     self.isReading = true
     self.frames.append((self.unwrapInboundIn(data), self.lastRead.time))
@@ -140,13 +140,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   }
 
   /// The read is done: one flush for every reply its calls wrote, in the same pass.
-  func channelReadComplete(context: ChannelHandlerContext) {
+  package func channelReadComplete(context: ChannelHandlerContext) {
     self.isReading = false
     if self.isFlushDue, self.context != nil { self.flush(context) }
     context.fireChannelReadComplete()
   }
 
-  func channelWritabilityChanged(context: ChannelHandlerContext) {
+  package func channelWritabilityChanged(context: ChannelHandlerContext) {
     if context.channel.isWritable {
       let waiters = self.writableWaiters
       self.writableWaiters = []
@@ -156,7 +156,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     context.fireChannelWritabilityChanged()
   }
 
-  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+  package func errorCaught(context: ChannelHandlerContext, error: any Error) {
     if let error = error as? VarlinkFrameTooLarge {
       self.log.refusal("closing a connection: \(error)", [:])
     } else {
@@ -166,7 +166,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   }
 
   /// Reads the socket only while there is room for what it brings.
-  func read(context: ChannelHandlerContext) {
+  package func read(context: ChannelHandlerContext) {
     if self.hasRoom && self.context != nil {
       context.read()
     } else {
@@ -188,7 +188,8 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     let allocator = context.channel.allocator
     switch outgoing {
     case let .reply(reply): self.output.append(allocator: allocator) { $0.writeBytes(reply.frame()) }
-    case let .sequenceNumber(seq): self.output.append(allocator: allocator) { VarlinkReply.writeSequenceNumber(seq, to: &$0) }
+    case let .integerParameter(name, value):
+      self.output.append(allocator: allocator) { VarlinkReply.writeIntegerParameter(name, value, to: &$0) }
     case let .encoded(bytes): self.output.append(bytes, allocator: allocator) { self.writeNow($0, context) }
     case let .encodedBatch(buffers):
       for bytes in buffers { self.output.append(bytes, allocator: allocator) { self.writeNow($0, context) } }
@@ -207,17 +208,17 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.isFirstStarted = false
     if !first.more { self.requests.answered() }
     if let calls = self.callMetrics {
-      let result = error.map { CallResult.index(ofError: $0.name) } ?? CallResult.ok
       // A subscription lasts as long as its client wants: only its end is counted.
       let nanoseconds = first.more ? nil : NIODeadline.now().uptimeNanoseconds &- first.readAt.uptimeNanoseconds
-      calls.record(kind: first.prepared.kind, result: result, nanoseconds: nanoseconds)
+      calls.recordCall(kind: first.prepared.kind, error: error, nanoseconds: nanoseconds)
     }
     if let error {
       if !first.errorIsLogged {
         self.log.refusal("error reply") {
           // Built only when the line is written.
-          var metadata: Logger.Metadata = ["method": "\(loggable(first.method))", "error": "\(loggable("\(error)"))"]
-          if let action = first.action { metadata["action"] = "\(String(action.prefix(512)))" }
+          var metadata = first.failureMetadata(from: self.responder)
+          metadata["method"] = "\(loggable(first.method))"
+          metadata["error"] = "\(loggable("\(error)"))"
           return metadata
         }
       }
@@ -271,12 +272,13 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
       }
       if !self.isFirstStarted, let first = self.calls.first, context.channel.isWritable {
         self.isFirstStarted = true
-        if let seq = first.prepared.sequenceNumber {
-          // Answered as it was read (a `Send` reduced while it was routed): written here.
-          self.write(.sequenceNumber(seq), for: self.firstCall)
+        switch first.prepared.answer {
+        case let .answered(reply):
+          // Known as the call was read: written here, with no `CallAnswer` made for it.
+          self.write(reply, for: self.firstCall)
           self.finish(self.firstCall, error: nil)
-        } else {
-          first.prepared.start(
+        case let .starting(start):
+          start(
             CallAnswer(connection: NIOLoopBound(self, eventLoop: context.eventLoop), channel: context.channel, call: self.firstCall)
           )
         }
@@ -337,7 +339,7 @@ final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// order, until the channel has written them all.
   ///
   /// The channel's write path — its pipeline, pending-writes queue and flush — is work for bytes
-  /// ready to go as they are (a worker's link writes the same way, ``WorkerChannel``). The socket is written only on the loop and while the channel is active:
+  /// ready to go as they are (a worker's link writes the same way). The socket is written only on the loop and while the channel is active:
   /// the channel closes it on the loop, and is inactive from then on. A write the socket refuses
   /// for any reason but a full buffer (the client is gone) goes to the channel too, whose write
   /// fails and closes the connection, as it always did.

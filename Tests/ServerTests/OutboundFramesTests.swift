@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardServer
 
 /// What a connection writes between two flushes: gathered into one buffer, in order; a large
 /// frame passed on uncopied; and the connection's own buffer used again once its write let go.

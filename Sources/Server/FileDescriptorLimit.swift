@@ -6,11 +6,11 @@ import Logging
 #endif
 
 /// How many file descriptors the daemon may open, and how many of them connections may take.
-enum FileDescriptorLimit {
+package enum FileDescriptorLimit {
   /// Raises the soft `RLIMIT_NOFILE` to the hard one, as a server that expects many clients
   /// should (systemd's default soft limit is 1024, its hard limit 524288); returns the soft
   /// limit in force.
-  static func raiseSoftLimit(logger: Logger) -> Int {
+  package static func raiseSoftLimit(logger: Logger) -> Int {
     var limit = rlimit()
     guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return 1024 }
     if limit.rlim_cur < limit.rlim_max {
@@ -27,16 +27,16 @@ enum FileDescriptorLimit {
 
   /// File descriptors kept free of connections: what the daemon holds now (the socket, event
   /// loops, worker links and pipes) and room for more workers, standbys and restarts.
-  static let headroom = 64
+  package static let headroom = 64
 
   /// The most connections that fit under `softLimit` with ``headroom`` to spare, at most
   /// `configured`.
-  static func connectionCeiling(configured: Int, softLimit: Int, openNow: Int = openDescriptorCount()) -> Int {
+  package static func connectionCeiling(configured: Int, softLimit: Int, openNow: Int = openDescriptorCount()) -> Int {
     max(1, min(configured, softLimit - openNow - self.headroom))
   }
 
   /// How many file descriptors the process has open.
-  static func openDescriptorCount() -> Int {
+  package static func openDescriptorCount() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 32
   }
 }

@@ -1,5 +1,4 @@
 import SwitchyardJSON
-import SwitchyardRuntime
 import SwitchyardVarlink
 
 /// A call as the server read it: the envelope decoded, the parameters only located in the
@@ -12,70 +11,68 @@ import SwitchyardVarlink
 /// ```swift
 /// frame.withUnsafeReadableBytes { bytes in
 ///   let call = IncomingCall(frame: try VarlinkCallFrame(parsing: bytes), bytes: bytes)
-///   let action = try call.parameterLayout("action").map { try call.decode(App.Action.self, at: $0) }
+///   let action = try call.parameterLayout("action").map { try call.decode(App.Action.self, at: $0, decoder: decoder) }
 /// }
 /// ```
-struct IncomingCall {
-  let frame: VarlinkCallFrame
-  let bytes: UnsafeRawBufferPointer
+package struct IncomingCall {
+  package let frame: VarlinkCallFrame
+  package let bytes: UnsafeRawBufferPointer
 
-  /// The qualified method name, such as `io.switchyard.Store.Send`.
-  var method: String { self.frame.method }
+  package init(frame: VarlinkCallFrame, bytes: UnsafeRawBufferPointer) {
+    self.frame = frame
+    self.bytes = bytes
+  }
+
+  /// The qualified method name, such as `org.varlink.service.GetInfo`.
+  package var method: String { self.frame.method }
   /// The interface part of ``method``.
-  var interface: String { self.frame.interface }
+  package var interface: String { self.frame.interface }
   /// The method's own name.
-  var name: String { self.frame.name }
-  /// The method of `io.switchyard.Store` the call is to; `nil` for any other.
-  var storeMethod: StoreInterface.Method? { StoreInterface.Method.named(self.frame.method) }
+  package var name: String { self.frame.name }
   /// The caller wants every reply until one without `continues`.
-  var more: Bool { self.frame.more }
+  package var more: Bool { self.frame.more }
   /// The caller wants no reply.
-  var oneway: Bool { self.frame.oneway }
+  package var oneway: Bool { self.frame.oneway }
 
   /// Where the parameter `name` lies in the frame; `nil` when the call does not have it.
-  func parameterLayout(_ name: String) -> JSONLayout.Value? {
+  package func parameterLayout(_ name: String) -> JSONLayout.Value? {
     self.frame.parameter(name, in: self.bytes)
   }
 
   /// The elements of the array at `value`, in order; empty for anything else.
-  func elements(of value: JSONLayout.Value) -> [JSONLayout.Value] {
+  package func elements(of value: JSONLayout.Value) -> [JSONLayout.Value] {
     self.frame.layout.elements(of: value)
   }
 
   /// The bytes of `value`, exactly as the client sent them: valid JSON, since the frame's
   /// layout checked it.
-  func text(of value: JSONLayout.Value) -> [UInt8] {
+  package func text(of value: JSONLayout.Value) -> [UInt8] {
     Array(self.bytes(of: value))
   }
 
   /// The bytes of `value` in place, as ``text(of:)`` copies them: valid only while the call is.
-  func bytes(of value: JSONLayout.Value) -> UnsafeRawBufferPointer {
+  package func bytes(of value: JSONLayout.Value) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(rebasing: self.bytes[self.frame.layout.byteRange(of: value)])
   }
 
   /// Whether `value` is an array.
-  func isArray(_ value: JSONLayout.Value) -> Bool {
+  package func isArray(_ value: JSONLayout.Value) -> Bool {
     self.frame.layout.kind(of: value) == .array
   }
 
   /// Decodes the value at `value` straight from the frame's bytes.
-  func decode<T: Decodable>(_ type: T.Type, at value: JSONLayout.Value, decoder: JSONBytesDecoder) throws -> T {
+  package func decode<T: Decodable>(_ type: T.Type, at value: JSONLayout.Value, decoder: JSONBytesDecoder) throws -> T {
     try decoder.decode(type, from: self.bytes, layout: self.frame.layout, at: value)
   }
 
-  /// `value` for an action type to read its cases from (``CaseDecodedAction``).
-  func actionBytes(at value: JSONLayout.Value) -> ActionBytes {
-    ActionBytes(bytes: self.bytes, layout: self.frame.layout, value: value)
-  }
-
   /// The parameter `name` as a tree; `nil` when the call does not have it.
-  func parameter(_ name: String) -> JSONValue? {
+  package func parameter(_ name: String) -> JSONValue? {
     // The layout checked the frame, so a tree of any part of it can be built.
     self.parameterLayout(name).flatMap { try? self.frame.layout.jsonValue(of: $0, in: self.bytes) }
   }
 
   /// The whole call, its parameters a tree: for the methods that are not on the hot path.
-  func tree() -> VarlinkCall {
+  package func tree() -> VarlinkCall {
     let parameters = (try? self.frame.parametersObject(in: self.bytes)) ?? [:]
     return VarlinkCall(method: self.method, parameters: parameters, more: self.more, oneway: self.oneway)
   }
@@ -86,11 +83,11 @@ extension IncomingCall {
   /// calls without a connection (tests, tools).
   ///
   /// ```swift
-  /// let prepared = try IncomingCall.reading(VarlinkCall(method: "io.switchyard.Store.Get")) {
+  /// let prepared = try IncomingCall.reading(VarlinkCall(method: "org.varlink.service.GetInfo")) {
   ///   responder.prepare($0, caller: nil, whenClosed: { _ in })
   /// }
   /// ```
-  static func reading<Result>(_ call: VarlinkCall, _ body: (IncomingCall) throws -> Result) throws -> Result {
+  package static func reading<Result>(_ call: VarlinkCall, _ body: (IncomingCall) throws -> Result) throws -> Result {
     let text = Array(call.message.serialized().utf8)
     return try text.withUnsafeBytes { bytes in
       try body(IncomingCall(frame: try VarlinkCallFrame(parsing: bytes), bytes: bytes))
