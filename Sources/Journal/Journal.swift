@@ -119,10 +119,10 @@ package struct JournaledChange: Sendable, Equatable {
     self.patch = patch
     self.time = time
   }
-  /// What the change weighs, for the bounds on what is read at once: its patch and its action,
-  /// as stored.
+  /// What the change weighs, for the bounds on what is read at once: its patch, its action and
+  /// what its reduction read, as stored.
   package var byteCount: Int {
-    self.patch.count + (self.cause?.action?.count ?? 0)
+    self.patch.count + (self.cause?.action?.count ?? 0) + (self.cause?.dependencies?.approximateByteCount ?? 0)
   }
 }
 

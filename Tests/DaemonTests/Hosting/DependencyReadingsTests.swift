@@ -30,6 +30,17 @@ import Testing
     #expect(DependencyReadings().json == [:], "nothing read, nothing written")
   }
 
+  /// The bounds on what a journal read holds at once count what a change's reduction read: a
+  /// change with the most readings a reduction keeps weighs at least their text.
+  @Test func aChangeWeighsWhatItsReductionRead() {
+    var readings = DependencyReadings()
+    readings.dates = Array(repeating: Date(), count: DependencyRecorder.limit)
+    readings.uuids = (0..<DependencyRecorder.limit).map { _ in UUID() }
+    let cause = ChangeCause(origin: .request, action: [0x7B, 0x7D], peer: nil, dependencies: readings)
+    let change = JournaledChange(seq: 1, feature: "f", cause: cause, patch: [0x5B, 0x5D], time: 0)
+    #expect(change.byteCount >= readings.json.serializedBytes().count + 4)
+  }
+
   @Test func aReductionsReadingsAreRecordedAndWhatNobodyTookIsForgotten() {
     let recorder = DependencyRecorder()
     let reducer = withDependencies(recorder.install) { _RecordingReducer(base: Stamper(), recorder: recorder) }
