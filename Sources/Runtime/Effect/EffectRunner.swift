@@ -14,6 +14,8 @@ final class EffectRunner<Action>: Sendable {
     var nextKey = 0
     var tasks: [Int: Entry] = [:]
     var keysByID: [EffectID: Set<Int>] = [:]
+    /// Tasks created but not yet running, when the runner counts them.
+    var notYetRunning = 0
   }
 
   private struct Entry {
@@ -26,9 +28,17 @@ final class EffectRunner<Action>: Sendable {
   private let sink: Sink
   /// Where timers go when the store's host keeps them.
   private let timers: (any TimerHost<Action>)?
+  /// Whether ``waitUntilRunning()`` can be asked: a test store counts the tasks that have not
+  /// begun yet; a live store has no use for the count and skips its lock.
+  private let countsTasksNotYetRunning: Bool
 
-  init(timers: (any TimerHost<Action>)? = nil, sink: @escaping Sink) {
+  init(
+    timers: (any TimerHost<Action>)? = nil,
+    countsTasksNotYetRunning: Bool = false,
+    sink: @escaping Sink
+  ) {
     self.timers = timers
+    self.countsTasksNotYetRunning = countsTasksNotYetRunning
     self.sink = sink
   }
 
@@ -139,7 +149,10 @@ final class EffectRunner<Action>: Sendable {
     self.registry.withLock { registry in
       let key = registry.nextKey
       registry.nextKey += 1
+      let counts = self.countsTasksNotYetRunning
+      if counts { registry.notYetRunning += 1 }
       let task = Task(priority: priority) {
+        if counts { self.registry.withLock { $0.notYetRunning -= 1 } }
         await body()
         self.finished(key)
       }
@@ -186,6 +199,20 @@ final class EffectRunner<Action>: Sendable {
   var inFlightOrigins: [String] {
     self.registry.withLock { registry in
       registry.tasks.sorted { $0.key < $1.key }.map(\.value.origin)
+    }
+  }
+
+  /// Waits, at most until `deadline`, until every task started so far has begun to run.
+  ///
+  /// Creating a task only enqueues it. A test that sends an action and then advances a test clock
+  /// expects the action's effect to be asleep on that clock already; on a loaded machine the
+  /// effect's task may not have run yet, and would then sleep from the advanced time on, forever.
+  /// Once its task runs, an effect reaches its first sleep without suspending on the way.
+  func waitUntilRunning(deadline: ContinuousClock.Instant) async {
+    precondition(self.countsTasksNotYetRunning, "this runner does not count its tasks")
+    while self.registry.withLock({ $0.notYetRunning }) > 0, ContinuousClock.now < deadline {
+      await Task.yield()
+      try? await Task.sleep(for: .microseconds(50))
     }
   }
 

@@ -1,5 +1,6 @@
 import CasePaths
 import Clocks
+import ConcurrencyExtras
 import Testing
 
 @testable import SwitchyardRuntime
@@ -9,8 +10,10 @@ import Testing
 @Suite struct TestStoreTests {
   struct Feature: Reducer {
     struct State: Equatable, Sendable { var count = 0; var name = "" }
-    @CasePathable enum Action: Equatable, Sendable { case incr, rename(String), incrLater, incremented, wait }
+    @CasePathable enum Action: Equatable, Sendable { case incr, rename(String), incrLater, incremented, wait, incrInTenSeconds }
     let clock: TestClock<Duration>
+    /// Set by the effect of `incrInTenSeconds` as soon as it runs.
+    var effectRan = LockIsolated(false)
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
       switch action {
       case .incr, .incremented:
@@ -23,6 +26,12 @@ import Testing
         return .run { send in send(.incremented) }
       case .wait:
         return .run { [clock] _ in try await clock.sleep(for: .seconds(10)) }
+      case .incrInTenSeconds:
+        return .run { [clock, effectRan] send in
+          effectRan.setValue(true)
+          try await clock.sleep(for: .seconds(10))
+          send(.incremented)
+        }
       }
     }
   }
@@ -116,5 +125,18 @@ import Testing
     let store = TestStore(initialState: Feature.State()) { Feature(clock: TestClock()) }
     await store.send(.incrLater)
     await store.receive(\.incremented) { $0.count = 1 }
+  }
+
+  @Test func whenSendReturnsTheEffectsItStartedAreRunning() async {
+    // A test that advances its clock right after `send` needs the effect asleep on the clock
+    // already; so each of many sends must find its effect running. On an idle machine one yield
+    // is mostly enough; under load, a task may wait for a thread far longer.
+    for _ in 0..<200 {
+      let feature = Feature(clock: TestClock())
+      let store = TestStore(initialState: Feature.State()) { feature }
+      await store.send(.incrInTenSeconds)
+      #expect(feature.effectRan.value)
+      await store.skipInFlightEffects()
+    }
   }
 }
