@@ -22,6 +22,11 @@ BENCH_OUT    ?= $(BENCH_DIR)/results
 SWIFT_FLAGS  ?=
 # Every release build of the daemon (install, benchmarks, soak): see the file for why.
 RELEASE_SWIFT_FLAGS := $(shell grep -v '^\#' scripts/release-swift-flags)
+# SwiftPM lists a package's traits as -D flags in the order of a Set, which hashing seeds anew in
+# each process: when a build is planned again (another environment, another package in a shared
+# folder), swift-dependencies and everything above it compile again for the order alone
+# (swiftlang/swift-package-manager#10525). Fixed hashing keeps the order from one plan to the next.
+SWIFT_BUILD = SWIFT_DETERMINISTIC_HASHING=1 $(SWIFT) build
 
 .PHONY: all build run test bench bench-e2e deps clean
 
@@ -48,21 +53,26 @@ deps:
 	    || { echo "error: could not install $$pkg=$$version" >&2; exit 1; }; \
 	done
 
+# One build for everything, tests included: building a single product after it (or the other way
+# round) plans again with other settings and compiles modules a second time.
 build: deps
-	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	$(SWIFT_BUILD) $(SWIFT_FLAGS) --build-tests
 
 test: build python-test docs-test systemd-test fuzz-brief examples-test
 	BUILD_DIR=$(BUILD_DIR) scripts/swift-test-with-deadline $(SWIFT) test $(SWIFT_FLAGS) --skip-build
 
 # Examples/: applications on Switchyard, each a package of its own that depends on this one by
-# path, built in its own folder (Examples/NAME/.build) and tested there — its unit tests and its
-# end-to-end tests, which drive its daemon with this package's switchyard CLI.
-EXAMPLES := Flags Tutorial
+# path, tested there — its unit tests and its end-to-end tests, which drive its daemon with this
+# package's switchyard CLI. They share one build folder, EXAMPLES_BUILD: the examples compile this
+# package and the same dependencies with the same settings, so the second compiles little more
+# than its own code. (This package's own folder cannot be shared: each package resolves the
+# checkouts to its own graph, and the other then compiles what it lost again.)
+EXAMPLES       := Flags Tutorial
+EXAMPLES_BUILD ?= $(abspath $(BUILD_DIR))/examples
 .PHONY: examples-test
-examples-test: deps
-	$(SWIFT) build $(SWIFT_FLAGS) --product switchyard
+examples-test: build
 	@for example in $(EXAMPLES); do \
-	  $(MAKE) -C Examples/$$example test SWIFT=$(SWIFT) \
+	  $(MAKE) -C Examples/$$example test SWIFT=$(SWIFT) BUILD_PATH=$(EXAMPLES_BUILD) \
 	    SWITCHYARD_CLI="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyard" || exit 1; \
 	done
 
@@ -73,8 +83,7 @@ PYTHON_REQUIREMENTS := Tests/Python/requirements.txt
 PYTHON_STAMP        := $(BUILD_DIR)/python-requirements.stamp
 
 .PHONY: python-test
-python-test: deps $(PYTHON_STAMP)
-	$(SWIFT) build $(SWIFT_FLAGS) --product switchyardd
+python-test: build $(PYTHON_STAMP)
 	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
 	  $(VENV)/bin/python3 -m pytest -q Tests/Python
 
@@ -103,7 +112,7 @@ TSAN_DIR   ?= .build-tsan
 TSAN_FLAGS := --sanitize=thread -Xswiftc -DSWITCHYARD_TSAN --scratch-path $(TSAN_DIR)
 .PHONY: test-tsan
 test-tsan: deps
-	$(SWIFT) build --build-tests $(TSAN_FLAGS)
+	$(SWIFT_BUILD) --build-tests $(TSAN_FLAGS)
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" SWITCHYARD_TEST_TIME_SCALE=4 $(SWIFT) test $(TSAN_FLAGS) --skip-build --no-parallel
 
 # libFuzzer targets (Fuzz/README.md): `make fuzz` runs each for FUZZ_SECONDS in release;
@@ -159,16 +168,13 @@ bench-lookups: deps
 	Benchmarks/EndToEnd/metadata-lookups.sh $(BENCH_DIR)/release/switchyardd worker
 
 clean:
-	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(RELEASE_DIR) $(TSAN_DIR) $(FUZZ_DIR) $(EXAMPLES:%=Examples/%/.build)
+	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(RELEASE_DIR) $(TSAN_DIR) $(FUZZ_DIR) $(EXAMPLES_BUILD) $(EXAMPLES:%=Examples/%/.build)
 
 # Tests/Systemd: the units checked offline (systemd-analyze verify and security), then run under a
 # real systemd 252 as PID 1 in systemd-nspawn against the debug build: socket activation, notify,
 # watchdog, reload, journal fields, clean stop. Needs root.
 .PHONY: systemd-test
-systemd-test: deps
-	$(SWIFT) build $(SWIFT_FLAGS) --product switchyardd
-	$(SWIFT) build $(SWIFT_FLAGS) --product switchyard
-	$(SWIFT) build $(SWIFT_FLAGS) --product switchyard-fixture
+systemd-test: build
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/unit-checks.sh
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/nspawn-e2e.sh
 
