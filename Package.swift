@@ -47,17 +47,30 @@ let package = Package(
   ],
   targets: [
     // @DescribedAction: @CasePathable's case paths and the case names and payloads Describe shows.
+    // The compiler plugin only lists the macro; its expansion is a library of its own, which the
+    // macro's tests depend on. A test target that depends on a macro target directly is built
+    // for the host, with every other test target of the package and all they depend on: the
+    // whole graph then compiles twice, once for the tests and once for the executables.
     .macro(
       name: "SwitchyardMacros",
       dependencies: [
-        .product(name: "CasePathsMacrosSupport", package: "swift-case-paths"),
+        "SwitchyardMacrosSupport",
         .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+      ],
+      path: "Sources/Macros"
+    ),
+    .target(
+      name: "SwitchyardMacrosSupport",
+      dependencies: [
+        .product(name: "CasePathsMacrosSupport", package: "swift-case-paths"),
         .product(name: "SwiftDiagnostics", package: "swift-syntax"),
         .product(name: "SwiftSyntax", package: "swift-syntax"),
         .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
         .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
       ],
-      path: "Sources/Macros"
+      path: "Sources/MacrosSupport"
     ),
     .target(
       name: "SwitchyardSynchronization",
@@ -348,9 +361,9 @@ let package = Package(
       ]
     ),
     .testTarget(
-      name: "MacrosTests",
+      name: "MacrosSupportTests",
       dependencies: [
-        "SwitchyardMacros",
+        "SwitchyardMacrosSupport",
         .product(name: "MacroTesting", package: "swift-macro-testing"),
         .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
       ]

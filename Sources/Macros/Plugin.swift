@@ -1,5 +1,6 @@
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
+import SwitchyardMacrosSupport
 
 @main
 struct SwitchyardMacrosPlugin: CompilerPlugin {

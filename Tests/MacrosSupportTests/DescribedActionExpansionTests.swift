@@ -1,6 +1,6 @@
 import MacroTesting
 import SwiftSyntaxMacroExpansion
-import SwitchyardMacros
+import SwitchyardMacrosSupport
 import Testing
 
 /// What `@DescribedAction` writes: swift-case-paths' own `@CasePathable` members, and the
@@ -9,14 +9,14 @@ import Testing
   .macros(
     [
       "DescribedAction": MacroSpec(
-        type: DescribedActionMacro.self,
+        type: DescribedActionExpansion.self,
         conformances: ["CasePathable", "CasePathIterable", "DescribedAction", "CaseDecodedAction"]
       )
     ],
     record: .never
   )
 )
-struct DescribedActionMacroTests {
+struct DescribedActionExpansionTests {
   @Test func casesWithTheirPayloads() {
     assertMacro {
       """
