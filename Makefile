@@ -147,11 +147,13 @@ soak-durability: build
 run: deps
 	./scripts/run.sh
 
-# Release build of Benchmarks/, in a folder of its own so it never invalidates the debug build.
+# Release build of Benchmarks/Runtime, a package of its own, in a folder of its own so it never
+# invalidates the debug build.
 bench: deps
 	rm -rf $(BENCH_OUT)
-	$(SWIFT) package --scratch-path $(BENCH_DIR) --allow-writing-to-package-directory \
-	  benchmark --target RuntimeBenchmarks --format jmh --path $(BENCH_OUT) --no-progress
+	$(SWIFT) package --package-path Benchmarks/Runtime --scratch-path $(abspath $(BENCH_DIR))/runtime \
+	  --allow-writing-to-package-directory \
+	  benchmark --target RuntimeBenchmarks --format jmh --path $(abspath $(BENCH_OUT)) --no-progress
 	python3 Benchmarks/ratios.py $(BENCH_OUT)
 
 # End-to-end: switchyardd against a C echo server and Redis, started by the same run.

@@ -1,5 +1,4 @@
 // swift-tools-version: 6.1
-// 6.1 is the lowest tools version that takes package traits, which ordo-one/benchmark needs.
 
 import CompilerPluginSupport
 import PackageDescription
@@ -40,7 +39,6 @@ let package = Package(
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
-    .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     // The range swift-case-paths takes too, so that one swift-syntax is resolved and compiled.
     .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"605.0.0"),
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
@@ -432,17 +430,6 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Benchmarks/NIORelay"
-    ),
-    .executableTarget(
-      name: "RuntimeBenchmarks",
-      dependencies: [
-        "SwitchyardRuntime",
-        .product(name: "Benchmark", package: "benchmark"),
-        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
-        .product(name: "CasePaths", package: "swift-case-paths"),
-      ],
-      path: "Benchmarks/RuntimeBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
   ],
   swiftLanguageModes: [.v6]

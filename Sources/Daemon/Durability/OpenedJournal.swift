@@ -18,7 +18,7 @@ struct OpenedJournal: Sendable {
   let recovered: Recovery.Recovered
   /// The last changes the journal holds, up to `subscriptions.historyLimit` and
   /// `subscriptions.historyBytes`: a subscriber of the last run resumes from them with `since`.
-  let history: [StateChange]
+  let history: [LoggedChange]
   /// The durable timers scheduled and not yet fired or cancelled.
   let timers: [JournaledTimer]
   /// This run, as the journal recorded it: the writer records it again, clean, at the stop.
@@ -130,10 +130,10 @@ struct OpenedJournal: Sendable {
         "duration": "\(ContinuousClock.now - started)",
       ]
     )
-    let history: [StateChange]
+    let history: [LoggedChange]
     do {
       history = try journal.lastChanges(configuration.historyLimit, maxBytes: configuration.historyBytes).map { change in
-        StateChange(seq: change.seq, patch: try JSONPatch(jsonValue: JSONValue(parsing: change.patch)))
+        LoggedChange(seq: change.seq, patch: try JSONPatch(jsonValue: JSONValue(parsing: change.patch)))
       }
     } catch {
       throw RecoveryError("cannot read the journal's last changes: \(error)")

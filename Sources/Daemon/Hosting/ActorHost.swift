@@ -117,7 +117,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     if let readings = self.recorder?.take() { cause?.dependencies = readings }
     guard let seq = self.sink.append(change.patch, cause: cause) else { return }
     self.versions.withLock { versions in
-      versions.changed = change.seq
+      versions.changed = change.version
       versions.seq = seq
     }
   }
@@ -152,7 +152,7 @@ extension Store where State: Encodable {
   ) throws -> ActorHost<RootAction, State, Action> where State: Codable {
     let host = ActorHost(name: name, route: route, store: self, sink: sink, recorder: recorder, internalAction: internalAction)
     let (snapshot, observation) = try self.observe(includingCauses: { host.published($0, cause: $1) })
-    host.observed(from: snapshot.seq, through: observation)
+    host.observed(from: snapshot.version, through: observation)
     return host
   }
 }

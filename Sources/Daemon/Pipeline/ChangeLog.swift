@@ -20,7 +20,7 @@ final class ChangeLog: Sendable {
   private struct Contents: ~Copyable {
     var seq: UInt64 = 0
     var state: JSONValue
-    var history = Deque<StateChange>()
+    var history = Deque<LoggedChange>()
     /// What `history`'s changes weigh (``JSONPatch/approximateByteCount``), in its order.
     var historyWeights = Deque<Int>()
     var historyBytes = 0
@@ -46,7 +46,7 @@ final class ChangeLog: Sendable {
   init(
     initialState: JSONValue,
     seq: UInt64 = 0,
-    history: [StateChange] = [],
+    history: [LoggedChange] = [],
     historyLimit: Int,
     historyBytes: Int = .max,
     historyID: String = UUID().uuidString.lowercased(),
@@ -82,7 +82,7 @@ final class ChangeLog: Sendable {
         return nil
       }
       contents.seq += 1
-      let change = StateChange(seq: contents.seq, patch: patch)
+      let change = LoggedChange(seq: contents.seq, patch: patch)
       if let journal = self.journal {
         journal.submit(
           JournaledChange(
@@ -211,7 +211,7 @@ final class ChangeLog: Sendable {
   /// Appends `change` to the history, first dropping the oldest changes until it fits both
   /// bounds (a reload may have lowered them). A change heavier than the whole byte bound is
   /// not kept: a subscriber that resumes from before it is caught up from the journal.
-  private static func keep(_ change: StateChange, weighing weight: Int, in contents: inout Contents, limit: Int, bytes: Int) {
+  private static func keep(_ change: LoggedChange, weighing weight: Int, in contents: inout Contents, limit: Int, bytes: Int) {
     let fits = limit > 0 && weight <= bytes
     while !contents.history.isEmpty,
       !fits || contents.history.count >= limit || contents.historyBytes + weight > bytes

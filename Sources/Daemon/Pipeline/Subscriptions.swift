@@ -185,7 +185,7 @@ final class Subscriptions: Sendable {
   /// - Parameters:
   ///   - state: The composed state after the change.
   ///   - feature: The feature that made it, and `cause`, why: for the subscribers that asked.
-  func deliver(_ change: StateChange, state: JSONValue, feature: String? = nil, cause: ChangeCause? = nil) {
+  func deliver(_ change: LoggedChange, state: JSONValue, feature: String? = nil, cause: ChangeCause? = nil) {
     self.contents.withLock { contents in
       for (key, feed) in contents.byPath {
         switch Self.relative(change.patch, to: key.pointer, in: state) {
@@ -205,7 +205,7 @@ final class Subscriptions: Sendable {
   }
 
   /// Hands `change` to one subscriber: a replay from the history.
-  func deliver(_ change: StateChange, to subscriber: Subscriber, state: JSONValue) {
+  func deliver(_ change: LoggedChange, to subscriber: Subscriber, state: JSONValue) {
     switch Self.relative(change.patch, to: subscriber.pointer, in: state) {
     case nil: self.push(.end(reason: .pathRemoved), seq: change.seq, to: subscriber)
     case let patch? where patch.isEmpty: break

@@ -210,8 +210,8 @@ final class EffectRunner<Action>: Sendable {
   /// Once its task runs, an effect reaches its first sleep without suspending on the way.
   func waitUntilRunning(deadline: ContinuousClock.Instant) async {
     precondition(self.countsTasksNotYetRunning, "this runner does not count its tasks")
+    await Task.yield()
     while self.registry.withLock({ $0.notYetRunning }) > 0, ContinuousClock.now < deadline {
-      await Task.yield()
       try? await Task.sleep(for: .microseconds(50))
     }
   }

@@ -2,20 +2,20 @@
 /// patch that turns the previous state's JSON into the new one's.
 public struct StateChange: Sendable, Hashable {
   /// The store's version after this change: one more than the version before it.
-  public let seq: UInt64
+  public let version: UInt64
   /// The change, as a JSON Patch over the state's JSON encoding.
   public let patch: JSONPatch
 
-  public init(seq: UInt64, patch: JSONPatch) {
-    self.seq = seq
+  public init(version: UInt64, patch: JSONPatch) {
+    self.version = version
     self.patch = patch
   }
 }
 
 /// A store's state at one version, with its JSON encoding.
 public struct StateSnapshot<State: Sendable>: Sendable {
-  /// The version: the next ``StateChange`` an observer gets has `seq + 1`.
-  public let seq: UInt64
+  /// The version: the next ``StateChange`` an observer gets has `version + 1`.
+  public let version: UInt64
   public let state: State
   /// `state` as JSON, the tree later patches apply to.
   public let json: JSONValue

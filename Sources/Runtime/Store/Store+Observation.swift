@@ -4,7 +4,7 @@ extension Store where State: Encodable {
   /// The current state and every later change, with nothing missed in between.
   ///
   /// `handler` runs on the store's isolation, right after each change: keep it short (hand the
-  /// change to a queue). The first change it gets has `snapshot.seq + 1`, and each one after
+  /// change to a queue). The first change it gets has `snapshot.version + 1`, and each one after
   /// that the next number.
   ///
   /// ```swift
@@ -40,7 +40,7 @@ extension Store where State: Encodable {
     let observation = StoreObservation { [weak self] in
       Task { await self?.removeObserver(id) }
     }
-    return (StateSnapshot(seq: self._seq, state: self._state, json: json), observation)
+    return (StateSnapshot(version: self._version, state: self._state, json: json), observation)
   }
 
   /// The current state and an asynchronous sequence of every later change.
@@ -98,8 +98,8 @@ extension Store {
       }
     }
     if operations.isEmpty { return }
-    self._seq &+= 1
-    let change = StateChange(seq: self.seq, patch: JSONPatch(operations: operations))
+    self._version &+= 1
+    let change = StateChange(version: self.version, patch: JSONPatch(operations: operations))
     for observer in self.observers.values { observer(change, self.cause) }
   }
 }

@@ -28,8 +28,8 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   /// The store's version. It advances by one with every change published to observers; while
   /// nobody observes, it advances with every reduced action, since unobserved changes are not
-  /// computed. Either way it never goes back, so `(seq, state)` pairs are ordered.
-  public var seq: UInt64 { self._seq }
+  /// computed. Either way it never goes back, so `(version, state)` pairs are ordered.
+  public var version: UInt64 { self._version }
 
   // The hot path (`send` down to the reducer) is inlinable so that it is specialized for the
   // feature's types where the store is used: unspecialized, looking up generic metadata cost
@@ -39,7 +39,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   // and never through an access that overlaps another: the compiler's checks hold, and the
   // runtime's (`swift_beginAccess`) would cost a few per cent of every action.
   @exclusivity(unchecked) @usableFromInline var _state: State
-  @exclusivity(unchecked) @usableFromInline var _seq: UInt64 = 0
+  @exclusivity(unchecked) @usableFromInline var _version: UInt64 = 0
   @usableFromInline let reducer: (inout State, Action) -> Effect<Action>
   @usableFromInline let dependencies: DependencyValues?
   @usableFromInline nonisolated let mailbox = Mailbox<Action>()
@@ -183,7 +183,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     self.reduce(action)
     self.isReducing = false
     if self.mailbox.hasPending { self.drain() }
-    return self._seq
+    return self._version
   }
 
   @inlinable
@@ -201,7 +201,7 @@ public actor Store<State: Sendable, Action: Sendable> {
       self.tracker.end()
       self.publish(tracked: true)
     } else {
-      self._seq &+= 1
+      self._version &+= 1
     }
     if !effect.isNone { self.effects.start(effect, origin: "an action of \(Self.self)") }
   }
@@ -361,7 +361,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     case .probe: break
     }
     self.cause = nil
-    envelope.onReduced?(self._seq)
+    envelope.onReduced?(self._version)
   }
 
   private func reduce(_ reduction: _Reduction<Action>) {
@@ -391,7 +391,7 @@ public actor Store<State: Sendable, Action: Sendable> {
       return
     }
     // Untracked: the reduction runs the child wherever it lives by now, outside its scopes.
-    if self.isObserved { self.publish(tracked: false) } else { self._seq &+= 1 }
+    if self.isObserved { self.publish(tracked: false) } else { self._version &+= 1 }
     self.effects.start(effect, origin: "an action of \(Self.self)")
   }
 }

@@ -122,7 +122,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       self.actualState, updateStateToExpectedResult, step: "sending \(_describe(action))", location: location
     )
     self.effects.start(effect, origin: String(customDumping: action))
-    await self.effectsBeginToRun()
+    await self.effects.waitUntilRunning(deadline: .now + self.timeout)
   }
 
   /// Waits for an action sent by an effect, checks it is the one at `caseKeyPath`, and asserts
@@ -295,15 +295,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       record.state, updateStateToExpectedResult,
       step: "receiving \(Self.describe(record.emission))", location: location
     )
-    await self.effectsBeginToRun()
+    await self.effects.waitUntilRunning(deadline: .now + self.timeout)
   }
 
-  /// Returns once the effects started so far are running, so that what the test does next — most
-  /// often advancing a test clock — finds them waiting on it.
-  private func effectsBeginToRun() async {
-    await self.effects.waitUntilRunning(deadline: ContinuousClock.now.advanced(by: self.timeout))
-    await Task.yield()
-  }
 
   private func expect(
     _ actual: State,

@@ -159,7 +159,7 @@ import Testing
       store.enqueue(.append(101))
     }
     #expect(stateAtProbe.value == Array(1...100))
-    #expect(await store.seq == 101)
+    #expect(await store.version == 101)
   }
 
   @Test func observersAreCalledOnTheExecutor() async throws {
@@ -170,7 +170,7 @@ import Testing
     for n in 1...10 { store.enqueue(.append(n)) }
     await store.send(.echo(11))
     #expect(calls.value == Array(repeating: true, count: 12))
-    #expect(await store.seq == snapshot.seq + 12)
+    #expect(await store.version == snapshot.version + 12)
   }
 
   @Test func storesOnOneExecutorTakeTurnsOnItsThread() async {

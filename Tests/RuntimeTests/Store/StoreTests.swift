@@ -63,7 +63,7 @@ import Testing
     }
     #expect(stateAtProbe.value == Array(1...100))
     #expect(await store.state.entries.count == 101, "a probe changes nothing")
-    #expect(await store.seq == 101, "and does not advance the version")
+    #expect(await store.version == 101, "and does not advance the version")
   }
 
   @Test func aProbeIsNotAnsweredWhileTheStoreIsBlocked() async throws {
@@ -107,13 +107,13 @@ import Testing
     let (snapshot, changes) = try await store.changes()
     #expect(snapshot.state.entries == [0])
     var replica = snapshot.json
-    var expectedSeq = snapshot.seq + 1
+    var expectedSeq = snapshot.version + 1
     Task {
       for n in 1...50 { await store.send(n.isMultiple(of: 5) ? .echo(n) : .append(n)) }
     }
     var received = 0
     for await change in changes {
-      #expect(change.seq == expectedSeq)
+      #expect(change.version == expectedSeq)
       expectedSeq += 1
       try change.patch.apply(to: &replica)
       received += 1
@@ -131,14 +131,14 @@ import Testing
     try await Task.sleep(for: .microseconds(50))
     let (snapshot, changes) = try await store.changes()
     var replica = snapshot.json
-    var last = snapshot.seq
+    var last = snapshot.version
     await producer.value
     await store.settle()
-    let target = await store.seq
+    let target = await store.version
     if last < target {
       for await change in changes {
-        #expect(change.seq == last + 1)
-        last = change.seq
+        #expect(change.version == last + 1)
+        last = change.version
         try change.patch.apply(to: &replica)
         if last == target { break }
       }
@@ -163,7 +163,7 @@ import Testing
     let store = Store(initialState: Log.State()) { Noop() }
     let (snapshot, observation) = try await store.observe { _ in Issue.record("unexpected change") }
     await store.send(.append(1))
-    #expect(await store.seq == snapshot.seq)
+    #expect(await store.version == snapshot.version)
     observation.cancel()
   }
 

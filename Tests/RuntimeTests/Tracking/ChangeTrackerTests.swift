@@ -302,7 +302,7 @@ import Testing
     let after = try JSONValueEncoder().encode(await store.state)
     #expect(changes.map(\.patch) == [JSONPatch(from: snapshot, to: after)])
     #expect(changes.map(\.patch) == [JSONPatch(operations: [.replace(path: "/rows/42/title", value: "forty-two")])])
-    #expect(changes.map(\.seq) == [1])
+    #expect(changes.map(\.version) == [1])
   }
 
   @Test func theSnapshotAnObserverKeepsIsNotChangedByLaterChanges() async throws {
@@ -343,6 +343,6 @@ import Testing
     let store = Store(initialState: Self.state()) { Feature() }
     let (_, changes) = try await publishedChanges(of: store, sending: [.root(.removeRow(99))])
     #expect(changes.isEmpty)
-    #expect(await store.seq == 0)
+    #expect(await store.version == 0)
   }
 }

@@ -153,13 +153,13 @@ import Testing
       let (snapshot, observation) = try await store.observe { change in changes.withValue { $0.append(change) } }
       defer { observation.cancel() }
       var document = snapshot.json
-      var seq = snapshot.seq
+      var version = snapshot.version
       for makeAction in actions {
         let action = makeAction(await store.state[keyPath: toFeature])
         await store.send(action)
         for change in changes.value {
-          #expect(change.seq == seq + 1)
-          seq = change.seq
+          #expect(change.version == version + 1)
+          version = change.version
           try change.patch.apply(to: &document)
         }
         changes.setValue([])
