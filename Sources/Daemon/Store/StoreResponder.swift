@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import SwitchyardJournal
+import SwitchyardMetrics
 import SwitchyardRuntime
 import SwitchyardServer
 import SwitchyardSynchronization
