@@ -202,6 +202,17 @@ let package = Package(
       ],
       path: "Sources/Metrics"
     ),
+    // Who may do what: the peer-credential policy, read from `switchyard.access`, and what it
+    // grants the `Caller` the server read, checked against each call.
+    .target(
+      name: "SwitchyardAccess",
+      dependencies: [
+        "SwitchyardJSON",
+        "SwitchyardVarlink",
+        "SwitchyardServer",
+      ],
+      path: "Sources/Access"
+    ),
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
@@ -215,6 +226,7 @@ let package = Package(
         "SwitchyardWorkers",
         "SwitchyardServer",
         "SwitchyardMetrics",
+        "SwitchyardAccess",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -349,6 +361,15 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "AccessTests",
+      dependencies: [
+        "SwitchyardAccess",
+        "SwitchyardJSON",
+        "SwitchyardServer",
+        "SwitchyardVarlink",
       ]
     ),
     .testTarget(

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import SwitchyardAccess
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardAccess
 import SwitchyardMetrics
 import SwitchyardRuntime
 import SwitchyardVarlink

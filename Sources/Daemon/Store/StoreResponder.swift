@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import SwitchyardAccess
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime
