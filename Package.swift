@@ -193,6 +193,37 @@ let package = Package(
       ],
       path: "Sources/Server"
     ),
+    // The metrics: swift-prometheus's registry and the Prometheus text, the server's call
+    // recorder with the lock-free histograms of the hot path, the journal's and the features'
+    // metrics, and the HTTP endpoint (`metrics.listen`). The daemon hands it a sample of its
+    // levels; it imports neither the daemon nor the workers.
+    .target(
+      name: "SwitchyardMetrics",
+      dependencies: [
+        "SwitchyardSynchronization",
+        "SwitchyardVarlink",
+        "SwitchyardServer",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      path: "Sources/Metrics"
+    ),
+    // Who may do what: the peer-credential policy, read from `switchyard.access`, and what it
+    // grants the `Caller` the server read, checked against each call.
+    .target(
+      name: "SwitchyardAccess",
+      dependencies: [
+        "SwitchyardJSON",
+        "SwitchyardVarlink",
+        "SwitchyardServer",
+      ],
+      path: "Sources/Access"
+    ),
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
@@ -205,12 +236,11 @@ let package = Package(
         "SwitchyardSystemd",
         "SwitchyardWorkers",
         "SwitchyardServer",
+        "SwitchyardMetrics",
+        "SwitchyardAccess",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
-        .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
-        .product(name: "CoreMetrics", package: "swift-metrics"),
-        .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "Configuration", package: "swift-configuration"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -341,6 +371,26 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "AccessTests",
+      dependencies: [
+        "SwitchyardAccess",
+        "SwitchyardJSON",
+        "SwitchyardServer",
+        "SwitchyardVarlink",
+      ]
+    ),
+    .testTarget(
+      name: "MetricsTests",
+      dependencies: [
+        "SwitchyardMetrics",
+        "SwitchyardServer",
+        "SwitchyardSynchronization",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]
     ),

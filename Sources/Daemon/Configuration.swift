@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import SwitchyardAccess
 import SwitchyardJournal
 import SwitchyardRuntime
 import SwitchyardWorkers
@@ -183,7 +184,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
       } catch {
         throw ConfigurationError("\(path) is not valid JSON: \(error)")
       }
-      configuration.access = try AccessPolicy.load(from: file)
+      do {
+        configuration.access = try AccessPolicy.load(from: file)
+      } catch let error as AccessConfigurationError {
+        throw ConfigurationError(error.description)
+      }
       if case let .object(features)? = file["switchyard"]?["features"] {
         configuration.unknownFeatures = features.keys.filter { !featureNames.contains($0) }.sorted()
       }

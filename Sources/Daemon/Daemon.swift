@@ -3,7 +3,9 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import SwitchyardAccess
 import SwitchyardJournal
+import SwitchyardMetrics
 import SwitchyardRuntime
 import SwitchyardServer
 import SwitchyardSystemd

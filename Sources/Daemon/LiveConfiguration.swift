@@ -1,4 +1,5 @@
 import Logging
+import SwitchyardAccess
 import SwitchyardServer
 import SwitchyardSynchronization
 import SwitchyardSystemd

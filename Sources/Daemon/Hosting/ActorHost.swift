@@ -1,6 +1,7 @@
 import ConcurrencyExtras
 import Dependencies
 import SwitchyardJournal
+import SwitchyardMetrics
 import SwitchyardRuntime
 import SwitchyardSynchronization
 import SwitchyardTiming

@@ -3,6 +3,7 @@ import Dependencies
 import Logging
 import NIOCore
 import SwitchyardJournal
+import SwitchyardMetrics
 import SwitchyardRuntime
 import SwitchyardWorkers
 

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SwitchyardJournal
+import SwitchyardMetrics
 import SwitchyardRuntime
 import SwitchyardServer
 import SwitchyardWorkers

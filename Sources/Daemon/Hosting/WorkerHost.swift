@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SwitchyardJournal
+import SwitchyardMetrics
 import SwitchyardSynchronization
 import SwitchyardRuntime
 import SwitchyardWorkers

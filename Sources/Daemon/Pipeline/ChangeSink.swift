@@ -1,4 +1,5 @@
 import SwitchyardJournal
+import SwitchyardMetrics
 import SwitchyardRuntime
 
 /// Where one feature's changes go: its patches, relative to its own state, moved under the

@@ -68,9 +68,6 @@ struct ActionDecoder<Action: Codable & Sendable>: Sendable {
 }
 
 extension IncomingCall {
-  /// The method of `io.switchyard.Store` the call is to; `nil` for any other.
-  var storeMethod: StoreInterface.Method? { StoreInterface.Method.named(self.frame.method) }
-
   /// `value` for an action type to read its cases from (``CaseDecodedAction``).
   func actionBytes(at value: JSONLayout.Value) -> ActionBytes {
     ActionBytes(bytes: self.bytes, layout: self.frame.layout, value: value)

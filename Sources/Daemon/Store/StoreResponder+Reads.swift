@@ -1,4 +1,6 @@
 import Foundation
+import SwitchyardAccess
+import SwitchyardMetrics
 import SwitchyardRuntime
 import SwitchyardVarlink
 
@@ -95,8 +97,15 @@ extension StoreResponder {
       seq: self.changeLog.currentSeq,
       actions: self.actionCount.load(ordering: .relaxed),
       mailboxes: [],
-      workers: self.features.compactMap { feature in self.workers[feature.name].map { $0() } },
-      timers: self.timers?.census ?? [],
+      workers: self.features.compactMap { feature in
+        self.workers[feature.name].map { snapshot in
+          let worker = snapshot()
+          return MetricsSample.Worker(
+            feature: worker.feature, pid: worker.pid, restarts: worker.restarts, isRunning: worker.state == "running"
+          )
+        }
+      },
+      timers: (self.timers?.census ?? []).map { MetricsSample.Timers(feature: $0.feature, pending: $0.pending, refused: $0.refused) },
       nextTimerDue: self.timers?.nextDue
     )
   }

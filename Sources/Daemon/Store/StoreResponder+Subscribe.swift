@@ -1,5 +1,6 @@
 import NIOCore
 import SwitchyardJournal
+import SwitchyardMetrics
 import SwitchyardRuntime
 import SwitchyardServer
 import SwitchyardVarlink

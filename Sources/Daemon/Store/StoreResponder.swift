@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import NIOCore
+import SwitchyardAccess
 import SwitchyardJournal
+import SwitchyardMetrics
 import SwitchyardRuntime
 import SwitchyardServer
 import SwitchyardSynchronization

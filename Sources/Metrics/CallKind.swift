@@ -16,19 +16,19 @@ extension CallKind {
 
   static let other = CallKind(index: all.count - 1)
   /// The two a client sends most, looked up once: the hot path takes them from here.
-  static let send = CallKind(.send)
-  static let sendBatch = CallKind(.sendBatch)
+  package static let send = CallKind(.send)
+  package static let sendBatch = CallKind(.sendBatch)
 
-  init(_ method: StoreInterface.Method) {
+  package init(_ method: StoreInterface.Method) {
     self.init(index: Self.storeIndex[method]!)
   }
 
-  init(_ method: ServiceInterface.Method) {
+  package init(_ method: ServiceInterface.Method) {
     self.init(index: StoreInterface.Method.allCases.count + Self.serviceIndex[method]!)
   }
 
   /// The kind of the call to the qualified `method`; `other` for a method the daemon does not have.
-  init(method: String) {
+  package init(method: String) {
     self.init(index: Self.all.firstIndex(of: method) ?? Self.other.index)
   }
 

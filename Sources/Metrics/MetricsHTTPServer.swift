@@ -26,7 +26,7 @@ import SwitchyardSynchronization
 /// let listening = try await server.listen()  // an address in use fails here, before serving
 /// try await listening.run()                   // until the service group shuts down
 /// ```
-struct MetricsHTTPServer: Service {
+package struct MetricsHTTPServer: Service {
   let host: String
   let port: Int
   let metrics: DaemonMetrics
@@ -36,19 +36,26 @@ struct MetricsHTTPServer: Service {
   /// How many of them one peer address may hold.
   var connectionsPerPeer = 4
   /// How long a request may take to arrive, from its first byte (or the accept) to its end.
-  var requestTimeout: TimeAmount = .seconds(5)
+  package var requestTimeout: TimeAmount = .seconds(5)
   /// How long a connection may go without a request.
   var idleTimeout: TimeAmount = .seconds(60)
   /// Called with the address bound (its port chosen by the kernel when 0 was asked for).
   var onListening: @Sendable (SocketAddress) -> Void = { _ in }
 
-  func run() async throws {
+  package init(host: String, port: Int, metrics: DaemonMetrics, logger: Logger) {
+    self.host = host
+    self.port = port
+    self.metrics = metrics
+    self.logger = logger
+  }
+
+  package func run() async throws {
     try await self.listen().run()
   }
 
   /// Binds the address: the daemon does so before it serves anything, so that an address in use
   /// stops the start naming the setting and the address, not once workers run.
-  func listen() async throws(MetricsListenError) -> ListeningMetricsServer {
+  package func listen() async throws(MetricsListenError) -> ListeningMetricsServer {
     let metrics = self.metrics
     let slots = ConnectionSlots(limit: self.connectionLimit, perPeer: self.connectionsPerPeer)
     let (requestTimeout, idleTimeout) = (self.requestTimeout, self.idleTimeout)
@@ -78,12 +85,12 @@ struct MetricsHTTPServer: Service {
 }
 
 /// The metrics server once its address is bound: serves until the service group shuts down.
-struct ListeningMetricsServer: Service {
+package struct ListeningMetricsServer: Service {
   let channel: any Channel
   let logger: Logger
   let onListening: @Sendable (SocketAddress) -> Void
 
-  func run() async throws {
+  package func run() async throws {
     let channel = self.channel
     if let address = channel.localAddress {
       self.logger.info("serving metrics over HTTP", metadata: ["address": "\(address)"])

@@ -1,5 +1,3 @@
-import SwitchyardTiming
-
 /// What the metrics keep of one hosted feature: how long each action took in its reducer
 /// (`switchyard_reduce_duration_seconds{feature}`; its count is the actions the feature
 /// reduced). An actor host times its reducer on the event loop; a worker times it in its own
@@ -10,7 +8,7 @@ import SwitchyardTiming
 /// let effect = reduce(&state, action)
 /// metrics.reduced(nanoseconds: MonotonicClock.now &- start)
 /// ```
-final class FeatureMetrics: Sendable {
+package final class FeatureMetrics: Sendable {
   let feature: String
   let reduceDurations = LatencyHistogram(bounds: LatencyHistogram.reduceBounds)
 
@@ -19,7 +17,7 @@ final class FeatureMetrics: Sendable {
   }
 
   @inline(__always)
-  func reduced(nanoseconds: UInt64) {
+  package func reduced(nanoseconds: UInt64) {
     self.reduceDurations.record(nanoseconds: nanoseconds)
   }
 }

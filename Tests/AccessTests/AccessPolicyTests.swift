@@ -1,10 +1,10 @@
 import Foundation
-import SwitchyardRuntime
+import SwitchyardJSON
 import SwitchyardServer
 import SwitchyardVarlink
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardAccess
 
 /// The policy itself, without a socket: which calls a caller's grants let through.
 @Suite struct AccessPolicyTests {

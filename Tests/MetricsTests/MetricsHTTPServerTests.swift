@@ -8,7 +8,7 @@ import Testing
   import Glibc
 #endif
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardMetrics
 
 /// The metrics endpoint on a real TCP socket: what it keeps of a client that sends nothing, of
 /// one that sends a byte now and then, and of one that opens many connections. (What it keeps

@@ -11,7 +11,7 @@ import Prometheus
 /// ```swift
 /// metrics.committed(nanoseconds: 1_800_000, changes: 16)
 /// ```
-final class JournalMetrics: Sendable {
+package final class JournalMetrics: Sendable {
   private let duration: DurationHistogram
   private let changes: ValueHistogram
   private let pruneFailures: Prometheus.Counter
@@ -42,16 +42,16 @@ final class JournalMetrics: Sendable {
     )
   }
 
-  func pruneFailed() {
+  package func pruneFailed() {
     self.pruneFailures.increment()
   }
 
   /// What the quick check at start found.
-  func checked(sound: Bool) {
+  package func checked(sound: Bool) {
     self.integrityOK.set(to: sound ? 1 : 0)
   }
 
-  func committed(nanoseconds: UInt64, changes: Int) {
+  package func committed(nanoseconds: UInt64, changes: Int) {
     self.duration.record(.nanoseconds(Int64(clamping: nanoseconds)))
     self.changes.record(Double(changes))
   }

@@ -1,4 +1,4 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 
 #if canImport(Glibc)
   import Glibc
@@ -8,18 +8,18 @@ extension AccessPolicy {
   /// Reads `switchyard.access` from a configuration file's JSON, resolving user and group
   /// names to ids now (at start and at each reload), so that a call never waits on NSS.
   ///
-  /// - Throws: ``ConfigurationError`` naming the rule and what is wrong with it.
-  static func load(from file: JSONValue) throws -> AccessPolicy {
+  /// - Throws: ``AccessConfigurationError`` naming the rule and what is wrong with it.
+  package static func load(from file: JSONValue) throws -> AccessPolicy {
     guard let access = file["switchyard"]?["access"], !access.isNull else { return AccessPolicy() }
-    guard case let .object(section) = access else { throw ConfigurationError("access must be an object") }
+    guard case let .object(section) = access else { throw AccessConfigurationError("access must be an object") }
     for key in section.keys where key != "rules" {
-      throw ConfigurationError("access.\(key) is not a setting; access has \"rules\"")
+      throw AccessConfigurationError("access.\(key) is not a setting; access has \"rules\"")
     }
     guard let rules = section["rules"] else { return AccessPolicy() }
     // An object of named rules rather than a list: the configuration reader takes no list of
     // objects, and a name says in the log what each rule is for.
     guard case let .object(named) = rules else {
-      throw ConfigurationError("access.rules must be an object of named rules: {\"operators\": {\"group\": …, \"allow\": […]}}")
+      throw AccessConfigurationError("access.rules must be an object of named rules: {\"operators\": {\"group\": …, \"allow\": […]}}")
     }
     return AccessPolicy(rules: try named.map { name, rule in try Rule(rule, at: "access.rules.\(name)") })
   }
@@ -27,39 +27,39 @@ extension AccessPolicy {
 
 extension AccessPolicy.Rule {
   fileprivate init(_ value: JSONValue, at key: String) throws {
-    guard case let .object(rule) = value else { throw ConfigurationError("\(key) must be an object") }
+    guard case let .object(rule) = value else { throw AccessConfigurationError("\(key) must be an object") }
     for name in rule.keys where !["user", "group", "allow", "actions", "paths"].contains(name) {
-      throw ConfigurationError("\(key).\(name) is not a setting of a rule (user, group, allow, actions, paths)")
+      throw AccessConfigurationError("\(key).\(name) is not a setting of a rule (user, group, allow, actions, paths)")
     }
     switch (rule["user"], rule["group"]) {
     case let (.string(user)?, nil):
-      guard let uid = userID(named: user) else { throw ConfigurationError("\(key).user: no user \(user)") }
+      guard let uid = userID(named: user) else { throw AccessConfigurationError("\(key).user: no user \(user)") }
       self.principal = .user(uid, name: user)
     case let (nil, .string(group)?):
-      guard let gid = groupID(named: group) else { throw ConfigurationError("\(key).group: no group \(group)") }
+      guard let gid = groupID(named: group) else { throw AccessConfigurationError("\(key).group: no group \(group)") }
       self.principal = .group(gid, name: group)
     default:
-      throw ConfigurationError("\(key) must name one \"user\" or one \"group\"")
+      throw AccessConfigurationError("\(key) must name one \"user\" or one \"group\"")
     }
     let allow = try strings(rule["allow"], "\(key).allow") ?? []
     self.allow = Set(
       try allow.map { name in
         guard let permission = AccessPolicy.Permission(rawValue: name) else {
-          throw ConfigurationError("\(key).allow: \(name) is none of read, write, admin")
+          throw AccessConfigurationError("\(key).allow: \(name) is none of read, write, admin")
         }
         return permission
       }
     )
-    if self.allow.isEmpty { throw ConfigurationError("\(key).allow must grant read, write or admin") }
+    if self.allow.isEmpty { throw AccessConfigurationError("\(key).allow must grant read, write or admin") }
     self.actions = try strings(rule["actions"], "\(key).actions")?.map { text in
       guard let pattern = ActionPattern(text) else {
-        throw ConfigurationError("\(key).actions: \(text) is not an action path such as counter.incrTapped or counter.*")
+        throw AccessConfigurationError("\(key).actions: \(text) is not an action path such as counter.incrTapped or counter.*")
       }
       return pattern
     }
     self.paths = try strings(rule["paths"], "\(key).paths")?.map { text in
       do { return try JSONPointer(parsing: text) } catch {
-        throw ConfigurationError("\(key).paths: \(text) is not a JSON Pointer such as /primes")
+        throw AccessConfigurationError("\(key).paths: \(text) is not a JSON Pointer such as /primes")
       }
     }
   }
@@ -67,9 +67,9 @@ extension AccessPolicy.Rule {
 
 private func strings(_ value: JSONValue?, _ key: String) throws -> [String]? {
   guard let value, !value.isNull else { return nil }
-  guard case let .array(items) = value else { throw ConfigurationError("\(key) must be an array of strings") }
+  guard case let .array(items) = value else { throw AccessConfigurationError("\(key) must be an array of strings") }
   return try items.map { item in
-    guard case let .string(text) = item else { throw ConfigurationError("\(key) must be an array of strings") }
+    guard case let .string(text) = item else { throw AccessConfigurationError("\(key) must be an array of strings") }
     return text
   }
 }
@@ -90,4 +90,13 @@ private func groupID(named name: String) -> gid_t? {
   var buffer = [CChar](repeating: 0, count: 65_536)
   if getgrnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil { return entry.gr_gid }
   return gid_t(name)
+}
+
+/// What is wrong with `switchyard.access` in a configuration file: the key, and why.
+package struct AccessConfigurationError: Error, CustomStringConvertible, Sendable {
+  package let description: String
+
+  init(_ description: String) {
+    self.description = description
+  }
 }

@@ -1,4 +1,4 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 import SwitchyardServer
 
 #if canImport(Glibc)
@@ -81,11 +81,11 @@ public struct AccessPolicy: Sendable, Equatable {
 
   /// The daemon's own user, read once: every call is checked, and a system call for each
   /// would be most of what checking a call costs.
-  static let daemonUser = geteuid()
+  package static let daemonUser = geteuid()
 
   /// What `caller` may do, given the socket's group (for the default rule) and the daemon's
   /// own user.
-  func grants(for caller: Caller, socketGroup: gid_t?, daemonUser: uid_t = AccessPolicy.daemonUser) -> Grants {
+  package func grants(for caller: Caller, socketGroup: gid_t?, daemonUser: uid_t = AccessPolicy.daemonUser) -> Grants {
     if caller.uid == 0 || caller.uid == daemonUser { return .everything }
     let rules = self.rules ?? socketGroup.map { [Rule(principal: .group($0, name: "the socket's group"), allow: [.read, .write])] } ?? []
     var grants = Grants()
@@ -134,13 +134,16 @@ public struct ActionPattern: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// What one caller may do: the union of the rules that apply to it.
-struct Grants: Sendable, Equatable {
+package struct Grants: Sendable, Equatable {
   /// State prefixes the caller may read; `nil` entries mean all of it.
   private(set) var readable: [JSONPointer] = []
   private(set) var mayReadAll = false
   private(set) var writable: [ActionPattern] = []
   private(set) var mayWriteAll = false
-  private(set) var isAdmin = false
+  package private(set) var isAdmin = false
+
+  /// Nothing at all: what a caller whose credentials are unknown may do.
+  package init() {}
 
   static let everything: Self = {
     var grants = Grants()
@@ -160,12 +163,12 @@ struct Grants: Sendable, Equatable {
     if rule.allow.contains(.admin) { self.isAdmin = true }
   }
 
-  var mayRead: Bool { self.mayReadAll || !self.readable.isEmpty }
+  package var mayRead: Bool { self.mayReadAll || !self.readable.isEmpty }
   var mayWrite: Bool { self.mayWriteAll || !self.writable.isEmpty }
   var mayDoAnything: Bool { self.mayRead || self.mayWrite || self.isAdmin }
 
   /// Whether the state at `pointer` is all within what the caller may read.
-  func mayRead(_ pointer: JSONPointer) -> Bool {
+  package func mayRead(_ pointer: JSONPointer) -> Bool {
     self.mayReadAll || self.readable.contains { $0.isPrefix(of: pointer) }
   }
 
@@ -175,7 +178,7 @@ struct Grants: Sendable, Equatable {
   }
 
   /// What `Describe` tells the caller about itself.
-  var json: JSONValue {
+  package var json: JSONValue {
     var object: JSONObject = ["read": .bool(self.mayRead), "write": .bool(self.mayWrite), "admin": .bool(self.isAdmin)]
     if !self.mayReadAll, self.mayRead { object["paths"] = .array(self.readable.map { .string($0.description) }) }
     if !self.mayWriteAll, self.mayWrite { object["actions"] = .array(self.writable.map { .string($0.description) }) }

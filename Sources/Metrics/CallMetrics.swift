@@ -14,7 +14,7 @@ import SwitchyardVarlink
 /// ```swift
 /// metrics.calls.record(kind: CallKind(.send), result: CallResult.ok, nanoseconds: 48_000)
 /// ```
-final class CallMetrics: Sendable {
+package final class CallMetrics: Sendable {
   private let registry: PrometheusCollectorRegistry
   /// By method × result.
   private let counters: AtomicSlots<Counter>
@@ -59,7 +59,7 @@ final class CallMetrics: Sendable {
 extension CallMetrics: CallRecorder {
   /// Counts a call the server answered: one it could not read as `other`, its result the name
   /// of its error or `ok`.
-  func recordCall(kind: CallKind?, error: VarlinkError?, nanoseconds: UInt64?) {
+  package func recordCall(kind: CallKind?, error: VarlinkError?, nanoseconds: UInt64?) {
     let result = error.map { CallResult.index(ofError: $0.name) } ?? CallResult.ok
     self.record(kind: kind ?? .other, result: result, nanoseconds: nanoseconds)
   }

@@ -1,7 +1,7 @@
 import SwitchyardServer
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardMetrics
 
 /// The lock-free histogram the hot path records into, and its Prometheus text.
 struct LatencyHistogramTests {

@@ -1,4 +1,4 @@
-import SwitchyardRuntime
+import SwitchyardJSON
 import SwitchyardServer
 import SwitchyardVarlink
 
@@ -18,7 +18,7 @@ extension Grants {
   /// Why a call read straight from its frame is refused: as ``denial(of:)-(VarlinkCall)``, with
   /// a parameter made a tree only when the policy must look at it (an unrestricted writer's
   /// actions are never looked at).
-  func denial(of call: IncomingCall) -> VarlinkError? {
+  package func denial(of call: IncomingCall) -> VarlinkError? {
     self.denial(of: call.method, call.storeMethod) { call.parameter($0) }
   }
 
@@ -87,4 +87,9 @@ extension VarlinkError {
   ) -> Self {
     Self(SwitchyardError.permissionDenied(method: method, reason: reason, action: action, path: path))
   }
+}
+
+extension IncomingCall {
+  /// The method of `io.switchyard.Store` the call is to; `nil` for any other.
+  package var storeMethod: StoreInterface.Method? { StoreInterface.Method.named(self.frame.method) }
 }

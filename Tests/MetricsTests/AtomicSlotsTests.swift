@@ -1,7 +1,7 @@
 import SwitchyardSynchronization
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardMetrics
 
 private final class Made: Sendable {
   let index: Int

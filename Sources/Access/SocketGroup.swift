@@ -6,7 +6,7 @@
 ///
 /// A socket the daemon binds belongs to its effective group (as `bind` creates it); one systemd
 /// passed belongs to `SocketGroup=`, found through the path the socket is bound to.
-func socketGroup(boundAt path: String?) -> gid_t {
+package func socketGroup(boundAt path: String?) -> gid_t {
   var status = stat()
   if let path, stat(path, &status) == 0 { return status.st_gid }
   return getegid()

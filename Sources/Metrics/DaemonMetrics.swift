@@ -21,12 +21,12 @@ import SwitchyardSynchronization
 /// Levels are read from the daemon when the text is made (``MetricsSample``).
 public final class DaemonMetrics: Sendable {
   let registry: PrometheusCollectorRegistry
-  let calls: CallMetrics
-  let journal: JournalMetrics
+  package let calls: CallMetrics
+  package let journal: JournalMetrics
   /// Per feature, in declaration order.
   let features: [FeatureMetrics]
   /// Subscribers that fell too far behind and were sent a fresh snapshot instead.
-  let resnapshots: Prometheus.Counter
+  package let resnapshots: Prometheus.Counter
 
   private let sampler = Mutex<(@Sendable () -> MetricsSample)?>(nil)
   /// What was last read of counts that others keep, to add only what is new to the counters.
@@ -51,7 +51,7 @@ public final class DaemonMetrics: Sendable {
     PrometheusMetricsFactory(registry: self.registry)
   }
 
-  init(features: [String]) {
+  package init(features: [String]) {
     let registry = PrometheusCollectorRegistry()
     self.registry = registry
     self.calls = CallMetrics(registry: registry)
@@ -76,17 +76,17 @@ public final class DaemonMetrics: Sendable {
   }
 
   /// The metrics of the feature named `name`.
-  func feature(named name: String) -> FeatureMetrics? {
+  package func feature(named name: String) -> FeatureMetrics? {
     self.features.first { $0.feature == name }
   }
 
   /// Tells the metrics how to read the daemon's levels, once it runs.
-  func sample(with sampler: @escaping @Sendable () -> MetricsSample) {
+  package func sample(with sampler: @escaping @Sendable () -> MetricsSample) {
     self.sampler.withLock { $0 = sampler }
   }
 
   /// Every metric, as Prometheus text (format 0.0.4).
-  func exposition() -> String {
+  package func exposition() -> String {
     if let sample = self.sampler.withLock({ $0 })?() { self.update(from: sample) }
     if let bytes = residentMemoryBytes(of: getpid()) { self.residentMemory.set(to: Double(bytes)) }
     var text = PrometheusText()
@@ -158,7 +158,7 @@ public final class DaemonMetrics: Sendable {
       ).set(to: Double(memory))
       self.registry.makeGauge(
         descriptor: .named("switchyard_worker_up", help: "Whether a feature's worker process runs (1) or not (0)."), labels: [("feature", worker.feature)]
-      ).set(to: worker.state == "running" ? 1.0 : 0.0)
+      ).set(to: worker.isRunning ? 1.0 : 0.0)
     }
   }
 }
