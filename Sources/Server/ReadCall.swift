@@ -3,7 +3,7 @@ import NIOCore
 import SwitchyardVarlink
 
 /// A call read from a connection, waiting for its turn to be answered.
-struct ReadCall {
+struct ReadCall: ConnectionCall {
   let method: String
   let oneway: Bool
   /// A `more` call: it lasts as long as its client wants, so its length is not timed.
@@ -16,6 +16,8 @@ struct ReadCall {
   var frame: ByteBuffer? = nil
   /// The call could not be read, which was logged then: its error reply is not logged again.
   var errorIsLogged = false
+
+  var isBarrier: Bool { self.prepared.isBarrier }
 
   /// What `responder` adds to the log line of the call's error reply, read again from the frame.
   func failureMetadata(from responder: any VarlinkResponder) -> Logger.Metadata {

@@ -5,25 +5,22 @@ import NIOCore
 import SwitchyardJSON
 import SwitchyardVarlink
 
-/// Serves one connection on its event loop: takes the calls its framing handler splits off,
-/// starts each as it is read (a `Send` is routed right away, so pipelined sends keep their
-/// order), and answers them one after another, in call order.
+/// Serves one connection on its event loop: drives its ``ConnectionState`` — which says when a
+/// frame its framing handler split off becomes a call, when a call is answered, when the socket
+/// is read and when the connection closes — and does the I/O it asks for.
 ///
-/// Nothing here waits: a call answers through its ``CallAnswer`` whenever it is done, and the
-/// next call starts then. When the responder's stores run on this event loop too, a `Send` is
-/// read, routed, reduced and answered without leaving the thread, and everything answered in
-/// one turn of the loop is flushed once.
-///
-/// What a client can make it hold is bounded:
-/// - at most `maxQueuedCalls` calls started and not answered; past them, and behind a barrier
-///   call (one the responder wants answered before anything after it is read), frames wait
-///   unread and the socket is not read, so a client that pipelines without end fills its own
-///   socket buffer;
-/// - no call starts while the client leaves more than `maxUnwrittenBytes` unread.
+/// A call starts as it is read (a `Send` is routed right away, so pipelined sends keep their
+/// order), and calls are answered one after another, in call order. Nothing here waits: a call
+/// answers through its ``CallAnswer`` whenever it is done, and the next call starts then. When
+/// the responder's stores run on this event loop too, a `Send` is read, routed, reduced and
+/// answered without leaving the thread, and everything answered in one turn of the loop is
+/// flushed once.
 package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   package typealias InboundIn = ByteBuffer
   package typealias OutboundIn = ByteBuffer
   package typealias OutboundOut = ByteBuffer
+  /// A frame read, and when.
+  typealias ReadFrame = (frame: ByteBuffer, readAt: NIODeadline)
 
   private let responder: any VarlinkResponder
   private let server: ServerChannels
@@ -32,7 +29,6 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// one (an embedded channel), when everything goes through the channel.
   private let socket: CInt?
   private let log: ConnectionLog
-  private let capacity: Int
   private let connectionLimit: Int
   /// Where connections refused over the limit are logged, rate-limited across all of them.
   private let refusals: ConnectionLog
@@ -45,30 +41,17 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
   // A handler lives on its channel's event loop, and its methods never overlap their accesses:
   // the runtime's exclusivity checks on these would cost a few per cent of a call.
+  /// Set while the connection is admitted and open.
   @exclusivity(unchecked) private var context: ChannelHandlerContext?
-  /// Frames read and not yet started, behind a barrier or past the capacity, with when.
-  @exclusivity(unchecked) private var frames = Deque<(frame: ByteBuffer, readAt: NIODeadline)>()
-  /// Calls started and not yet answered; the first is the one being answered.
-  @exclusivity(unchecked) private var calls = Deque<ReadCall>()
-  /// The number of the first of `calls`: a call's ``CallAnswer`` carries its own.
-  @exclusivity(unchecked) private var firstCall: UInt64 = 0
-  @exclusivity(unchecked) private var isFirstStarted = false
+  @exclusivity(unchecked) private var state: ConnectionState<ReadFrame, ReadCall>
+  /// ``advance()`` is running: a call answered while it starts comes back to it, not into it.
   @exclusivity(unchecked) private var isAdvancing = false
-  @exclusivity(unchecked) private var advanceAgain = false
-  /// The server is draining: no call starts any more.
-  @exclusivity(unchecked) private var isDraining = false
-  @exclusivity(unchecked) private var isReadHeld = false
-  @exclusivity(unchecked) private var isFlushDue = false
   /// What was written since the last flush, gathered into one buffer.
   @exclusivity(unchecked) private var output = OutboundFrames()
-  @exclusivity(unchecked) private var isFlushScheduled = false
   /// Writes handed to the channel and not done yet: while there is one, the next go there too.
   @exclusivity(unchecked) private var handedToChannel = 0
   /// Something was handed to the channel since its last flush.
   @exclusivity(unchecked) private var isChannelFlushDue = false
-  /// The connection is reading: what is written meanwhile is flushed when the read is complete
-  /// (``channelReadComplete(context:)``), with no task scheduled for it.
-  @exclusivity(unchecked) private var isReading = false
   @exclusivity(unchecked) private var writableWaiters: [@Sendable () -> Void] = []
   @exclusivity(unchecked) private var registersOnClose: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
 
@@ -90,7 +73,7 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.caller = caller
     self.socket = socket
     self.log = log
-    self.capacity = max(1, capacity)
+    self.state = ConnectionState(capacity: capacity)
     self.connectionLimit = connectionLimit
     self.refusals = refusals
     self.callMetrics = calls
@@ -119,11 +102,10 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   package func channelInactive(context: ChannelHandlerContext) {
     guard self.context != nil else { return context.fireChannelInactive() }
     self.context = nil
-    self.frames.removeAll()
+    let unanswered = self.state.close()
     self.output = OutboundFrames()
     // Calls that will never be answered now.
-    self.requests.answered(self.calls.count { !$0.more })
-    self.calls.removeAll()
+    self.requests.answered(unanswered.count { !$0.more })
     let waiters = self.writableWaiters
     self.writableWaiters = []
     for waiter in waiters { waiter() }
@@ -134,20 +116,20 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
   package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard self.context != nil else { return }
-    self.isReading = true
-    self.frames.append((self.unwrapInboundIn(data), self.lastRead.time))
+    self.state.read((self.unwrapInboundIn(data), self.lastRead.time))
     self.advance()
   }
 
   /// The read is done: one flush for every reply its calls wrote, in the same pass.
   package func channelReadComplete(context: ChannelHandlerContext) {
-    self.isReading = false
-    if self.isFlushDue, self.context != nil { self.flush(context) }
+    if self.state.readComplete(), self.context != nil { self.flush(context) }
     context.fireChannelReadComplete()
   }
 
   package func channelWritabilityChanged(context: ChannelHandlerContext) {
-    if context.channel.isWritable {
+    let isWritable = context.channel.isWritable
+    self.state.writabilityChanged(isWritable)
+    if isWritable {
       let waiters = self.writableWaiters
       self.writableWaiters = []
       for waiter in waiters { waiter() }
@@ -167,24 +149,18 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
   /// Reads the socket only while there is room for what it brings.
   package func read(context: ChannelHandlerContext) {
-    if self.hasRoom && self.context != nil {
-      context.read()
-    } else {
-      self.isReadHeld = true
-    }
+    guard self.context != nil else { return }
+    if self.state.readRequested() == .read { context.read() }
   }
 
-  private var hasRoom: Bool {
-    self.frames.isEmpty && self.calls.count < self.capacity
-  }
+  /// The connection's state as plain data.
+  var snapshot: ConnectionSnapshot { self.state.snapshot }
 
   // MARK: Answering
 
   /// Writes what the call being answered sends; anything else is dropped.
   func write(_ outgoing: VarlinkOutgoing, for call: UInt64, flushingNow: Bool = false) {
-    guard let context, call == self.firstCall, self.isFirstStarted, let first = self.calls.first, !first.oneway else {
-      return
-    }
+    guard let context, self.state.isAnswering(call) else { return }
     let allocator = context.channel.allocator
     switch outgoing {
     case let .reply(reply): self.output.append(allocator: allocator) { $0.writeBytes(reply.frame()) }
@@ -197,15 +173,13 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     if flushingNow {
       self.flush(context)
     } else {
-      self.flushSoon()
+      self.flushSoon(context)
     }
   }
 
   /// Ends the call being answered, with its error reply if any, and starts the next.
   func finish(_ call: UInt64, error: VarlinkError?) {
-    guard let context, call == self.firstCall, self.isFirstStarted, let first = self.calls.popFirst() else { return }
-    self.firstCall &+= 1
-    self.isFirstStarted = false
+    guard let context, let first = self.state.finish(call) else { return }
     if !first.more { self.requests.answered() }
     if let calls = self.callMetrics {
       // A subscription lasts as long as its client wants: only its end is counted.
@@ -224,13 +198,12 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
       }
       if !first.oneway {
         self.output.append(allocator: context.channel.allocator) { $0.writeBytes(error.frame()) }
-        self.flushSoon()
+        self.flushSoon(context)
       }
     }
     if self.server.finishedAnswering(on: context.channel) {
       // The server drains and this was the connection's last call: what it wrote goes first.
-      self.isDraining = true
-      self.frames.removeAll()
+      self.state.drain()
     }
     self.advance()
   }
@@ -245,75 +218,60 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     }
   }
 
-  /// Starts what can start: frames become calls while there is room and no barrier waits, and
-  /// the first call starts once the one before it is answered and the client reads its
-  /// replies. A call that answers while it starts comes back here, and the loop goes on.
+  /// Does what the connection's state says until it says to wait. A call that answers while it
+  /// starts comes back here while this runs, and the loop goes on.
   private func advance() {
-    guard !self.isAdvancing else {
-      self.advanceAgain = true
-      return
-    }
-    guard let context else { return }
+    guard !self.isAdvancing, let context else { return }
     self.isAdvancing = true
     defer { self.isAdvancing = false }
-    repeat {
-      self.advanceAgain = false
-      while !self.isDraining, self.calls.count < self.capacity, self.calls.last?.prepared.isBarrier != true,
-        let next = self.frames.popFirst()
-      {
+    while true {
+      switch self.state.next() {
+      case let .startCall(next):
         guard self.server.startAnswering(on: context.channel) else {
-          self.isDraining = true
-          self.frames.removeAll()
-          break
+          self.state.drain()
+          continue
         }
         let call = self.prepare(next.frame, readAt: next.readAt, on: context.channel)
         if !call.more { self.requests.started() }
-        self.calls.append(call)
-      }
-      if !self.isFirstStarted, let first = self.calls.first, context.channel.isWritable {
-        self.isFirstStarted = true
+        self.state.started(call)
+      case let .answer(first, number):
         switch first.prepared.answer {
         case let .answered(reply):
           // Known as the call was read: written here, with no `CallAnswer` made for it.
-          self.write(reply, for: self.firstCall)
-          self.finish(self.firstCall, error: nil)
+          self.write(reply, for: number)
+          self.finish(number, error: nil)
         case let .starting(start):
-          start(
-            CallAnswer(connection: NIOLoopBound(self, eventLoop: context.eventLoop), channel: context.channel, call: self.firstCall)
-          )
+          start(CallAnswer(connection: NIOLoopBound(self, eventLoop: context.eventLoop), channel: context.channel, call: number))
         }
+      case .resumeReading:
+        context.read()
+      case .close:
+        if self.state.isFlushDue { self.flush(context) }
+        context.close(promise: nil)
+        return
+      case .wait:
+        return
       }
-    } while self.advanceAgain
-    if self.isDraining && self.calls.isEmpty {
-      if self.isFlushDue { self.flush(context) }
-      context.close(promise: nil)
-    } else if self.isReadHeld && self.hasRoom {
-      self.isReadHeld = false
-      context.read()
     }
   }
 
   /// Flushes once this turn of the event loop is over: every reply written until then goes out
-  /// in one `writev`.
-  private func flushSoon() {
-    self.isFlushDue = true
-    // Written while the connection reads: its read's end flushes (pipelined calls answered in
-    // the same pass share that flush). Otherwise (an answer from a worker's link, an effect, a
-    // subscriber's delivery), a task after this turn of the loop does.
-    guard !self.isReading, !self.isFlushScheduled, let context else { return }
-    self.isFlushScheduled = true
+  /// in one `writev`. Written while the connection reads, its read's end flushes (pipelined
+  /// calls answered in the same pass share that flush); otherwise (an answer from a worker's
+  /// link, an effect, a subscriber's delivery) a task after this turn of the loop does.
+  private func flushSoon(_ context: ChannelHandlerContext) {
+    guard self.state.wrote() else { return }
     let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
     context.eventLoop.execute {
       let handler = handler.value
-      handler.isFlushScheduled = false
-      guard handler.isFlushDue, let context = handler.context else { return }
+      guard handler.state.scheduledFlushRuns(), let context = handler.context else { return }
       handler.flush(context)
     }
   }
 
   /// Writes what was gathered, as one buffer, and flushes what went through the channel.
   private func flush(_ context: ChannelHandlerContext) {
-    self.isFlushDue = false
+    self.state.flushed()
     self.output.flush { self.writeNow($0, context) }
     if self.isChannelFlushDue {
       self.isChannelFlushDue = false
