@@ -42,8 +42,16 @@ let package = Package(
     .macro(
       name: "SwitchyardMacros",
       dependencies: [
-        .product(name: "CasePathsMacrosSupport", package: "swift-case-paths"),
+        "SwitchyardMacrosSupport",
         .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+      ]
+    ),
+    .target(
+      name: "SwitchyardMacrosSupport",
+      dependencies: [
+        .product(name: "CasePathsMacrosSupport", package: "swift-case-paths"),
         .product(name: "SwiftDiagnostics", package: "swift-syntax"),
         .product(name: "SwiftSyntax", package: "swift-syntax"),
         .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
