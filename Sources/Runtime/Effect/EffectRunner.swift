@@ -28,7 +28,7 @@ final class EffectRunner<Action>: Sendable {
   private let sink: Sink
   /// Where timers go when the store's host keeps them.
   private let timers: (any TimerHost<Action>)?
-  /// Whether ``waitUntilRunning()`` can be asked: a test store counts the tasks that have not
+  /// Whether ``waitUntilRunning(deadline:)`` can be asked: a test store counts the tasks that have not
   /// begun yet; a live store has no use for the count and skips its lock.
   private let countsTasksNotYetRunning: Bool
 
