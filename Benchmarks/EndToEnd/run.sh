@@ -14,6 +14,8 @@
 #   Benchmarks/EndToEnd/run.sh unpinned|pinned|workers|memory|durability   one part
 #   BASELINE=path/to/old/switchyardd run.sh    also measures that binary in the same run, side by
 #                                              side (a regression check across a change)
+#   BASELINE=… ROUNDS=8 run.sh ab              only this build against the baseline, pinned, in
+#                                              interleaved rounds: medians and rounds ahead/behind
 #   HALT_POLL_NS=200000 run.sh durability      also measures the modes unpinned with the guest's
 #                                              idle polling at that value (root; put back after)
 set -euo pipefail
@@ -327,7 +329,72 @@ measure_recovery() {
   echo
 }
 
+# This build against BASELINE, pinned to one CPU, in ROUNDS interleaved rounds (the order of the
+# two builds alternating from one round to the next, so that a drift of the machine falls on both):
+# the counter in a worker and in an actor, and in an actor journaling in the strict and batched
+# modes. Each row gives the median of the rounds for each build, the difference, and in how many
+# rounds this build was ahead or behind by more than 5 %.
+run_ab() {
+  [ -n "${BASELINE:-}" ] || { echo "ab: set BASELINE to the old switchyardd" >&2; exit 2; }
+  local prefix="taskset -c 0" rounds=${ROUNDS:-8} build binary kind round name
+  local -A binaries=([this]="$daemon" [base]="$BASELINE")
+  rm -rf "$dir"/state-*
+  for build in this base; do
+    binary=${binaries[$build]}
+    start_daemon "$build-worker" "$prefix" "$binary"
+    start_daemon "$build-actor" "$prefix" "$binary" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor
+    for mode in strict batched; do
+      start_daemon "$build-$mode" "$prefix" "$binary" SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor \
+        SWITCHYARD_DURABILITY_MODE=$mode SWITCHYARD_STATE_DIRECTORY="$dir/state-$build-$mode"
+    done
+  done
+  for build in this base; do
+    for kind in worker actor strict batched; do wait_for "$dir/$build-$kind.sock"; done
+  done
+  sleep 1
+  local results="$dir/ab-results"
+  : >"$results"
+  local order before
+  for round in $(seq 1 "$rounds"); do
+    order="this base"
+    [ $((round % 2)) = 0 ] && order="base this"
+    for build in $order; do
+      for kind in worker actor strict batched; do
+        name=$build-$kind
+        before=$(cpu_ticks "${daemon_pid[$name]}")
+        local p q l f=""
+        p=$($prefix "$out/loadgen" pingpong switchyard "$dir/$name.sock" "$N")
+        local c
+        c=$(awk -v t="$(($(cpu_ticks "${daemon_pid[$name]}") - before))" -v hz="$hz" -v n="$N" 'BEGIN { printf "%.2f", t * 1e6 / hz / n }')
+        l=$($prefix "$out/loadgen" pipeline switchyard "$dir/$name.sock" "$((N * 5))" 16)
+        echo "$kind|Send ping-pong, round trips/s|up|$build|$round|$(field rate "$p")" >>"$results"
+        echo "$kind|Send ping-pong p50, µs|down|$build|$round|$(field p50_us "$p")" >>"$results"
+        echo "$kind|Send ping-pong p99, µs|down|$build|$round|$(field p99_us "$p")" >>"$results"
+        echo "$kind|daemon CPU per ping-pong Send, µs|down|$build|$round|$c" >>"$results"
+        echo "$kind|Send pipelined (16 in flight), msgs/s|up|$build|$round|$(field rate "$l")" >>"$results"
+        if [ "$kind" = worker ] || [ "$kind" = actor ]; then
+          q=$($prefix "$out/loadgen" pingpong-poll switchyard "$dir/$name.sock" "$N")
+          f=$($prefix "$out/loadgen" fanout switchyard "$dir/$name.sock" 100 "$FANOUT_N")
+          echo "$kind|… client in poll: p50, µs|down|$build|$round|$(field p50_us "$q")" >>"$results"
+          echo "$kind|one change to 100 subscribers, deliveries/s|up|$build|$round|$(field rate "$f")" >>"$results"
+          echo "$kind|… delivery p99, µs|down|$build|$round|$(field p99_us "$f")" >>"$results"
+        fi
+      done
+    done
+  done
+  stop_servers
+  echo "## This build against the baseline, pinned to one CPU, $rounds interleaved rounds"
+  echo
+  echo "Baseline: \`$BASELINE\`. Medians of the rounds; the last column counts the rounds in which"
+  echo "this build was ahead / behind the baseline by more than 5 % (\"ahead\" means better: a higher"
+  echo "rate, a lower latency or CPU)."
+  echo
+  python3 Benchmarks/EndToEnd/ab_table.py "$results"
+  echo
+}
+
 case "${1:-all}" in
+  ab) run_ab ;;
   durability) run_durability ;;
   workers) run_workers ;;
   memory) run_memory ;;
