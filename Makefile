@@ -6,6 +6,7 @@
 #   make docs-test  check that the tutorial's code is the code of Examples/Tutorial
 #   make bench   run the runtime benchmarks and print their ratios to the references
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
+#   make bench-ab BASELINE=…  this build against an older switchyardd, interleaved rounds
 #   make bench-lookups  count the Swift runtime's generic metadata look-ups per Send, by caller
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
 #                   APP=… PACKAGE=… installs another application's daemon the same way
@@ -159,6 +160,14 @@ bench: deps
 # End-to-end: switchyardd against a C echo server and Redis, started by the same run.
 bench-e2e: deps
 	Benchmarks/EndToEnd/run.sh
+
+# A change to the daemon against the build before it: BASELINE=path/to/old/switchyardd, in ROUNDS
+# interleaved rounds pinned to one CPU (a release build of the old commit made with
+# scripts/release-swift-flags, as run.sh builds this one).
+.PHONY: bench-ab
+bench-ab: deps
+	@test -n "$(BASELINE)" || { echo "usage: make bench-ab BASELINE=path/to/old/switchyardd [ROUNDS=8]" >&2; exit 2; }
+	BASELINE="$(BASELINE)" ROUNDS="$(or $(ROUNDS),8)" Benchmarks/EndToEnd/run.sh ab
 
 # An exact count (uprobes, needs perf and root), for the release build bench-e2e makes: the
 # actor-hosted counter, then the worker-hosted one.
