@@ -24,7 +24,12 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
-    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    // Without CombineSchedulers: nothing here uses OpenCombine, which it would compile. The
+    // examples ask for the same traits (they build in this package's folder).
+    .package(
+      url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1",
+      traits: ["Clocks", "Foundation", "FoundationNetworking"]
+    ),
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),

@@ -18,7 +18,12 @@ let package = Package(
     .package(name: "Switchyard", path: "../.."),
     .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
-    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    // The traits Switchyard's own package asks for: `make examples-test` builds this package in
+    // Switchyard's build folder, where another set of traits would compile Dependencies again.
+    .package(
+      url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1",
+      traits: ["Clocks", "Foundation", "FoundationNetworking"]
+    ),
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
