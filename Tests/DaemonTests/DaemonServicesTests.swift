@@ -20,7 +20,8 @@ import Testing
     )
     try await withThrowingTaskGroup(of: Void.self) { tasks in
       tasks.addTask { try await group.run() }
-      try await eventually { events.count == 2 }
+      // Generous: the whole suite runs beside it on two cooperative threads.
+      try await eventually(within: .seconds(60)) { events.count == 2 }
       await group.triggerGracefulShutdown()
       try await tasks.waitForAll()
     }
