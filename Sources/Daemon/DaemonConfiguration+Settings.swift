@@ -13,9 +13,9 @@ extension DaemonConfiguration {
     let sections: [[Setting]] = [
       section(
         "socket",
-        Setting("path", \.socketPath, reloadable: false) { input, value in input.config.string(forKey: "path", default: value) },
+        Setting("path", \.socketPath, reloadable: false) { input, value in input.config.string(forKey: input.configKey, default: value) },
         Setting("mode", \.socketMode, reloadable: false) { input, value in
-          let mode = input.config.string(forKey: "mode", default: String(value, radix: 8))
+          let mode = input.config.string(forKey: input.configKey, default: String(value, radix: 8))
           guard let read = mode_t(mode, radix: 8), read <= 0o777 else {
             throw ConfigurationError.invalidValue(input.key, mustBe: "octal permission bits such as 0660", not: mode)
           }
@@ -51,7 +51,7 @@ extension DaemonConfiguration {
           // systemd's StateDirectory= sets $STATE_DIRECTORY (a list when there are several; the
           // first is the daemon's).
           let systemd = input.environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
-          let directory = input.config.string(forKey: "directory") ?? systemd
+          let directory = input.config.string(forKey: input.configKey) ?? systemd
           return directory == "" ? nil : directory
         }
       ),
@@ -75,7 +75,7 @@ extension DaemonConfiguration {
       section(
         "metrics",
         Setting("listen", \.metricsListen, reloadable: false) { input, value in
-          guard let listen = input.config.string(forKey: "listen"), !listen.isEmpty else { return value }
+          guard let listen = input.config.string(forKey: input.configKey), !listen.isEmpty else { return value }
           return try MetricsAddress(parsing: listen)
         },
         .seconds("requestTimeout", \.metricsRequestTimeout, reloadable: false)
@@ -103,13 +103,13 @@ extension Setting {
       var features: [String: DaemonConfiguration.FeatureSettings] = [:]
       for name in input.featureNames {
         var settings = DaemonConfiguration.FeatureSettings()
-        if let isolation = input.config.string(forKey: ConfigKey(["features", name, "isolation"])) {
+        if let isolation = input.config.string(forKey: ConfigKey([input.name, name, "isolation"])) {
           guard let value = FeatureIsolation(rawValue: isolation) else {
             throw ConfigurationError.invalidValue("\(input.key).\(name).isolation", mustBe: "actor or process", not: isolation)
           }
           settings.isolation = value
         }
-        if let restart = input.config.string(forKey: ConfigKey(["features", name, "restart"])) {
+        if let restart = input.config.string(forKey: ConfigKey([input.name, name, "restart"])) {
           guard let value = RestartPolicy(rawValue: restart) else {
             throw ConfigurationError.invalidValue("\(input.key).\(name).restart", mustBe: "permanent, transient or temporary", not: restart)
           }

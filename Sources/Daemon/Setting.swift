@@ -51,6 +51,7 @@ struct SettingInput {
   let config: ConfigReader
   /// The setting's whole key, for messages.
   let key: String
+  /// Its name within the section, the key `config` reads.
   let name: String
   /// The configuration file, parsed (for the settings that are objects: access rules, features).
   let file: JSONValue?
@@ -59,11 +60,16 @@ struct SettingInput {
   let featureNames: [String]
 }
 
+extension SettingInput {
+  /// The setting's name as the scoped reader's key.
+  var configKey: ConfigKey { ConfigKey(self.name) }
+}
+
 extension Setting {
   /// A whole number above zero.
   static func positive(_ name: String, _ path: WritableKeyPath<DaemonConfiguration, Int>, reloadable: Bool) -> Self {
     Self(name, path, reloadable: reloadable) { input, value in
-      let read = input.config.int(forKey: ConfigKey(name), default: value)
+      let read = input.config.int(forKey: input.configKey, default: value)
       guard read > 0 else { throw ConfigurationError.invalidValue(input.key, mustBe: "positive", not: read) }
       return read
     }
@@ -72,7 +78,7 @@ extension Setting {
   /// A whole number, zero or above.
   static func nonNegative(_ name: String, _ path: WritableKeyPath<DaemonConfiguration, Int>, reloadable: Bool) -> Self {
     Self(name, path, reloadable: reloadable) { input, value in
-      let read = input.config.int(forKey: ConfigKey(name), default: value)
+      let read = input.config.int(forKey: input.configKey, default: value)
       guard read >= 0 else { throw ConfigurationError.invalidValue(input.key, mustBe: "0 or more", not: read) }
       return read
     }
@@ -84,7 +90,7 @@ extension Setting {
     upTo limit: Double? = 86_400, expectation: String = "a number of seconds in (0, 86400]"
   ) -> Self {
     Self(name, path, reloadable: reloadable) { input, value in
-      let read = input.config.double(forKey: ConfigKey(name), default: value.seconds)
+      let read = input.config.double(forKey: input.configKey, default: value.seconds)
       guard read > 0, read <= (limit ?? .infinity) else { throw ConfigurationError.invalidValue(input.key, mustBe: expectation, not: read) }
       return .milliseconds(Int64(read * 1000))
     }
@@ -93,7 +99,7 @@ extension Setting {
   /// A number of seconds where 0 means none.
   static func optionalSeconds(_ name: String, _ path: WritableKeyPath<DaemonConfiguration, Duration?>, reloadable: Bool) -> Self {
     Self(name, path, reloadable: reloadable) { input, value in
-      let read = input.config.double(forKey: ConfigKey(name), default: value?.seconds ?? 0)
+      let read = input.config.double(forKey: input.configKey, default: value?.seconds ?? 0)
       guard read >= 0, read.isFinite else {
         throw ConfigurationError.invalidValue(input.key, mustBe: "0 (none) or a number of seconds", not: read)
       }
@@ -106,7 +112,7 @@ extension Setting {
     _ name: String, _ path: WritableKeyPath<DaemonConfiguration, Value>, reloadable: Bool
   ) -> Self {
     Self(name, path, reloadable: reloadable) { input, value in
-      let read = input.config.string(forKey: ConfigKey(name), default: value.rawValue)
+      let read = input.config.string(forKey: input.configKey, default: value.rawValue)
       guard let chosen = Value(rawValue: read) else {
         let names = Value.allCases.map(\.rawValue).joined(separator: ", ")
         throw ConfigurationError.invalidValue(input.key, mustBe: "one of \(names)", not: read)
