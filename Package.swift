@@ -339,6 +339,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "Dependencies", package: "swift-dependencies"),
+        // The daemon's parts are services of one group; their tests run them in one.
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "SwitchyardTestSupport",
         "SwitchyardDaemon",
         "SwitchyardSystemd",

@@ -35,36 +35,16 @@ final class LiveConfiguration: Sendable {
     self.current.withLock { current in
       var changed: [String] = []
       var kept: [String] = []
-      func note<Value: Equatable>(_ key: String, _ path: WritableKeyPath<DaemonConfiguration, Value>, reloadable: Bool) {
-        guard current[keyPath: path] != new[keyPath: path] else { return }
-        let line = "\(key): \(current[keyPath: path]) → \(new[keyPath: path])"
-        if reloadable {
+      for setting in DaemonConfiguration.settings {
+        guard let change = setting.change(current, new) else { continue }
+        let line = "\(setting.key): \(change.old) → \(change.new)"
+        if setting.reloadable {
           changed.append(line)
-          current[keyPath: path] = new[keyPath: path]
+          setting.adopt(&current, new)
         } else {
           kept.append(line)
         }
       }
-      note("socket.path", \.socketPath, reloadable: false)
-      note("socket.mode", \.socketMode, reloadable: false)
-      note("limits.maxMessageBytes", \.maximumMessageBytes, reloadable: true)
-      note("limits.maxConnections", \.maximumConnections, reloadable: true)
-      note("limits.maxQueuedCalls", \.maximumQueuedCalls, reloadable: true)
-      note("limits.maxUnwrittenBytes", \.maximumUnwrittenBytes, reloadable: true)
-      note("limits.frameTimeout", \.frameTimeout, reloadable: true)
-      note("limits.idleTimeout", \.idleTimeout, reloadable: true)
-      note("subscriptions.queueLimit", \.subscriptionQueueLimit, reloadable: true)
-      note("subscriptions.historyLimit", \.historyLimit, reloadable: true)
-      note("subscriptions.historyBytes", \.historyBytes, reloadable: true)
-      note("log.level", \.logLevel, reloadable: true)
-      note("access", \.access, reloadable: true)
-      note("supervision", \.supervision, reloadable: false)
-      note("features", \.features, reloadable: false)
-      note("state.directory", \.stateDirectory, reloadable: false)
-      note("durability.mode", \.durabilityMode, reloadable: false)
-      note("durability.interval", \.durabilityInterval, reloadable: false)
-      note("snapshots", \.snapshots, reloadable: false)
-      note("timers.maxPending", \.timersMaxPending, reloadable: false)
       self.logLevel.level = current.logLevel
       return (changed, kept)
     }

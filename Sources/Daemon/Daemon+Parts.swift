@@ -1,0 +1,128 @@
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SwitchyardJournal
+import SwitchyardMetrics
+import SwitchyardServer
+import SwitchyardSystemd
+import SwitchyardWorkers
+
+/// The parts ``Daemon/run(onListening:)`` builds, one function each, so that `run` reads as
+/// their list in start order.
+extension Daemon {
+  /// The socket systemd passed (`FileDescriptorName=varlink`), or the configured path once no
+  /// other daemon serves on it.
+  func claimListener() throws -> VarlinkListener {
+    if let fd = try SocketActivation.listeningSocket(named: "varlink") { return .inherited(fd) }
+    // Before anything starts: a daemon already serving on the path keeps it, and this one stops
+    // here without opening a journal or starting a worker.
+    try SocketPathClaim.clear(self.configuration.socketPath)
+    return .path(self.configuration.socketPath, mode: self.configuration.socketMode)
+  }
+
+  /// The metrics endpoint bound to `metrics.listen`, when it is set.
+  func listenForMetrics() async throws -> ListeningMetricsServer? {
+    guard let address = self.configuration.metricsListen else { return nil }
+    var server = MetricsHTTPServer(host: address.host, port: address.port, metrics: self.metrics, logger: self.logger)
+    server.requestTimeout = TimeAmount(self.configuration.metricsRequestTimeout)
+    return try await server.listen()
+  }
+
+  /// How many connections the descriptors left leave room for, counted once the workers (and
+  /// their standbys' links) are open; said when it is under `limits.maxConnections`.
+  func connectionCeiling(softLimit: Int) -> Int {
+    let ceiling = FileDescriptorLimit.connectionCeiling(configured: .max, softLimit: softLimit)
+    if ceiling < self.configuration.maximumConnections {
+      self.logger.notice(
+        "the file descriptor limit leaves room for fewer connections than limits.maxConnections",
+        metadata: ["connections": "\(ceiling)", "limit": "\(softLimit)"]
+      )
+    }
+    return ceiling
+  }
+
+  func logFeaturesStarted(workers: [WorkerHost<Action>]) {
+    for feature in self.application.features {
+      let isolation = workers.contains { $0.name == feature.name } ? "process" : "actor"
+      self.logger.info("feature started", metadata: ["feature": "\(feature.name)", "isolation": "\(isolation)"])
+    }
+  }
+
+  /// The `io.switchyard.Store` interface over the hosted features, which also samples the
+  /// metrics.
+  func responder(
+    _ hosted: HostedApplication<State, Action>, journal: OpenedJournal?, configuration: LiveConfiguration,
+    counters: ServerCounters
+  ) -> StoreResponder<State, Action> {
+    let responder = StoreResponder(
+      router: hosted.router,
+      drains: hosted.drains,
+      changeLog: hosted.changeLog,
+      subscriptions: hosted.subscriptions,
+      features: self.application.features,
+      workers: Dictionary(
+        uniqueKeysWithValues: hosted.workers.map { worker -> (String, @Sendable () -> WorkerSnapshot) in
+          (worker.name, { worker.snapshot })
+        }
+      ),
+      configuration: configuration,
+      counters: counters,
+      durability: journal?.status ?? .none,
+      timers: hosted.timers,
+      product: self.product,
+      version: self.version,
+      metrics: self.metrics,
+      logger: self.logger
+    )
+    let hosts = hosted.hosts
+    self.metrics.sample {
+      var sample = responder.metricsSample()
+      sample.mailboxes = hosts.map { ($0.name, $0.mailboxDepth) }
+      return sample
+    }
+    return responder
+  }
+
+  /// The daemon's status line (`STATUS=`) and the actions routed so far, computed when asked.
+  func statusLine(
+    _ hosted: HostedApplication<State, Action>, journal: OpenedJournal?, responder: StoreResponder<State, Action>,
+    counters: ServerCounters
+  ) -> @Sendable () -> (line: StatusLine, actions: Int) {
+    let featureCount = hosted.hosts.count
+    let workers = hosted.workers
+    let subscriptions = hosted.subscriptions
+    let changeLog = hosted.changeLog
+    return {
+      let line = StatusLine(
+        features: featureCount,
+        workers: workers.count { $0.snapshot.pid != nil },
+        connections: counters.connections.load(ordering: .relaxed),
+        subscribers: subscriptions.count,
+        actionsPerSecond: 0,
+        durability: (journal?.mode.rawValue ?? "none") + (changeLog.journalUnavailable == nil ? "" : " (journal unavailable)")
+      )
+      return (line, responder.actionCount.load(ordering: .relaxed))
+    }
+  }
+
+  /// Pings systemd's watchdog while every feature answers its probe, when the unit sets
+  /// `WatchdogSec=`.
+  func watchdog(manager: ServiceManager, router: Router<Action>, features: [String]) -> Watchdog? {
+    guard let interval = manager.watchdogInterval else { return nil }
+    self.logger.info("watchdog enabled", metadata: ["interval": "\(interval)"])
+    return Watchdog(manager: manager, period: interval / 2, probe: { router.probe($0) }, featureNames: features, logger: self.logger)
+  }
+
+  /// One group for every part, stopped by SIGTERM or SIGINT.
+  func serviceGroupConfiguration(_ services: [any Service]) -> ServiceGroupConfiguration {
+    var configuration = ServiceGroupConfiguration(
+      services: services.map { .init(service: $0) },
+      gracefulShutdownSignals: [.sigterm, .sigint],
+      logger: self.logger
+    )
+    // A shutdown that stalls is cancelled instead: the daemon still closes its journal and ends
+    // its workers, within the unit's `TimeoutStopSec=30s`, rather than being killed.
+    configuration.maximumGracefulShutdownDuration = Self.maximumGracefulShutdownDuration
+    return configuration
+  }
+}

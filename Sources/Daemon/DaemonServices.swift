@@ -1,0 +1,50 @@
+import ServiceLifecycle
+import SwitchyardServer
+import SwitchyardSystemd
+
+/// The Varlink server as a service of the service group: on graceful shutdown it tells the
+/// service manager, ends the subscriptions with `ShuttingDown`, stops accepting, and returns once
+/// every connection has answered the calls it read.
+struct ServerService<Responder: VarlinkResponder>: Service {
+  let server: VarlinkServer<Responder>
+  let changeLog: ChangeLog
+  let manager: ServiceManager
+  let onListening: @Sendable () -> Void
+
+  func run() async throws {
+    try await withTaskCancellationHandler {
+      try await withGracefulShutdownHandler {
+        try await self.server.run(onListening: self.onListening)
+      } onGracefulShutdown: {
+        // Said at the default level: a log that ends at "listening" then means no shutdown began.
+        self.server.logger.info("shutting down: answering the calls in flight, accepting no more")
+        self.manager.stopping()
+        self.changeLog.shutDown()
+        self.server.drain()
+      }
+    } onCancel: {
+      // The group is failing (the supervisor gave up): end subscriptions too, or they would
+      // hold their connections open and the daemon with them.
+      self.changeLog.shutDown()
+    }
+  }
+}
+
+/// The hosted features, their workers and the journal, as the group's first service: the last
+/// a graceful shutdown reaches, once the server has answered every call. It then ends the
+/// workers and the actors' effects and closes the journal with its clean stop record.
+///
+/// ```swift
+/// HostingService(stop: { await supervisor.stop(); await hosted.stop() })
+/// ```
+struct HostingService: Service {
+  let stop: @Sendable () async -> Void
+
+  func run() async throws {
+    // Cancelled rather than shut down when the group fails: the stop is the same.
+    try? await gracefulShutdown()
+    // In a task of its own, so that the group's cancellation cannot cut the stop short: the
+    // workers are ended and the journal closed whatever the group's state.
+    await Task { await self.stop() }.value
+  }
+}

@@ -1,0 +1,74 @@
+import Logging
+import ServiceLifecycle
+import SwitchyardSynchronization
+import Testing
+
+@testable import SwitchyardDaemon
+
+/// The daemon's parts run as one service group: the hosting service, first in the group, is
+/// stopped last, and it stops to the end whether the group shuts down or fails.
+@Suite struct DaemonServicesTests {
+  @Test func aGracefulShutdownStopsTheHostingLastAfterTheOtherServices() async throws {
+    let events = Events()
+    let group = ServiceGroup(
+      services: [
+        HostingService(stop: { events.append("hosting stopped") }),
+        Recording(name: "server", events: events),
+        Recording(name: "supervisor", events: events),
+      ],
+      logger: Logger(label: "test")
+    )
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+      tasks.addTask { try await group.run() }
+      // Generous: the whole suite runs beside it on two cooperative threads.
+      try await eventually(within: .seconds(60)) { events.count == 2 }
+      await group.triggerGracefulShutdown()
+      try await tasks.waitForAll()
+    }
+    #expect(Set(events.all.prefix(2)) == ["server running", "supervisor running"])
+    #expect(events.all.dropFirst(2) == ["supervisor stopped", "server stopped", "hosting stopped"])
+  }
+
+  @Test func aFailingGroupStillStopsTheHostingToTheEnd() async throws {
+    let events = Events()
+    let group = ServiceGroup(
+      services: [
+        HostingService(stop: {
+          // Sleeps through the group's cancellation: the stop is not cut short.
+          try? await Task.sleep(for: .milliseconds(50))
+          events.append(Task.isCancelled ? "hosting stop cancelled" : "hosting stopped")
+        }),
+        Failing(),
+      ],
+      logger: Logger(label: "test")
+    )
+    await #expect(throws: GaveUp.self) { try await group.run() }
+    #expect(events.all == ["hosting stopped"])
+  }
+}
+
+private struct GaveUp: Error {}
+
+/// Fails as soon as it runs, as the supervisor does when it gives up.
+private struct Failing: Service {
+  func run() async throws { throw GaveUp() }
+}
+
+/// Says when it runs and when a graceful shutdown reached it.
+private struct Recording: Service {
+  let name: String
+  let events: Events
+
+  func run() async throws {
+    self.events.append("\(self.name) running")
+    try? await gracefulShutdown()
+    self.events.append("\(self.name) stopped")
+  }
+}
+
+private final class Events: Sendable {
+  private let list = Mutex<[String]>([])
+  func append(_ event: String) { self.list.withLock { $0.append(event) } }
+  var all: [String] { self.list.withLock { $0 } }
+  var count: Int { self.list.withLock { $0.count } }
+}
