@@ -70,10 +70,10 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   /// Starts the features and serves until a termination signal.
   ///
   /// - Parameter onListening: Called once the socket accepts connections.
-  /// - Throws: ``ApplicationError`` when the application is inconsistent, a description of the
-  ///   problem when socket activation passed a socket the daemon cannot serve on, and
-  ///   `SocketPathTaken` when another daemon listens on the socket's path (or the path is not a
-  ///   socket).
+  /// - Throws: ``ApplicationError`` when the application is inconsistent, `SystemdError` when
+  ///   socket activation passed a socket the daemon cannot serve on, and `ServerError` when
+  ///   another daemon listens on the socket's path (or the path is not a socket) or the socket
+  ///   cannot be bound.
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
     let listener: VarlinkListener
     if let fd = try SocketActivation.listeningSocket(named: "varlink") {
