@@ -1,6 +1,5 @@
 import Logging
 import NIOCore
-import SwitchyardJSON
 import SwitchyardSynchronization
 import SwitchyardVarlink
 
