@@ -318,7 +318,7 @@ let package = Package(
       dependencies: ["CWorkerSpawn", "SwitchyardSynchronization"],
       path: "Tests/Support"
     ),
-    // A daemon declared only through SwitchyardApplication, hosting features that misbehave.
+    // A daemon declared only through DaemonMain, hosting features that misbehave.
     .executableTarget(
       name: "switchyard-fixture",
       dependencies: [

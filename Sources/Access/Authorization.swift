@@ -18,7 +18,7 @@ extension Grants {
   /// Why a call read straight from its frame is refused: as ``denial(of:)-(VarlinkCall)``, with
   /// a parameter made a tree only when the policy must look at it (an unrestricted writer's
   /// actions are never looked at).
-  package func denial(of call: IncomingCall) -> VarlinkError? {
+  package func denial(of call: VarlinkCallFrame) -> VarlinkError? {
     self.denial(of: call.method, call.storeMethod) { call.parameter($0) }
   }
 
@@ -89,7 +89,7 @@ extension VarlinkError {
   }
 }
 
-extension IncomingCall {
+extension VarlinkCallFrame {
   /// The method of `io.switchyard.Store` the call is to; `nil` for any other.
-  package var storeMethod: StoreInterface.Method? { StoreInterface.Method.named(self.frame.method) }
+  package var storeMethod: StoreInterface.Method? { StoreInterface.Method.named(self.method) }
 }

@@ -1,9 +1,9 @@
 import ArgumentParser
 import SwitchyardDaemon
 
-/// The command line of a ``SwitchyardApplication``'s executable: `serve` (the default) and the
+/// The command line of a ``DaemonMain``'s executable: `serve` (the default) and the
 /// hidden `worker`.
-struct DaemonCommand<App: SwitchyardApplication>: AsyncParsableCommand {
+struct DaemonCommand<App: DaemonMain>: AsyncParsableCommand {
   static var configuration: CommandConfiguration {
     CommandConfiguration(
       commandName: App.commandName,
@@ -16,7 +16,7 @@ struct DaemonCommand<App: SwitchyardApplication>: AsyncParsableCommand {
 }
 
 /// `serve`: serves the application until SIGTERM.
-struct ServeCommand<App: SwitchyardApplication>: AsyncParsableCommand {
+struct ServeCommand<App: DaemonMain>: AsyncParsableCommand {
   static var configuration: CommandConfiguration {
     CommandConfiguration(
       commandName: "serve",
@@ -32,7 +32,7 @@ struct ServeCommand<App: SwitchyardApplication>: AsyncParsableCommand {
 }
 
 /// `worker`: one feature's worker process, started by the daemon itself.
-struct WorkerCommand<App: SwitchyardApplication>: AsyncParsableCommand {
+struct WorkerCommand<App: DaemonMain>: AsyncParsableCommand {
   static var configuration: CommandConfiguration {
     CommandConfiguration(
       commandName: "worker",

@@ -19,7 +19,7 @@ public struct ServeOptions: ParsableArguments {
 extension Application {
   /// Serves the application with the command line's options; see
   /// ``SwitchyardDaemon/Application/serve(configurationFile:socketPath:stateDirectory:identifier:version:)``.
-  /// ``SwitchyardApplication`` does this; a command line of one's own can too:
+  /// ``DaemonMain`` does this; a command line of one's own can too:
   ///
   /// ```swift
   /// struct Serve: AsyncParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import SwitchyardDaemon
 
 /// The command line the daemon starts a worker with: `EXECUTABLE worker --feature NAME
-/// --parent PID --log-level LEVEL`. ``SwitchyardApplication`` gives an executable the hidden
+/// --parent PID --log-level LEVEL`. ``DaemonMain`` gives an executable the hidden
 /// `worker` subcommand with these options; a command line of one's own adds one that calls
 /// ``SwitchyardDaemon/Application/runWorker(_:)``.
 public struct WorkerOptions: ParsableArguments {

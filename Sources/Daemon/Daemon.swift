@@ -74,10 +74,10 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   /// journal stop after the server has answered every call in flight.
   ///
   /// - Parameter onListening: Called once the socket accepts connections.
-  /// - Throws: ``ApplicationError`` when the application is inconsistent, a description of the
-  ///   problem when socket activation passed a socket the daemon cannot serve on, and
-  ///   `SocketPathTaken` when another daemon listens on the socket's path (or the path is not a
-  ///   socket).
+  /// - Throws: ``ApplicationError`` when the application is inconsistent, `SystemdError` when
+  ///   socket activation passed a socket the daemon cannot serve on, and `ServerError` when
+  ///   another daemon listens on the socket's path (or the path is not a socket) or the socket
+  ///   cannot be bound.
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
     let listener = try self.claimListener()
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)

@@ -12,7 +12,7 @@ import SwitchyardVarlink
 /// atomic add. Nothing is allocated and no lock is taken per call.
 ///
 /// ```swift
-/// metrics.calls.record(kind: CallKind(.send), result: CallResult.ok, nanoseconds: 48_000)
+/// metrics.calls.record(kind: CountedMethod(.send), result: CallResult.ok, nanoseconds: 48_000)
 /// ```
 package final class CallMetrics: Sendable {
   private let registry: PrometheusCollectorRegistry
@@ -24,15 +24,15 @@ package final class CallMetrics: Sendable {
 
   init(registry: PrometheusCollectorRegistry) {
     self.registry = registry
-    self.counters = AtomicSlots(count: CallKind.all.count * CallResult.all.count)
-    self.durations = AtomicSlots(count: CallKind.all.count)
+    self.counters = AtomicSlots(count: CountedMethod.all.count * CallResult.all.count)
+    self.durations = AtomicSlots(count: CountedMethod.all.count)
   }
 
   /// Counts a call of `kind` that ended with `result` (a ``CallResult`` index) after
   /// `nanoseconds`; `nil` for a call whose length says nothing (a subscription lasts as long as
   /// its client wants).
   @inline(__always)
-  func record(kind: CallKind, result: Int, nanoseconds: UInt64?) {
+  func record(kind: CountedMethod, result: Int, nanoseconds: UInt64?) {
     self.counters.value(at: kind.index * self.resultCount + result) { self.makeCounter(kind: kind, result: result) }
       .increment()
     if let nanoseconds {
@@ -41,7 +41,7 @@ package final class CallMetrics: Sendable {
     }
   }
 
-  private func makeCounter(kind: CallKind, result: Int) -> Counter {
+  private func makeCounter(kind: CountedMethod, result: Int) -> Counter {
     self.registry.makeCounter(
       descriptor: .named("switchyard_calls_total", help: "Calls answered, by method and by how they ended: ok, or the error's name."),
       labels: [("method", kind.label), ("result", CallResult.all[result])]
@@ -50,8 +50,8 @@ package final class CallMetrics: Sendable {
 
   /// The call durations recorded so far, by method label.
   func durationSnapshots() -> [(method: String, LatencyHistogram.Snapshot)] {
-    CallKind.all.indices.compactMap { index in
-      self.durations.existing(at: index).map { (CallKind.all[index], $0.snapshot()) }
+    CountedMethod.all.indices.compactMap { index in
+      self.durations.existing(at: index).map { (CountedMethod.all[index], $0.snapshot()) }
     }
   }
 }
@@ -59,7 +59,7 @@ package final class CallMetrics: Sendable {
 extension CallMetrics: CallRecorder {
   /// Counts a call the server answered: one it could not read as `other`, its result the name
   /// of its error or `ok`.
-  package func recordCall(kind: CallKind?, error: VarlinkError?, nanoseconds: UInt64?) {
+  package func recordCall(kind: CountedMethod?, error: VarlinkError?, nanoseconds: UInt64?) {
     let result = error.map { CallResult.index(ofError: $0.name) } ?? CallResult.ok
     self.record(kind: kind ?? .other, result: result, nanoseconds: nanoseconds)
   }

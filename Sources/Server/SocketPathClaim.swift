@@ -16,27 +16,27 @@
 package enum SocketPathClaim {
   /// Removes a stale socket at `path`; returns at once when there is nothing there.
   ///
-  /// - Throws: ``SocketPathTaken`` when a process answers on the socket, when the path is not a
-  ///   socket, or when whether it answers cannot be told.
-  package static func clear(_ path: String) throws(SocketPathTaken) {
+  /// - Throws: ``ServerError`` (`socketPathTaken`) when a process answers on the socket, when
+  ///   the path is not a socket, or when whether it answers cannot be told.
+  package static func clear(_ path: String) throws(ServerError) {
     var status = stat()
     guard lstat(path, &status) == 0 else {
       if errno == ENOENT { return }
-      throw SocketPathTaken(path: path, reason: .cannotTell(errno))
+      throw ServerError.socketPathTaken(path, by: .cannotTell(errno))
     }
     guard status.st_mode & S_IFMT == S_IFSOCK else {
-      throw SocketPathTaken(path: path, reason: .notASocket(fileKind(status.st_mode)))
+      throw ServerError.socketPathTaken(path, by: .notASocket(fileKind(status.st_mode)))
     }
     switch answer(at: path) {
     case let .answered(listener):
-      throw SocketPathTaken(path: path, reason: .listening(listener))
+      throw ServerError.socketPathTaken(path, by: .listening(listener))
     case .refused:
       // Nobody listens: the socket of a daemon that is gone.
       guard unlink(path) == 0 || errno == ENOENT else {
-        throw SocketPathTaken(path: path, reason: .cannotTell(errno))
+        throw ServerError.socketPathTaken(path, by: .cannotTell(errno))
       }
     case let .failed(error):
-      throw SocketPathTaken(path: path, reason: .cannotTell(error))
+      throw ServerError.socketPathTaken(path, by: .cannotTell(error))
     }
   }
 
@@ -80,34 +80,6 @@ package enum SocketPathClaim {
     case S_IFREG: "a regular file"
     case S_IFIFO: "a FIFO"
     default: "not a socket"
-    }
-  }
-}
-
-/// Another daemon's socket, or something else, is at the path the daemon was to bind: it does
-/// not start.
-package struct SocketPathTaken: Error, CustomStringConvertible, Equatable {
-  package enum Reason: Equatable {
-    /// A process answered on the socket: the listener's credentials, when the kernel gave them.
-    case listening(Caller?)
-    /// What the path is instead of a socket.
-    case notASocket(String)
-    /// `errno` of the `lstat`, `connect` or `unlink` that failed.
-    case cannotTell(Int32)
-  }
-
-  package let path: String
-  package let reason: Reason
-
-  package var description: String {
-    switch self.reason {
-    case let .listening(listener):
-      let who = listener.map { "pid \($0.pid), uid \($0.uid)" } ?? "it accepts connections"
-      return "another daemon is listening on \(self.path) (\(who)); stop it or use another --socket"
-    case let .notASocket(kind):
-      return "\(self.path) is \(kind), not a socket; remove it or use another --socket"
-    case let .cannotTell(error):
-      return "cannot tell whether another daemon is listening on \(self.path): \(String(cString: strerror(error))); use another --socket"
     }
   }
 }

@@ -1,5 +1,4 @@
 import DequeModule
-import Glibc
 import Logging
 import NIOCore
 import SwitchyardJSON
@@ -25,9 +24,6 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   private let responder: any VarlinkResponder
   private let server: ServerChannels
   private let caller: Caller?
-  /// The connection's socket, which replies go to straight (``writeNow(_:_:)``); `nil` without
-  /// one (an embedded channel), when everything goes through the channel.
-  private let socket: CInt?
   private let log: ConnectionLog
   private let connectionLimit: Int
   /// Where connections refused over the limit are logged, rate-limited across all of them.
@@ -43,13 +39,13 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   // the runtime's exclusivity checks on these would cost a few per cent of a call.
   /// Set while the connection is admitted and open.
   @exclusivity(unchecked) private var context: ChannelHandlerContext?
-  @exclusivity(unchecked) private var state: ConnectionState<ReadFrame, ReadCall>
+  @exclusivity(unchecked) private var state: ConnectionState<ReadFrame, PreparedCall>
   /// ``advance()`` is running: a call answered while it starts comes back to it, not into it.
   @exclusivity(unchecked) private var isAdvancing = false
   /// What was written since the last flush, gathered into one buffer.
   @exclusivity(unchecked) private var output = OutboundFrames()
-  /// Writes handed to the channel and not done yet: while there is one, the next go there too.
-  @exclusivity(unchecked) private var handedToChannel = 0
+  /// Writes replies straight to the socket while it takes them.
+  private let socket = DescriptorWriter(kind: .socket)
   /// Something was handed to the channel since its last flush.
   @exclusivity(unchecked) private var isChannelFlushDue = false
   @exclusivity(unchecked) private var writableWaiters: [@Sendable () -> Void] = []
@@ -59,7 +55,6 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     responder: any VarlinkResponder,
     server: ServerChannels,
     caller: Caller?,
-    socket: CInt? = nil,
     log: ConnectionLog,
     capacity: Int,
     connectionLimit: Int,
@@ -71,7 +66,6 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.responder = responder
     self.server = server
     self.caller = caller
-    self.socket = socket
     self.log = log
     self.state = ConnectionState(capacity: capacity)
     self.connectionLimit = connectionLimit
@@ -153,6 +147,12 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     if self.state.readRequested() == .read { context.read() }
   }
 
+  /// A close from outside the handler (a drain) sends what this turn of the loop wrote first.
+  package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    if self.context != nil, !self.output.isEmpty || self.isChannelFlushDue { self.flush(context) }
+    context.close(mode: mode, promise: promise)
+  }
+
   /// The connection's state as plain data.
   var snapshot: ConnectionSnapshot { self.state.snapshot }
 
@@ -184,7 +184,7 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     if let calls = self.callMetrics {
       // A subscription lasts as long as its client wants: only its end is counted.
       let nanoseconds = first.more ? nil : NIODeadline.now().uptimeNanoseconds &- first.readAt.uptimeNanoseconds
-      calls.recordCall(kind: first.prepared.kind, error: error, nanoseconds: nanoseconds)
+      calls.recordCall(kind: first.kind, error: error, nanoseconds: nanoseconds)
     }
     if let error {
       if !first.errorIsLogged {
@@ -235,7 +235,7 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
         if !call.more { self.requests.started() }
         self.state.started(call)
       case let .answer(first, number):
-        switch first.prepared.answer {
+        switch first.answer {
         case let .answered(reply):
           // Known as the call was read: written here, with no `CallAnswer` made for it.
           self.write(reply, for: number)
@@ -291,51 +291,37 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     return whenClosed
   }
 
-  /// Writes `bytes` to the client: straight to the socket while the channel has none of this
-  /// connection's writes queued and the socket takes them, and what is left through the
-  /// channel, which waits for the socket to take more; the writes after it follow it there, in
-  /// order, until the channel has written them all.
-  ///
-  /// The channel's write path — its pipeline, pending-writes queue and flush — is work for bytes
-  /// ready to go as they are (a worker's link writes the same way). The socket is written only on the loop and while the channel is active:
-  /// the channel closes it on the loop, and is inactive from then on. A write the socket refuses
-  /// for any reason but a full buffer (the client is gone) goes to the channel too, whose write
-  /// fails and closes the connection, as it always did.
+  /// Writes `bytes` to the client: straight to the socket while it takes them, the rest through
+  /// the channel (``DescriptorWriter``), which flushes with the rest of this turn's writes.
   private func writeNow(_ bytes: ByteBuffer, _ context: ChannelHandlerContext) {
-    guard let socket = self.socket else {
-      context.write(self.wrapOutboundOut(bytes), promise: nil)
+    self.socket.write(bytes, on: context.channel) { rest, written in
+      context.write(self.wrapOutboundOut(rest), promise: written)
       self.isChannelFlushDue = true
-      return
     }
-    var bytes = bytes
-    if self.handedToChannel == 0, context.channel.isActive {
-      bytes.writeReadableBytes { send(socket, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL)) }
-      if bytes.readableBytes == 0 { return }
-    }
-    self.handedToChannel += 1
-    let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-    let written = context.eventLoop.makePromise(of: Void.self)
-    written.futureResult.whenComplete { _ in handler.value.handedToChannel -= 1 }
-    context.write(self.wrapOutboundOut(bytes), promise: written)
-    self.isChannelFlushDue = true
   }
 
   /// Reads a call's envelope from its frame and starts it; the responder takes the rest straight
   /// from the frame's bytes.
-  private func prepare(_ frame: ByteBuffer, readAt: NIODeadline, on channel: any Channel) -> ReadCall {
+  private func prepare(_ frame: ByteBuffer, readAt: NIODeadline, on channel: any Channel) -> PreparedCall {
+    var prepared: PreparedCall
     do {
-      return try frame.withUnsafeReadableBytes { bytes in
-        let call = IncomingCall(frame: try VarlinkCallFrame(parsing: bytes), bytes: bytes)
-        let prepared = self.responder.prepare(call, caller: self.caller, whenClosed: self.whenClosed(channel))
-        return ReadCall(method: call.method, oneway: call.oneway, more: call.more, readAt: readAt, prepared: prepared, frame: frame)
+      prepared = try frame.withUnsafeReadableBytes { bytes in
+        let call = try VarlinkCallFrame(parsing: bytes)
+        var prepared = self.responder.prepare(call, caller: self.caller, whenClosed: self.whenClosed(channel))
+        (prepared.method, prepared.oneway, prepared.more) = (call.method, call.oneway, call.more)
+        return prepared
       }
+      prepared.frame = frame
     } catch let error as VarlinkError {
       self.log.refusal("invalid call", ["error": "\(loggable("\(error)"))"])
-      return ReadCall(method: "", oneway: false, readAt: readAt, prepared: .failing(error), errorIsLogged: true)
+      prepared = .failing(error)
+      prepared.errorIsLogged = true
     } catch {
       self.log.refusal("malformed message", ["error": "\(loggable("\(error)"))"])
-      let reply = VarlinkError.invalidRequest("malformed JSON: \(error)")
-      return ReadCall(method: "", oneway: false, readAt: readAt, prepared: .failing(reply), errorIsLogged: true)
+      prepared = .failing(VarlinkError.invalidRequest("malformed JSON: \(error)"))
+      prepared.errorIsLogged = true
     }
+    prepared.readAt = readAt
+    return prepared
   }
 }

@@ -23,6 +23,9 @@ package enum VarlinkListener: Sendable {
   }
 
   /// Binds (or takes) the listening socket with `bootstrap`, and logs where it listens.
+  ///
+  /// - Throws: ``ServerError/Code/cannotListen``, with what NIO threw; or what making the
+  ///   socket's directory threw.
   func bind(_ bootstrap: ServerBootstrap, logger: Logger) async throws -> any Channel {
     switch self {
     case let .path(path, mode):
@@ -31,14 +34,24 @@ package enum VarlinkListener: Sendable {
       )
       // `SocketPathClaim.clear` removed a stale socket at start; whatever is at the path now
       // (a daemon that started meanwhile) makes the bind fail rather than being replaced.
-      let server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+      let server: any Channel
+      do {
+        server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+      } catch {
+        throw ServerError.cannotListen(at: path, error)
+      }
       if chmod(path, mode) != 0 {
         logger.warning("could not set the socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
       }
       logger.info("listening", metadata: ["socket": "\(path)"])
       return server
     case let .inherited(fd):
-      let server = try await bootstrap.withBoundSocket(fd).get()
+      let server: any Channel
+      do {
+        server = try await bootstrap.withBoundSocket(fd).get()
+      } catch {
+        throw ServerError.cannotListen(at: boundPath(ofSocket: fd), error)
+      }
       logger.info("listening on the socket systemd passed", metadata: ["socket": "\(boundPath(ofSocket: fd) ?? "fd \(fd)")"])
       return server
     }

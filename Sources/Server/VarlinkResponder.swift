@@ -1,6 +1,5 @@
 import Logging
 import NIOCore
-import SwitchyardJSON
 import SwitchyardSynchronization
 import SwitchyardVarlink
 
@@ -9,7 +8,7 @@ import SwitchyardVarlink
 ///
 /// ```swift
 /// struct Echo: VarlinkResponder {
-///   func prepare(_ call: IncomingCall, caller: Caller?, whenClosed: …) -> PreparedCall {
+///   func prepare(_ call: VarlinkCallFrame, caller: Caller?, whenClosed: …) -> PreparedCall {
 ///     let call = call.tree()
 ///     return .answering { call.parameters }
 ///   }
@@ -26,7 +25,7 @@ package protocol VarlinkResponder: Sendable {
   ///   - whenClosed: Registers work to do when the connection closes, so that a long call (a
   ///     subscription) notices a client that hung up even while it has nothing to write.
   func prepare(
-    _ call: IncomingCall,
+    _ call: VarlinkCallFrame,
     caller: Caller?,
     whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
   ) -> PreparedCall
@@ -38,11 +37,11 @@ package protocol VarlinkResponder: Sendable {
   /// What the log line of a failed call shows besides its method and error, taken from the call
   /// as it was read (such as the action a refused `Send` carried); the values are the
   /// responder's to keep short. Asked only when the line is written.
-  func logMetadata(ofFailed call: IncomingCall) -> Logger.Metadata
+  func logMetadata(ofFailed call: VarlinkCallFrame) -> Logger.Metadata
 }
 
 extension VarlinkResponder {
-  package func logMetadata(ofFailed call: IncomingCall) -> Logger.Metadata { [:] }
+  package func logMetadata(ofFailed call: VarlinkCallFrame) -> Logger.Metadata { [:] }
 }
 
 /// Why the server refuses, before or around any call.
@@ -67,86 +66,9 @@ package enum VarlinkOutgoing: Sendable {
   case encodedBatch([ByteBuffer])
 }
 
-/// A call that has been read, and how it answers when its turn comes: the connection starts
-/// calls one after another, in call order, each once the one before it is answered, and hands
-/// each a ``CallAnswer`` to write its replies to.
-///
-/// ```swift
-/// PreparedCall { answer in
-///   ticket.whenReduced { outcome in … answer.reply(.reply(reply)); answer.finish() }
-/// }
-/// ```
-package struct PreparedCall: Sendable {
-  /// Whether the connection must not read further calls until this one is answered.
-  package let isBarrier: Bool
-  /// Which method the metrics count the call under: the responder knows, having read it;
-  /// `nil` for a call the server could not read.
-  package var kind: CallKind?
-  let answer: Answer
-
-  enum Answer: Sendable {
-    /// Called on the connection's event loop when the call's turn comes; it must not block.
-    case starting(@Sendable (CallAnswer) -> Void)
-    /// The one reply, known as the call was read: the connection writes it when the call's
-    /// turn comes, with nothing (no closure, no ``CallAnswer``) made for it meanwhile.
-    case answered(VarlinkOutgoing)
-  }
-
-  package init(isBarrier: Bool = false, starting start: @escaping @Sendable (CallAnswer) -> Void) {
-    self.isBarrier = isBarrier
-    self.answer = .starting(start)
-  }
-
-  /// A call whose one reply was known as it was read, such as a `{"parameters":{"seq":N}}`
-  /// made while the call was routed.
-  package static func answered(_ reply: VarlinkOutgoing) -> PreparedCall {
-    PreparedCall(isBarrier: false, answer: .answered(reply))
-  }
-
-  private init(isBarrier: Bool, answer: Answer) {
-    self.isBarrier = isBarrier
-    self.answer = answer
-  }
-
-  /// The one reply, when it was known as the call was read.
-  package var knownReply: VarlinkOutgoing? {
-    guard case let .answered(reply) = self.answer else { return nil }
-    return reply
-  }
-
-  /// Answers the call through `answer`: on the connection's event loop, when its turn comes.
-  package func start(_ answer: CallAnswer) {
-    switch self.answer {
-    case let .starting(start):
-      start(answer)
-    case let .answered(reply):
-      answer.reply(reply)
-      answer.finish()
-    }
-  }
-
-  /// A barrier call answered with one reply, whose parameters `parameters` makes (or with the
-  /// error it throws) on the event loop when the call's turn comes.
-  package static func answering(_ parameters: @escaping @Sendable () throws(VarlinkError) -> JSONObject) -> PreparedCall {
-    PreparedCall(isBarrier: true) { (answer: CallAnswer) in
-      do throws(VarlinkError) {
-        answer.reply(.reply(VarlinkReply(parameters: try parameters())))
-        answer.finish()
-      } catch {
-        answer.finish(error)
-      }
-    }
-  }
-
-  /// A call answered with `error` whatever happens.
-  package static func failing(_ error: VarlinkError) -> PreparedCall {
-    PreparedCall { (answer: CallAnswer) in answer.finish(error) }
-  }
-}
-
 /// Which method a call was, as the responder counts calls: an index into a table of method
 /// names that is the responder's own. The server hands it to the ``CallRecorder`` unread.
-package struct CallKind: Hashable, Sendable {
+package struct CountedMethod: Hashable, Sendable {
   package let index: Int
 
   package init(index: Int) {
@@ -160,7 +82,7 @@ package protocol CallRecorder: AnyObject, Sendable {
   /// Counts a call of `kind` (`nil`: one the server could not read) that ended with `error`
   /// (`nil`: answered) after `nanoseconds`; `nil` for a call whose length says nothing (a
   /// subscription lasts as long as its client wants).
-  func recordCall(kind: CallKind?, error: VarlinkError?, nanoseconds: UInt64?)
+  func recordCall(kind: CountedMethod?, error: VarlinkError?, nanoseconds: UInt64?)
 }
 
 /// Counts what the server serves, for `Status`, the status line and the metrics.

@@ -68,7 +68,7 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     logger: Logger
   ) {
     self.responder = responder
-    self.channels = ServerChannels(counters: counters)
+    self.channels = ServerChannels(counters: counters, loop: loop)
     self.loop = loop
     self.counters = counters
     self.listener = listener
@@ -109,7 +109,7 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       .childChannelInitializer { channel in self.initialize(channel) }
     let server = try await self.listener.bind(bootstrap, logger: self.logger)
     // Shut down before it listened: the socket is closed, and there is nothing to serve.
-    if self.channels.listening(server) {
+    if await self.channels.listening(server) {
       onListening()
       do {
         try await server.setOption(.autoRead, value: true).get()
@@ -140,9 +140,9 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
         .writeBufferWaterMark,
         value: .init(low: limits.maximumUnwrittenBytes / 2, high: limits.maximumUnwrittenBytes)
       )
-      let (peer, socket) = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-        (Caller(socket: $0), $0)
-      } ?? (nil, nil)
+      let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
+        Caller(socket: $0)
+      } ?? nil
       let lastRead = LastRead()
       try channel.pipeline.syncOperations.addHandlers(
         ConnectionTimeoutHandler(
@@ -160,7 +160,6 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
           responder: self.responder,
           server: channels,
           caller: peer,
-          socket: socket,
           log: ConnectionLog(logger: self.logger, peer: peer),
           capacity: limits.maximumQueuedCalls,
           connectionLimit: min(limits.maximumConnections, self.connectionCeiling),

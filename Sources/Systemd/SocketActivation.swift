@@ -9,12 +9,12 @@ package enum SocketActivation {
   /// The `LISTEN_*` variables are removed from the environment, so that worker processes do not
   /// take the socket for theirs.
   ///
-  /// - Throws: ``SocketActivationError`` when sockets were passed but none is named `name`, or
+  /// - Throws: ``SystemdError`` when sockets were passed but none is named `name`, or
   ///   the one named `name` is not a listening Unix stream socket.
-  package static func listeningSocket(named name: String) throws(SocketActivationError) -> CInt? {
+  package static func listeningSocket(named name: String) throws(SystemdError) -> CInt? {
     var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
     let count = sd_listen_fds_with_names(1, &names)
-    guard count >= 0 else { throw .unusable(reason: String(cString: strerror(-count))) }
+    guard count >= 0 else { throw .socketActivationUnusable(errno: -count) }
     guard count > 0 else { return nil }
     var passed: [(fd: CInt, name: String)] = []
     for index in 0..<Int(count) {
@@ -34,31 +34,5 @@ package enum SocketActivation {
     // not leak into worker processes.
     for other in passed where other.fd != socket.fd { close(other.fd) }
     return socket.fd
-  }
-}
-
-/// Socket activation passed sockets the daemon cannot serve on.
-package enum SocketActivationError: Error, CustomStringConvertible {
-  case unusable(reason: String)
-  case noSocketNamed(String, passed: [String])
-  case notAUnixStreamListener(fd: CInt, name: String)
-
-  package var description: String {
-    switch self {
-    case let .unusable(reason):
-      "socket activation: the LISTEN_FDS/LISTEN_PID variables could not be used: \(reason)"
-    case let .noSocketNamed(name, passed):
-      """
-      socket activation: systemd passed \(passed.count) socket(s) named \
-      \(passed.map { "'\($0)'" }.joined(separator: ", ")), none named '\(name)'. \
-      Set FileDescriptorName=\(name) in the socket unit (systemd-socket-activate: --fdname=\(name)).
-      """
-    case let .notAUnixStreamListener(fd, name):
-      """
-      socket activation: the socket named '\(name)' (fd \(fd)) is not a listening Unix stream \
-      socket. Switchyard speaks Varlink on a Unix socket: use ListenStream=/run/switchyard/…sock \
-      in the socket unit, not a port, a datagram socket or Accept=yes.
-      """
-    }
   }
 }

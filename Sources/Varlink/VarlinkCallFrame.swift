@@ -1,21 +1,22 @@
 import OrderedCollections
 import SwitchyardJSON
 
-/// A Varlink call read straight from a frame's bytes: the envelope (`method`, `more`, `oneway`)
-/// decoded, the `parameters` only located, so that a value in them can be decoded straight from
-/// the bytes too (``JSONBytesDecoder``), without a ``JSONValue`` tree.
+/// A Varlink call as the server reads it from a frame's bytes: the envelope (`method`, `more`,
+/// `oneway`) decoded, the `parameters` only located, so that a value in them is decoded straight
+/// from the bytes too (an action goes from bytes to its Swift value in one pass), and a tree is
+/// built only for what wants one.
 ///
 /// It accepts and refuses what `VarlinkCall(parsing: JSONValue(parsing: bytes))` does, with the
 /// same errors: ``JSONParseError`` for bytes that are not JSON, ``VarlinkError`` (`InvalidRequest`)
-/// for JSON that is not a call.
+/// for JSON that is not a call. It points into the bytes it was read from: use it only while
+/// they live (a responder, only while it prepares the call), and never keep it.
 ///
 /// ```swift
 /// let action = try frame.withUnsafeReadableBytes { bytes in   // a NIO ByteBuffer, not copied
-///   let call = try VarlinkCallFrame(parsing: bytes)
-///   return try call.decodeParameter(App.Action.self, named: "action", from: bytes)
+///   try VarlinkCallFrame(parsing: bytes).decodeParameter(App.Action.self, named: "action")
 /// }
 /// ```
-public struct VarlinkCallFrame: Sendable {
+public struct VarlinkCallFrame {
   /// The qualified method name, such as `io.switchyard.Store.Send`.
   public var method: String
   /// The caller wants every reply until one without `continues`.
@@ -26,6 +27,8 @@ public struct VarlinkCallFrame: Sendable {
   public let layout: JSONLayout
   /// The `parameters` object; `nil` when the call has none (or `null`).
   public let parameters: JSONLayout.Value?
+  /// The frame's bytes (without its NUL): valid only while the buffer they are in is.
+  public let bytes: UnsafeRawBufferPointer
 
   /// The methods this package serves, `Send` first: a call to one of them shares its name's
   /// `String` instead of making one.
@@ -54,6 +57,7 @@ public struct VarlinkCallFrame: Sendable {
     }
     self.method = method
     self.layout = layout
+    self.bytes = bytes
     switch layout.member("parameters", of: root, in: bytes) {
     case let parameters? where layout.kind(of: parameters) == .object: self.parameters = parameters
     case let parameters? where layout.kind(of: parameters) != .null: throw .invalidRequest("\"parameters\" must be an object")
@@ -75,9 +79,15 @@ public struct VarlinkCallFrame: Sendable {
     self.parameters.map { self.layout.byteRange(of: $0) }
   }
 
-  /// The parameter `name`'s value, if the call has it.
-  public func parameter(_ name: String, in bytes: UnsafeRawBufferPointer) -> JSONLayout.Value? {
-    self.parameters.flatMap { self.layout.member(name, of: $0, in: bytes) }
+  /// Where the parameter `name` lies in the frame; `nil` when the call does not have it.
+  public func parameterLayout(_ name: String) -> JSONLayout.Value? {
+    self.parameters.flatMap { self.layout.member(name, of: $0, in: self.bytes) }
+  }
+
+  /// The parameter `name` as a tree; `nil` when the call does not have it.
+  public func parameter(_ name: String) -> JSONValue? {
+    // The layout checked the frame, so a tree of any part of it can be built.
+    self.parameterLayout(name).flatMap { try? self.layout.jsonValue(of: $0, in: self.bytes) }
   }
 
   /// Decodes the parameter `name` straight from the frame's bytes; `nil` when the call does not
@@ -85,21 +95,62 @@ public struct VarlinkCallFrame: Sendable {
   ///
   /// - Throws: what ``JSONBytesDecoder/decode(_:from:layout:at:)`` throws.
   public func decodeParameter<T: Decodable>(
-    _ type: T.Type, named name: String, from bytes: UnsafeRawBufferPointer, decoder: JSONBytesDecoder = JSONBytesDecoder()
+    _ type: T.Type, named name: String, decoder: JSONBytesDecoder = JSONBytesDecoder()
   ) throws -> T? {
-    guard let value = self.parameter(name, in: bytes) else { return nil }
-    return try decoder.decode(type, from: bytes, layout: self.layout, at: value)
+    guard let value = self.parameterLayout(name) else { return nil }
+    return try self.decode(type, at: value, decoder: decoder)
+  }
+
+  /// Decodes the value at `value` straight from the frame's bytes.
+  public func decode<T: Decodable>(_ type: T.Type, at value: JSONLayout.Value, decoder: JSONBytesDecoder) throws -> T {
+    try decoder.decode(type, from: self.bytes, layout: self.layout, at: value)
+  }
+
+  /// The elements of the array at `value`, in order; empty for anything else.
+  public func elements(of value: JSONLayout.Value) -> [JSONLayout.Value] {
+    self.layout.elements(of: value)
+  }
+
+  /// Whether `value` is an array.
+  public func isArray(_ value: JSONLayout.Value) -> Bool {
+    self.layout.kind(of: value) == .array
+  }
+
+  /// The bytes of `value` in place: valid only while the frame's are.
+  public func bytes(of value: JSONLayout.Value) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: self.bytes[self.layout.byteRange(of: value)])
+  }
+
+  /// The bytes of `value`, exactly as the client sent them: valid JSON, since the frame's layout
+  /// checked it.
+  public func text(of value: JSONLayout.Value) -> [UInt8] {
+    Array(self.bytes(of: value))
   }
 
   /// The parameters as a tree, for methods that want one (`[:]` when the call has none).
-  public func parametersObject(in bytes: UnsafeRawBufferPointer) throws -> JSONObject {
-    guard let parameters, case let .object(object) = try self.layout.jsonValue(of: parameters, in: bytes) else { return [:] }
+  public func parametersObject() throws -> JSONObject {
+    guard let parameters, case let .object(object) = try self.layout.jsonValue(of: parameters, in: self.bytes) else { return [:] }
     return object
   }
 
-  /// The call as a ``VarlinkCall``, its parameters a tree.
-  public func call(in bytes: UnsafeRawBufferPointer) throws -> VarlinkCall {
-    VarlinkCall(method: self.method, parameters: try self.parametersObject(in: bytes), more: self.more, oneway: self.oneway)
+  /// The whole call, its parameters a tree: for the methods that are not on the hot path.
+  public func tree() -> VarlinkCall {
+    // The layout checked the frame, so its parameters make a tree.
+    let parameters = (try? self.parametersObject()) ?? [:]
+    return VarlinkCall(method: self.method, parameters: parameters, more: self.more, oneway: self.oneway)
+  }
+
+  /// Runs `body` with `call` as the server reads it from the wire: for whoever prepares calls
+  /// without a connection (tests, tools).
+  ///
+  /// ```swift
+  /// let prepared = try VarlinkCallFrame.reading(VarlinkCall(method: "org.varlink.service.GetInfo")) {
+  ///   responder.prepare($0, caller: nil, whenClosed: { _ in })
+  /// }
+  /// ```
+  public static func reading<Result>(_ call: VarlinkCall, _ body: (VarlinkCallFrame) throws -> Result) throws -> Result {
+    let text = Array(call.message.serialized().utf8)
+    return try text.withUnsafeBytes { bytes in try body(VarlinkCallFrame(parsing: bytes)) }
   }
 
   private static func flag(_ key: String, of layout: JSONLayout, in bytes: UnsafeRawBufferPointer) throws(VarlinkError) -> Bool {

@@ -70,13 +70,13 @@ package final class WorkerLink: StoreExecutor, @unchecked Sendable {
   private var scratch: [UInt8] = []
   private var running: [Work] = []
   /// A write the helper could not make: the loop throws it when it takes the turn next.
-  private var writeError: WorkerLinkError?
+  private var writeError: WorkerError?
 
   /// Takes over the worker's ends of the link, in blocking mode: the loop waits in `read` only.
-  package init(_ ends: WorkerLinkEnds) throws(WorkerLinkError) {
+  package init(_ ends: WorkerLinkEnds) throws(WorkerError) {
     for fd in [ends.input, ends.output] {
       let flags = fcntl(fd, F_GETFL)
-      guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw WorkerLinkError("fcntl", errno) }
+      guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw WorkerError.link("fcntl", errno) }
     }
     (self.input, self.output) = (ends.input, ends.output)
     self.inbox = ByteBufferAllocator().buffer(capacity: Self.readSize)
@@ -128,7 +128,7 @@ package final class WorkerLink: StoreExecutor, @unchecked Sendable {
 
   /// Reads what the pipe holds, blocking until it holds something; at the end of the link,
   /// the loop ends.
-  private func read() throws(WorkerLinkError) {
+  private func read() throws(WorkerError) {
     if self.inbox.readableBytes == 0 {
       // A start frame can be large; the buffer it grew is not kept for the rest of the run.
       if self.inbox.capacity > 4 * Self.readSize {
@@ -141,11 +141,11 @@ package final class WorkerLink: StoreExecutor, @unchecked Sendable {
     }
     let input = self.input
     let count = try self.inbox.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.readSize) {
-      bytes throws(WorkerLinkError) in
+      bytes throws(WorkerError) in
       while true {
         let count = Glibc.read(input, bytes.baseAddress, bytes.count)
         if count >= 0 { return count }
-        if errno != EINTR { throw WorkerLinkError("read", errno) }
+        if errno != EINTR { throw WorkerError.link("read", errno) }
       }
     }
     if count == 0 { self.isOpen = false }
@@ -176,7 +176,7 @@ package final class WorkerLink: StoreExecutor, @unchecked Sendable {
   /// The helper's turn: runs what is queued and writes what it sent, again until nothing is
   /// or the loop read a frame and waits for the turn; then, in the same look at the queue, says
   /// it is done, so that work queued after it wakes it again (or the loop hands it back).
-  private func runWhileQueuedAndTheLoopReads() throws(WorkerLinkError) {
+  private func runWhileQueuedAndTheLoopReads() throws(WorkerError) {
     while true {
       self.runQueued()
       try self.flush()
@@ -203,13 +203,13 @@ package final class WorkerLink: StoreExecutor, @unchecked Sendable {
   }
 
   /// Writes every frame sent during the turn, in one write when the pipe takes it whole.
-  private func flush() throws(WorkerLinkError) {
+  private func flush() throws(WorkerError) {
     while self.outbox.readableBytes > 0 {
       let output = self.output
       let written = self.outbox.withUnsafeReadableBytes { Glibc.write(output, $0.baseAddress, $0.count) }
       if written < 0 {
         if errno == EINTR { continue }
-        throw WorkerLinkError("write", errno)
+        throw WorkerError.link("write", errno)
       }
       self.outbox.moveReaderIndex(forwardBy: written)
     }
@@ -228,7 +228,7 @@ package final class WorkerLink: StoreExecutor, @unchecked Sendable {
         Self.wait(for: self.helperWakeUp)
         if self.queue.withLock({ $0.isClosed }) { break }
         try? self.takeTurn {
-          do throws(WorkerLinkError) {
+          do throws(WorkerError) {
             try self.runWhileQueuedAndTheLoopReads()
           } catch {
             // The daemon is gone, or the pipe broke: the loop's read ends the worker.
@@ -294,14 +294,5 @@ package final class WorkerLink: StoreExecutor, @unchecked Sendable {
 
   package func checkIsolated() {
     precondition(self.isCurrent, "a worker's store is used without its link's turn")
-  }
-}
-
-/// A system call on the worker's link failed: the worker cannot go on.
-package struct WorkerLinkError: Error, CustomStringConvertible {
-  package let description: String
-
-  package init(_ call: String, _ code: CInt) {
-    self.description = "worker link: \(call) failed: \(String(cString: strerror(code)))"
   }
 }

@@ -156,25 +156,25 @@ package enum WorkerMessage: Equatable, Sendable {
   ///
   /// - Parameter pointer: Where the feature's state lies in the composed state: the paths of
   ///   the patches in `reduced` and `change` frames are read under it, ready for the change log.
-  package init(frame bytes: UnsafeRawBufferPointer, patchesUnder pointer: JSONPointer = .root) throws(WorkerProtocolError) {
+  package init(frame bytes: UnsafeRawBufferPointer, patchesUnder pointer: JSONPointer = .root) throws(WorkerError) {
     guard bytes.count >= 9, let kind = Kind(rawValue: bytes[0]) else {
-      throw WorkerProtocolError("a frame of \(bytes.count) bytes with kind \(bytes.first.map(String.init) ?? "none")")
+      throw WorkerError.protocolViolation("a frame of \(bytes.count) bytes with kind \(bytes.first.map(String.init) ?? "none")")
     }
     var number: UInt64 = 0
     for byte in bytes[1..<9] { number = number << 8 | UInt64(byte) }
     let text = UnsafeRawBufferPointer(rebasing: bytes[9...])
-    func body() throws(WorkerProtocolError) -> JSONValue {
+    func body() throws(WorkerError) -> JSONValue {
       do {
         return try JSONValue(parsing: text)
       } catch {
-        throw WorkerProtocolError("a \(kind) frame whose body is not JSON: \(error)")
+        throw WorkerError.protocolViolation("a \(kind) frame whose body is not JSON: \(error)")
       }
     }
-    func patch(_ text: UnsafeRawBufferPointer) throws(WorkerProtocolError) -> JSONPatch {
+    func patch(_ text: UnsafeRawBufferPointer) throws(WorkerError) -> JSONPatch {
       do {
         return try JSONPatch(parsing: text, under: pointer)
       } catch {
-        throw WorkerProtocolError("a \(kind) frame whose body is not a JSON Patch: \(error)")
+        throw WorkerError.protocolViolation("a \(kind) frame whose body is not a JSON Patch: \(error)")
       }
     }
     switch kind {
@@ -184,7 +184,7 @@ package enum WorkerMessage: Equatable, Sendable {
     case .probe: self = .probe(id: number)
     case .ready: self = .ready
     case .reduced:
-      guard text.count >= 8 else { throw WorkerProtocolError("a reduced frame without the reducer's time") }
+      guard text.count >= 8 else { throw WorkerError.protocolViolation("a reduced frame without the reducer's time") }
       let nanoseconds = text.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
       let body = UnsafeRawBufferPointer(rebasing: text[8...])
       guard !body.isEmpty else {
@@ -198,12 +198,12 @@ package enum WorkerMessage: Equatable, Sendable {
     case .schedule:
       let body = try body()
       guard let action = body["action"], case let .array(ids)? = body["ids"] else {
-        throw WorkerProtocolError("a schedule frame without an action and ids")
+        throw WorkerError.protocolViolation("a schedule frame without an action and ids")
       }
       let names = ids.compactMap { if case let .string(id) = $0 { id } else { nil } }
       self = .schedule(action: action, deadline: Double(bitPattern: number), ids: names)
     case .cancelTimers:
-      guard case let .string(id) = try body() else { throw WorkerProtocolError("a cancelTimers frame without an id") }
+      guard case let .string(id) = try body() else { throw WorkerError.protocolViolation("a cancelTimers frame without an id") }
       self = .cancelTimers(id: id)
     case .dependencies: self = .dependencies(id: number, readings: try body())
     }
@@ -223,19 +223,10 @@ package enum WorkerMessage: Equatable, Sendable {
   }
 
   /// `length`, read from a frame's 4-byte prefix, when it is a length either side accepts.
-  package static func frameLength(_ length: Int) throws(WorkerProtocolError) -> Int {
+  package static func frameLength(_ length: Int) throws(WorkerError) -> Int {
     guard (9...Self.maximumFrameLength).contains(length) else {
-      throw WorkerProtocolError("a frame length of \(length) bytes")
+      throw WorkerError.protocolViolation("a frame length of \(length) bytes")
     }
     return length
-  }
-}
-
-/// The other side of a worker link sent something that is not a frame of the protocol.
-package struct WorkerProtocolError: Error, CustomStringConvertible {
-  package let description: String
-
-  package init(_ description: String) {
-    self.description = "worker link: \(description)"
   }
 }

@@ -78,7 +78,7 @@ package final class WorkerSpawner: Sendable {
     var opened: [CInt] = []
     func pipe() throws -> (read: CInt, write: CInt) {
       var ends: [CInt] = [-1, -1]
-      guard switchyard_pipe(&ends) == 0 else { throw SpawnError("pipe2", errno) }
+      guard switchyard_pipe(&ends) == 0 else { throw WorkerError.spawn("pipe2", errno) }
       opened += ends
       return (ends[0], ends[1])
     }
@@ -96,7 +96,7 @@ package final class WorkerSpawner: Sendable {
       let code = errno
       for fd in opened { close(fd) }
       if memory >= 0 { close(memory) }
-      throw SpawnError("memfd_create", code)
+      throw WorkerError.spawn("memfd_create", code)
     }
     defer {
       // The worker has its own copies now (fds 3, 5, 4 and 2).
@@ -120,7 +120,7 @@ package final class WorkerSpawner: Sendable {
       close(toWorker.write)
       close(fromWorker.read)
       close(stderr.read)
-      throw SpawnError("posix_spawn \(executable)", result)
+      throw WorkerError.spawn("posix_spawn \(executable)", result)
     }
     return SpawnedWorker(pid: pid, link: WorkerLinkEnds(input: fromWorker.read, output: toWorker.write), stderr: stderr.read, page: page)
   }
@@ -143,13 +143,5 @@ package final class SharedPage: @unchecked Sendable {
   /// (the action that ended it), and while a health probe waits (whether it still goes on).
   package var actionID: UInt64 {
     self.pointer?.pointee ?? 0
-  }
-}
-
-package struct SpawnError: Error, CustomStringConvertible {
-  package let description: String
-
-  package init(_ operation: String, _ code: CInt) {
-    self.description = "\(operation) failed: \(String(cString: strerror(code)))"
   }
 }

@@ -3,9 +3,9 @@ import SwitchyardCommands
 
 /// `switchyardd`: the Switchyard daemon, serving the PrimeTime demo application. Everything else
 /// — `serve`, the `worker` subcommand, options, configuration, systemd — comes with
-/// ``SwitchyardApplication``.
+/// ``DaemonMain``.
 @main
-struct Switchyardd: SwitchyardApplication {
+struct Switchyardd: DaemonMain {
   static let abstract =
     "Hosts PrimeTime's features in actors and worker processes and serves them over Varlink (io.switchyard.Store)."
 

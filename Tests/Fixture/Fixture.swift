@@ -4,7 +4,7 @@ import SwitchyardCommands
 
 /// `switchyard-fixture`: a daemon like `switchyardd`, hosting features that misbehave on purpose,
 /// for tests of what the daemon does when a feature goes wrong. Declared only through
-/// ``SwitchyardApplication``, as any application's daemon is: its tests are also the tests of
+/// ``DaemonMain``, as any application's daemon is: its tests are also the tests of
 /// that entry point (serve, worker processes, options, name and version).
 ///
 /// - `tally`: a counter that behaves.
@@ -21,7 +21,7 @@ import SwitchyardCommands
 ///   `{"flags": {"insertFirst": {…}}}`, `{"flags": {"set": {"id": "beta", "isOn": true, "at": "…"}}}`,
 ///   `{"flags": {"remove": "beta"}}`: for the client's typed paths, `\.flags[id: "beta"]`.
 @main
-struct SwitchyardFixture: SwitchyardApplication {
+struct SwitchyardFixture: DaemonMain {
   static let application = Application(
     initialState: FixtureState(),
     features: [

@@ -55,7 +55,7 @@ struct LatencyHistogramTests {
     metrics.calls.record(kind: .send, result: CallResult.ok, nanoseconds: 60_000)
     metrics.calls.record(kind: .send, result: CallResult.index(ofError: "io.switchyard.Store.InvalidAction"), nanoseconds: 1_000)
     // A made-up method or error name does not become a label of its own.
-    metrics.calls.record(kind: CallKind(method: "io.switchyard.Store.Explode"), result: CallResult.index(ofError: "x.Made.Up"), nanoseconds: nil)
+    metrics.calls.record(kind: CountedMethod(method: "io.switchyard.Store.Explode"), result: CallResult.index(ofError: "x.Made.Up"), nanoseconds: nil)
     metrics.features[0].reduced(nanoseconds: 3_000)
     let text = metrics.exposition()
     #expect(text.contains(#"switchyard_calls_total{method="io.switchyard.Store.Send",result="ok"} 2"#))

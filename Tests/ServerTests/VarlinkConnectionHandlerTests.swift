@@ -19,7 +19,7 @@ import Testing
     let read = Mutex<[String]>([])
 
     func prepare(
-      _ call: IncomingCall, caller: Caller?, whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+      _ call: VarlinkCallFrame, caller: Caller?, whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
     ) -> PreparedCall {
       let method = call.method
       self.read.withLock { $0.append(method) }
@@ -69,7 +69,7 @@ import Testing
     try self.channel.pipeline.syncOperations.addHandlers(
       self.reads,
       VarlinkConnectionHandler(
-        responder: self.responder, server: ServerChannels(counters: ServerCounters()), caller: nil,
+        responder: self.responder, server: ServerChannels(counters: ServerCounters(), loop: self.channel.eventLoop), caller: nil,
         log: ConnectionLog(logger: logger, peer: nil), capacity: capacity, connectionLimit: connectionLimit,
         refusals: ConnectionLog(logger: logger, peer: nil), requests: self.requests
       )
@@ -167,6 +167,16 @@ import Testing
     #expect(try self.replies() == [], "it waits for the call before it")
     self.responder.finish(0, with: ["n": 1])
     #expect(try self.replies() == [["parameters": ["n": 1]], ["parameters": ["n": 7]]])
+  }
+
+  @Test func aCloseFromOutsideSendsWhatThisTurnWroteFirst() throws {
+    try self.call("test.Later")
+    // Answered and not flushed yet (the flush is due at the end of this turn), then a drain
+    // closes the connection as idle before that flush runs.
+    self.responder.finish(0, with: ["n": 1])
+    self.channel.close(promise: nil)
+    #expect(try self.replies() == [["parameters": ["n": 1]]])
+    #expect(!self.channel.isActive)
   }
 
   @Test func aConnectionOverTheLimitGetsTheRespondersErrorAndCloses() throws {

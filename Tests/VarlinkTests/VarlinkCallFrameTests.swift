@@ -29,7 +29,7 @@ private func readBothWays(_ frame: [UInt8]) -> (tree: FrameOutcome, bytes: Frame
   let bytes = FrameOutcome {
     try frame.withUnsafeBytes { bytes in
       let frame = try VarlinkCallFrame(parsing: bytes)
-      let call = try frame.call(in: bytes)
+      let call = frame.tree()
       #expect(frame.interface == call.interface && frame.name == call.name)
       return call
     }
@@ -108,22 +108,22 @@ struct VarlinkCallFrameTests {
     try Array(text.utf8).withUnsafeBytes { bytes in
       let call = try VarlinkCallFrame(parsing: bytes)
       #expect(call.method == "io.switchyard.Store.Send" && call.interface == "io.switchyard.Store" && call.name == "Send")
-      #expect(try call.decodeParameter(Action.self, named: "action", from: bytes) == .counter(.set(to: 3)))
-      #expect(try call.decodeParameter(Action.self, named: "missing", from: bytes) == nil)
+      #expect(try call.decodeParameter(Action.self, named: "action") == .counter(.set(to: 3)))
+      #expect(try call.decodeParameter(Action.self, named: "missing") == nil)
       let range = try #require(call.parametersRange)
       #expect(String(decoding: bytes[range], as: UTF8.self) == #"{"action":{"counter":{"set":{"to":3}}}}"#)
-      #expect(try call.parametersObject(in: bytes) == ["action": ["counter": ["set": ["to": 3]]]])
+      #expect(try call.parametersObject() == ["action": ["counter": ["set": ["to": 3]]]])
     }
     let unknown = #"{"method":"a.B","parameters":{"action":{"counter":{"set":{"to":3,"by":1}}}}}"#
     #expect(throws: JSONUnknownKeyError.self) {
       try Array(unknown.utf8).withUnsafeBytes { bytes in
-        try VarlinkCallFrame(parsing: bytes).decodeParameter(Action.self, named: "action", from: bytes)
+        try VarlinkCallFrame(parsing: bytes).decodeParameter(Action.self, named: "action")
       }
     }
     try Array(#"{"method":"a.B"}"#.utf8).withUnsafeBytes { bytes in
       let call = try VarlinkCallFrame(parsing: bytes)
       #expect(call.parameters == nil && call.parametersRange == nil)
-      #expect(try call.parametersObject(in: bytes) == [:])
+      #expect(try call.parametersObject() == [:])
     }
   }
 

@@ -72,7 +72,7 @@ private struct OpenLink: Sendable {
     let channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton.next())
       .takingOwnershipOfDescriptors(input: fromWorker[0], output: toWorker[1])
       .get()
-    self.channel = WorkerChannel(channel, output: toWorker[1])
+    self.channel = WorkerChannel(channel)
     self.workerInput = toWorker[0]
     self.workerOutput = fromWorker[1]
   }

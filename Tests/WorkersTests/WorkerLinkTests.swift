@@ -147,7 +147,8 @@ import Testing
     let pipes = try LinkPipes()
     let link = try WorkerLink(pipes.workerEnds)
     pipes.daemonWritesBytes([0, 0, 0, 3, 1, 2, 3])
-    await #expect(throws: WorkerProtocolError.self) { try await run(link) { _ in } }
+    let error = await #expect(throws: WorkerError.self) { try await run(link) { _ in } }
+    #expect(error?.code == .protocolViolation)
     pipes.daemonCloses()
   }
 
@@ -155,8 +156,8 @@ import Testing
     let pipes = try LinkPipes()
     let link = try WorkerLink(pipes.workerEnds)
     pipes.daemonWrites([.ready])
-    await #expect(throws: WorkerProtocolError.self) {
-      try await run(link) { _ in throw WorkerProtocolError("the daemon sent ready, which only a worker sends") }
+    await #expect(throws: WorkerError.self) {
+      try await run(link) { _ in throw WorkerError.protocolViolation("the daemon sent ready, which only a worker sends") }
     }
     pipes.daemonCloses()
   }

@@ -103,17 +103,21 @@ import Testing
   }
 
   @Test func impossibleLengthsAndKindsAreRefused() throws {
-    #expect(throws: WorkerProtocolError.self) { try WorkerMessage.frameLength(3) }
-    #expect(throws: WorkerProtocolError.self) { try WorkerMessage.frameLength(0xffff_ffff) }
+    let refusals: [WorkerError?] = [
+      #expect(throws: WorkerError.self) { try WorkerMessage.frameLength(3) },
+      #expect(throws: WorkerError.self) { try WorkerMessage.frameLength(0xffff_ffff) },
+      #expect(throws: WorkerError.self) {
+        try [0x7f, 0, 0, 0, 0, 0, 0, 0, 0].withUnsafeBytes { try WorkerMessage(frame: $0) }
+      },
+      #expect(throws: WorkerError.self) {
+        try ([0x02, 0, 0, 0, 0, 0, 0, 0, 1] + Array("{nope".utf8)).withUnsafeBytes { try WorkerMessage(frame: $0) }
+      },
+    ]
+    #expect(refusals.map(\.?.code) == Array(repeating: .protocolViolation, count: 4))
+    #expect(refusals.first??.description == "worker link: a frame length of 3 bytes")
     let channel = EmbeddedChannel(handler: FrameReader(WorkerFrameDecoder()))
-    #expect(throws: WorkerProtocolError.self, "the decoder refuses the length before its frame arrives") {
+    #expect(throws: WorkerError.self, "the decoder refuses the length before its frame arrives") {
       try channel.writeInbound(ByteBuffer(bytes: [0xff, 0xff, 0xff, 0xff]))
-    }
-    #expect(throws: WorkerProtocolError.self) {
-      try [0x7f, 0, 0, 0, 0, 0, 0, 0, 0].withUnsafeBytes { try WorkerMessage(frame: $0) }
-    }
-    #expect(throws: WorkerProtocolError.self) {
-      try ([0x02, 0, 0, 0, 0, 0, 0, 0, 1] + Array("{nope".utf8)).withUnsafeBytes { try WorkerMessage(frame: $0) }
     }
   }
 }

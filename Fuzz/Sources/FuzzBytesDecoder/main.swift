@@ -32,7 +32,7 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   }
 
   let treeCall = Result { () throws(VarlinkError) in try VarlinkCall(parsing: tree) }
-  let bytesCall = Result { try VarlinkCallFrame(layout: layout, in: bytes).call(in: bytes) }
+  let bytesCall = Result { try VarlinkCallFrame(layout: layout, in: bytes).tree() }
   switch (treeCall, bytesCall) {
   case (.success(let a), .success(let b)): precondition(a == b, "the envelope reads as \(b), not \(a)")
   case (.failure(let a), .failure(let b)): precondition(a == b as? VarlinkError, "the envelope fails with \(b), not \(a)")

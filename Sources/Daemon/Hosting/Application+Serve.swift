@@ -46,7 +46,7 @@ extension Application {
       try await daemon.run()
     } catch {
       logger.critical("\(identifier) cannot run", metadata: ["error": "\(error)"])
-      throw DaemonFailure(description: "\(error)")
+      throw DaemonFailure(error)
     }
   }
 
@@ -72,5 +72,12 @@ public struct InvalidConfiguration: Error, CustomStringConvertible, Sendable {
 
 /// The daemon could not run, or its supervisor gave up; the reason was logged as critical.
 public struct DaemonFailure: Error, CustomStringConvertible, Sendable {
-  public let description: String
+  /// Why: the error the daemon stopped with, as its subsystem threw it.
+  public let underlying: any Error
+
+  public init(_ underlying: any Error) {
+    self.underlying = underlying
+  }
+
+  public var description: String { "\(self.underlying)" }
 }

@@ -24,7 +24,7 @@ extension WorkerHost {
   /// through `onExit` like any other.
   func start(restarted: Bool) async throws {
     guard let state = self.sink.state else {
-      throw WorkerProtocolError("the daemon holds no state for \(self.sink.pointer)")
+      throw WorkerError.protocolViolation("the daemon holds no state for \(self.sink.pointer)")
     }
     let standby = self.contents.withLock { contents in
       defer { contents.standby = nil }
@@ -139,7 +139,7 @@ extension WorkerHost {
     }
     channel.closeFuture.whenComplete { _ in self.ended(generation: generation, status: nil, linkClosed: true) }
     return Launched(
-      generation: generation, pid: worker.pid, page: worker.page, link: WorkerChannel(channel, output: worker.link.output)
+      generation: generation, pid: worker.pid, page: worker.page, link: WorkerChannel(channel)
     )
   }
 

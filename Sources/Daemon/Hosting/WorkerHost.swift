@@ -228,9 +228,9 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
       Task { await self.prepareStandby() }
     case let .reduced(id, patch, nanoseconds):
       if nanoseconds > 0 { self.sink.metrics?.reduced(nanoseconds: nanoseconds) }
-      let (answered, readings) = try self.contents.withLock { contents throws(WorkerProtocolError) -> (Pending, JSONValue?) in
+      let (answered, readings) = try self.contents.withLock { contents throws(WorkerError) -> (Pending, JSONValue?) in
         guard let first = contents.pending.first, first.id == id, contents.sent > 0 else {
-          throw WorkerProtocolError("the worker answered action \(id), which it was not due to answer")
+          throw WorkerError.protocolViolation("the worker answered action \(id), which it was not due to answer")
         }
         contents.sent -= 1
         contents.answeredActions &+= 1
@@ -267,10 +267,10 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
     case let .schedule(action, deadline, ids):
       // The worker keeps its timers here only on a full route, where its actions embed.
       guard let timers = self.timers, let embed = self.support.embed, let own = ids.last else {
-        throw WorkerProtocolError("the worker scheduled a durable timer on a route that cannot embed its action")
+        throw WorkerError.protocolViolation("the worker scheduled a durable timer on a route that cannot embed its action")
       }
       do {
-        guard let text = timers.encode(try embed(action)) else { throw WorkerProtocolError("the timer's action does not encode") }
+        guard let text = timers.encode(try embed(action)) else { throw WorkerError.protocolViolation("the timer's action does not encode") }
         timers.timers.schedule(JournaledTimer(feature: self.name, key: own, ids: ids, deadline: deadline, action: text))
       } catch {
         self.logger.error("a durable timer's action from the worker cannot be decoded", metadata: ["error": "\(error)"])
@@ -278,7 +278,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
     case let .cancelTimers(id):
       self.timers?.timers.cancel(feature: self.name, id: id)
     case .start, .action, .globalAction, .probe:
-      throw WorkerProtocolError("the worker sent \(message), which only the daemon sends")
+      throw WorkerError.protocolViolation("the worker sent \(message), which only the daemon sends")
     }
   }
 

@@ -17,7 +17,7 @@ final class WorkerLinkHandler<RootAction: Sendable>: ChannelInboundHandler, Send
     let frame = Self.unwrapInboundIn(data)
     do {
       let message = try frame.withUnsafeReadableBytes { bytes in
-        Result { () throws(WorkerProtocolError) in try WorkerMessage(frame: bytes, patchesUnder: self.host.sink.pointer) }
+        Result { () throws(WorkerError) in try WorkerMessage(frame: bytes, patchesUnder: self.host.sink.pointer) }
       }.get()
       try self.host.received(message, generation: self.generation)
     } catch {

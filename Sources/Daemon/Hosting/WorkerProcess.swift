@@ -189,7 +189,7 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
   func received(frame: UnsafeRawBufferPointer) throws {
     guard let store else {
       guard case let .start(state, _) = try WorkerMessage(frame: frame) else {
-        throw WorkerProtocolError("the daemon did not start with the feature's state")
+        throw WorkerError.protocolViolation("the daemon did not start with the feature's state")
       }
       return try self.start(from: state)
     }
@@ -198,7 +198,7 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     }
     let message = try WorkerMessage(frame: frame)
     guard case let .probe(id) = message else {
-      throw WorkerProtocolError("the daemon sent \(message), which only a worker sends")
+      throw WorkerError.protocolViolation("the daemon sent \(message), which only a worker sends")
     }
     let link = self.link
     store.probe { link.send(.probeAnswer(id: id)) }
@@ -250,7 +250,7 @@ where R: Reducer<LocalState, LocalAction> & SendableMetatype {
       let bytes = ActionBytes(bytes: body, layout: layout, value: layout.root)
       if isGlobal {
         guard let local = try self.decodeGlobal(bytes) else {
-          throw WorkerProtocolError("the daemon sent a global action the feature's route does not take")
+          throw WorkerError.protocolViolation("the daemon sent a global action the feature's route does not take")
         }
         action = local
       } else if let decoded = self.decodeCases?(bytes) {

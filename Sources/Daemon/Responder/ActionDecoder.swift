@@ -19,7 +19,7 @@ struct ActionDecoder<Action: Codable & Sendable>: Sendable {
   private let decoder = JSONBytesDecoder(refusesUnknownKeys: true)
   private let decodeCases = caseDecoder(of: Action.self)
 
-  func decode(_ action: JSONLayout.Value, of call: IncomingCall) throws(VarlinkError) -> Action {
+  func decode(_ action: JSONLayout.Value, of call: VarlinkCallFrame) throws(VarlinkError) -> Action {
     if let decodeCases, let decoded = decodeCases(call.actionBytes(at: action)) { return decoded }
     do {
       return try call.decode(Action.self, at: action, decoder: self.decoder)
@@ -67,9 +67,9 @@ struct ActionDecoder<Action: Codable & Sendable>: Sendable {
   }
 }
 
-extension IncomingCall {
+extension VarlinkCallFrame {
   /// `value` for an action type to read its cases from (``CaseDecodedAction``).
   func actionBytes(at value: JSONLayout.Value) -> ActionBytes {
-    ActionBytes(bytes: self.bytes, layout: self.frame.layout, value: value)
+    ActionBytes(bytes: self.bytes, layout: self.layout, value: value)
   }
 }

@@ -85,27 +85,27 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   }
 
   func prepare(
-    _ call: IncomingCall,
+    _ call: VarlinkCallFrame,
     caller: Caller?,
     whenClosed: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
   ) -> PreparedCall {
     let grants = self.grants(for: caller)
     if let denial = grants.denial(of: call) {
       var refused = PreparedCall.failing(denial)
-      refused.kind = CallKind(method: call.method)
+      refused.kind = CountedMethod(method: call.method)
       return refused
     }
     guard let method = call.storeMethod else {
       let call = call.tree()
       var prepared = PreparedCall.answering { () throws(VarlinkError) in try self.service(call) }
-      prepared.kind = CallKind(method: call.method)
+      prepared.kind = CountedMethod(method: call.method)
       return prepared
     }
     var prepared = self.prepare(call, method, grants: grants, caller: caller, whenClosed: whenClosed)
     switch method {
     case .send: prepared.kind = .send
     case .sendBatch: prepared.kind = .sendBatch
-    default: prepared.kind = CallKind(method)
+    default: prepared.kind = CountedMethod(method)
     }
     return prepared
   }
@@ -119,14 +119,14 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   }
 
   /// A failed call's action, as the client sent it, in its log line.
-  func logMetadata(ofFailed call: IncomingCall) -> Logger.Metadata {
+  func logMetadata(ofFailed call: VarlinkCallFrame) -> Logger.Metadata {
     guard let action = call.parameter("action")?.serialized() else { return [:] }
     return ["action": "\(String(action.prefix(512)))"]
   }
 
   /// Starts a call of one of `io.switchyard.Store`'s methods.
   private func prepare(
-    _ call: IncomingCall,
+    _ call: VarlinkCallFrame,
     _ method: StoreInterface.Method,
     grants: Grants,
     caller: Caller?,
@@ -182,7 +182,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
 
   /// Decodes the actions of a `Send` or `SendBatch` straight from the call's bytes and routes
   /// them now; the reply waits for them.
-  private func route(_ call: IncomingCall, _ method: StoreInterface.Method, caller: Caller?) -> PreparedCall {
+  private func route(_ call: VarlinkCallFrame, _ method: StoreInterface.Method, caller: Caller?) -> PreparedCall {
     let ticket: RouteTicket
     let count: Int
     do throws(VarlinkError) {
@@ -248,7 +248,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
 
   /// Why the action at `layout` is sent, for the journal: its bytes as the client sent them, and
   /// who sent it. `nil` without a journal, which is the only one that asks.
-  private func cause(of layout: JSONLayout.Value, in call: IncomingCall, caller: Caller?) -> ChangeCause? {
+  private func cause(of layout: JSONLayout.Value, in call: VarlinkCallFrame, caller: Caller?) -> ChangeCause? {
     guard self.changeLog.isJournaled else { return nil }
     return .request(call.text(of: layout), peer: caller.map { ChangeCause.Peer(uid: $0.uid, pid: $0.pid) })
   }

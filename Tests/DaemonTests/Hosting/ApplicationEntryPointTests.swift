@@ -3,7 +3,7 @@ import SwitchyardTestSupport
 import SwitchyardVarlink
 import Testing
 
-/// `switchyard-fixture` is declared only by conforming to `SwitchyardApplication` (no command of
+/// `switchyard-fixture` is declared only by conforming to `DaemonMain` (no command of
 /// its own): run as a process, it is a whole daemon — serve, worker processes, options, name,
 /// version and usage errors.
 @Suite struct ApplicationEntryPointTests {

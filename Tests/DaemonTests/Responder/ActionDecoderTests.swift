@@ -11,7 +11,7 @@ import Testing
   func result(_ action: String) throws -> Result<App.Action, VarlinkError> {
     let frame = Array(#"{"method":"io.switchyard.Store.Send","parameters":{"action":\#(action)}}"#.utf8)
     return try frame.withUnsafeBytes { bytes in
-      let call = IncomingCall(frame: try VarlinkCallFrame(parsing: bytes), bytes: bytes)
+      let call = try VarlinkCallFrame(parsing: bytes)
       let action = try #require(call.parameterLayout("action"))
       return Result { () throws(VarlinkError) in try ActionDecoder<App.Action>().decode(action, of: call) }
     }

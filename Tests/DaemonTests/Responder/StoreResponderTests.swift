@@ -60,7 +60,7 @@ import Testing
   ) async -> (replies: [JSONValue], error: SwitchyardError?) {
     let replies = Mutex<[JSONValue]>([])
     let call = VarlinkCall(method: method, parameters: parameters, more: more)
-    let prepared = try! IncomingCall.reading(call) { responder.prepare($0, caller: caller, whenClosed: { _ in }) }
+    let prepared = try! VarlinkCallFrame.reading(call) { responder.prepare($0, caller: caller, whenClosed: { _ in }) }
     let finished = AsyncStream.makeStream(of: VarlinkError?.self)
     prepared.start(
       CallAnswer(
@@ -105,13 +105,13 @@ import Testing
     let responder = try await self.responder(routingOnTheLoop: true)
     let send = VarlinkCall(method: "io.switchyard.Store.Send", parameters: ["action": ["counter": ["incrTapped": [:]]]])
     let prepared = try await responder.drains!.loop.submit {
-      try IncomingCall.reading(send) { responder.prepare($0, caller: self.root, whenClosed: { _ in }) }
+      try VarlinkCallFrame.reading(send) { responder.prepare($0, caller: self.root, whenClosed: { _ in }) }
     }.get()
     #expect(prepared.sequenceNumber == 1)
     let again = await self.answer(responder, "io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]])
     #expect(again.replies == [["parameters": ["seq": 2]]])
     let refused = try await responder.drains!.loop.submit {
-      try IncomingCall.reading(VarlinkCall(
+      try VarlinkCallFrame.reading(VarlinkCall(
         method: "io.switchyard.Store.Send", parameters: ["action": ["counter": ["nthPrimeResponse": ["n": 1, "prime": 2]]]]
       )) { responder.prepare($0, caller: self.root, whenClosed: { _ in }) }
     }.get()

@@ -13,7 +13,7 @@ enum AppAction: Codable, Sendable {
 }
 
 @main
-struct Todosd: SwitchyardApplication {
+struct Todosd: DaemonMain {
   static let abstract = "Serves a to-do list over Varlink (io.switchyard.Store)."
 
   static let application = Application(

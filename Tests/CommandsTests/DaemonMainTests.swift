@@ -5,7 +5,7 @@ import Testing
 @testable import SwitchyardCommands
 
 /// The smallest application there is: one counter.
-struct TinyCounter: SwitchyardApplication {
+struct TinyCounter: DaemonMain {
   struct State: Codable, Sendable { var count = Count.State() }
 
   @DescribedAction
@@ -28,16 +28,16 @@ struct TinyCounter: SwitchyardApplication {
 }
 
 /// An application that names itself.
-struct Renamed: SwitchyardApplication {
+struct Renamed: DaemonMain {
   static let commandName = "renamed-d"
   static let abstract = "Renamed's own abstract."
   static let version = "9.8.7"
   static var application: Application<TinyCounter.State, TinyCounter.Action> { TinyCounter.application }
 }
 
-/// What conforming to ``SwitchyardApplication`` gives an executable, parsed in process; the
+/// What conforming to ``DaemonMain`` gives an executable, parsed in process; the
 /// fixture daemon (`Tests/Fixture`) is the same conformance run as a process, in DaemonTests.
-@Suite struct SwitchyardApplicationTests {
+@Suite struct DaemonMainTests {
   @Test func theCommandIsNamedAfterTheType() {
     #expect(TinyCounter.commandName == "tiny-counter")
     #expect(DaemonCommand<TinyCounter>.configuration.commandName == "tiny-counter")

@@ -2,14 +2,15 @@ import ArgumentParser
 import SwitchyardDaemon
 import SwitchyardVarlink
 
-/// An application's daemon, whole: conform a type to it, mark it `@main`, and the executable
-/// serves the application's features as `switchyardd` serves PrimeTime's.
+/// The `@main` entry of an application's daemon: conform a type to it, give it the
+/// ``Application`` it serves, mark it `@main`, and the executable serves the application's
+/// features as `switchyardd` serves PrimeTime's.
 ///
 /// ```swift
 /// import SwitchyardCommands
 ///
 /// @main
-/// struct Flagsd: SwitchyardApplication {
+/// struct Flagsd: DaemonMain {
 ///   static let application = Application(
 ///     initialState: Flags.State(),
 ///     features: [
@@ -32,7 +33,7 @@ import SwitchyardVarlink
 /// with the usage); a daemon that cannot run exits with 1 after logging why.
 ///
 /// The static properties other than ``application`` have defaults; give one to change it.
-public protocol SwitchyardApplication {
+public protocol DaemonMain {
   /// The application's root state.
   associatedtype State: Codable & Sendable
   /// The application's root action.
@@ -54,7 +55,7 @@ public protocol SwitchyardApplication {
   static var version: String { get }
 }
 
-extension SwitchyardApplication {
+extension DaemonMain {
   public static var commandName: String {
     hyphenatedCommandName(String(describing: Self.self))
   }

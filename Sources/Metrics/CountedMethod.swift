@@ -1,23 +1,23 @@
 import SwitchyardServer
 import SwitchyardVarlink
 
-/// The kinds of call the daemon counts, by the server's ``CallKind``: the methods the daemon
+/// The kinds of call the daemon counts, by the server's ``CountedMethod``: the methods the daemon
 /// serves, and `other` for any name a client makes up, so that a client cannot add labels
 /// without end.
 ///
 /// ```swift
-/// CallKind(.send).label   // "io.switchyard.Store.Send"
-/// CallKind.other.label    // "other"
+/// CountedMethod(.send).label   // "io.switchyard.Store.Send"
+/// CountedMethod.other.label    // "other"
 /// ```
-extension CallKind {
+extension CountedMethod {
   /// The labels, by index: counters are found by position on the hot path.
   static let all: [String] =
     StoreInterface.Method.allCases.map(\.qualifiedName) + ServiceInterface.Method.allCases.map(\.qualifiedName) + ["other"]
 
-  static let other = CallKind(index: all.count - 1)
+  static let other = CountedMethod(index: all.count - 1)
   /// The two a client sends most, looked up once: the hot path takes them from here.
-  package static let send = CallKind(.send)
-  package static let sendBatch = CallKind(.sendBatch)
+  package static let send = CountedMethod(.send)
+  package static let sendBatch = CountedMethod(.sendBatch)
 
   package init(_ method: StoreInterface.Method) {
     self.init(index: Self.storeIndex[method]!)
