@@ -35,6 +35,9 @@ public struct Mutex<Value: ~Copyable>: ~Copyable {
     #if SWITCHYARD_TSAN
       let address = UnsafeRawPointer(Unmanaged.passUnretained(self.token).toOpaque())
     #endif
+    #if DEBUG
+      MutexAcquisitions.count.add(1, ordering: .relaxed)
+    #endif
     return try self.base.withLock { (value: inout sending Value) throws(E) -> sending Result in
       #if SWITCHYARD_TSAN
         __tsan_acquire(address)
@@ -46,6 +49,18 @@ public struct Mutex<Value: ~Copyable>: ~Copyable {
 }
 
 extension Mutex: @unchecked Sendable where Value: ~Copyable {}
+
+#if DEBUG
+  /// How many times any ``Mutex`` of the process was taken, counted in debug builds only: a test
+  /// holds the locks a request takes to a ceiling, so that one added to the hot path is seen.
+  ///
+  /// ```swift
+  /// let before = MutexAcquisitions.count.load(ordering: .relaxed)
+  /// ```
+  public enum MutexAcquisitions {
+    public static let count = Atomic<Int>(0)
+  }
+#endif
 
 #if SWITCHYARD_TSAN
   /// The address ThreadSanitizer's acquire and release name for one mutex.
