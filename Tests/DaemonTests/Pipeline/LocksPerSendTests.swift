@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import PrimeTime
 import SwitchyardRuntime
 import SwitchyardSynchronization
@@ -11,9 +13,9 @@ import Testing
 /// daemon of this process: everything on that path runs on one event loop, so a lock there is
 /// one nothing contends for and a cost every call pays.
 @Suite(.serialized) struct LocksPerSendTests {
-  /// The most an actor-hosted `Send` may take without a journal; the debug build counts every
-  /// `Mutex` acquisition of the process.
-  static let ceiling = 14.5
+  /// The most an actor-hosted `Send` may take without a journal, counted on the event loops
+  /// (the debug build counts every `Mutex` acquisition per thread).
+  static let ceiling = 6.5
 
   @Test func anActorHostedSendTakesNoMoreLocksThanItsCeiling() async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locks-\(UUID().uuidString)").path
@@ -43,15 +45,24 @@ import Testing
     let perSend = try await onThread { () throws -> Double in
       let client = try VarlinkTestClient(path: path)
       func send() throws { try client.call("io.switchyard.Store.Send", ["action": ["counter": ["incrTapped": [:]]]]) }
+      // The daemon's loop is one of these; the others' locks, taken by other tests meanwhile,
+      // only add, so the quietest round is the one to believe.
+      let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+      func locksOnTheLoops() throws -> Int {
+        try loops.reduce(0) { sum, loop in sum + (try loop.submit { MutexAcquisitions.onThisThread }.wait()) }
+      }
       for _ in 0..<50 { try send() }
-      let sends = 400
-      let before = MutexAcquisitions.count.load(ordering: .relaxed)
-      for _ in 0..<sends { try send() }
-      return Double(MutexAcquisitions.count.load(ordering: .relaxed) - before) / Double(sends)
+      let sends = 50
+      var quietest = Double.infinity
+      for _ in 0..<20 {
+        let before = try locksOnTheLoops()
+        for _ in 0..<sends { try send() }
+        quietest = min(quietest, Double(try locksOnTheLoops() - before) / Double(sends))
+      }
+      return quietest
     }
     running.cancel()
     _ = try? await running.value
-    print("locks per actor-hosted Send: \(perSend)")
     #expect(perSend <= Self.ceiling, "an actor-hosted Send takes \(perSend) locks")
   }
 }
