@@ -106,7 +106,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       stillStarting: { manager.extendStartTimeout(by: .seconds(30)) }, logger: self.logger
     )
     let requests = RequestsInFlight()
-    let hosted = try await HostedApplication.start(
+    let hosted = try await RunningFeatures.start(
       self.application,
       configuration: self.configuration,
       launch: WorkerLaunch(logLevel: self.logLevel),
