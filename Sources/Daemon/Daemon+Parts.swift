@@ -51,7 +51,7 @@ extension Daemon {
   /// The `io.switchyard.Store` interface over the hosted features, which also samples the
   /// metrics.
   func responder(
-    _ hosted: HostedApplication<State, Action>, journal: OpenedJournal?, configuration: LiveConfiguration,
+    _ hosted: RunningFeatures<State, Action>, journal: OpenedJournal?, configuration: LiveConfiguration,
     counters: ServerCounters
   ) -> StoreResponder<State, Action> {
     let responder = StoreResponder(
@@ -85,7 +85,7 @@ extension Daemon {
 
   /// The daemon's status line (`STATUS=`) and the actions routed so far, computed when asked.
   func statusLine(
-    _ hosted: HostedApplication<State, Action>, journal: OpenedJournal?, responder: StoreResponder<State, Action>,
+    _ hosted: RunningFeatures<State, Action>, journal: OpenedJournal?, responder: StoreResponder<State, Action>,
     counters: ServerCounters
   ) -> @Sendable () -> (line: StatusLine, actions: Int) {
     let featureCount = hosted.hosts.count

@@ -97,7 +97,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       stillStarting: { manager.extendStartTimeout(by: .seconds(30)) }, logger: self.logger
     )
     let requests = RequestsInFlight()
-    let hosted = try await HostedApplication.start(
+    let hosted = try await RunningFeatures.start(
       self.application, configuration: self.configuration, launch: WorkerLaunch(logLevel: self.logLevel),
       encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
       encodeCausedChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1, feature: $2, cause: $3) },

@@ -1,5 +1,11 @@
 @_exported import Synchronization
 
+#if DEBUG && canImport(Glibc)
+  import Glibc
+#elseif DEBUG && canImport(Darwin)
+  import Darwin
+#endif
+
 /// `Synchronization.Mutex`, visible to ThreadSanitizer.
 ///
 /// On Linux a contended `Synchronization.Mutex` waits in the uninstrumented standard library
@@ -35,6 +41,9 @@ public struct Mutex<Value: ~Copyable>: ~Copyable {
     #if SWITCHYARD_TSAN
       let address = UnsafeRawPointer(Unmanaged.passUnretained(self.token).toOpaque())
     #endif
+    #if DEBUG
+      MutexAcquisitions.counted()
+    #endif
     return try self.base.withLock { (value: inout sending Value) throws(E) -> sending Result in
       #if SWITCHYARD_TSAN
         __tsan_acquire(address)
@@ -46,6 +55,32 @@ public struct Mutex<Value: ~Copyable>: ~Copyable {
 }
 
 extension Mutex: @unchecked Sendable where Value: ~Copyable {}
+
+#if DEBUG
+  /// How many times a thread took any ``Mutex``, counted in debug builds only: a test holds the
+  /// locks a request takes on the event loop to a ceiling, so that one added to that path is seen.
+  ///
+  /// ```swift
+  /// let before = try loop.submit { MutexAcquisitions.onThisThread }.wait()
+  /// ```
+  public enum MutexAcquisitions {
+    /// The calling thread's count: per thread, so that what other threads do at the same time
+    /// (other tests) is not counted.
+    public static var onThisThread: Int {
+      Int(bitPattern: pthread_getspecific(Self.key))
+    }
+
+    @usableFromInline static func counted() {
+      pthread_setspecific(Self.key, UnsafeRawPointer(bitPattern: Self.onThisThread + 1))
+    }
+
+    private static let key: pthread_key_t = {
+      var key = pthread_key_t()
+      pthread_key_create(&key, nil)
+      return key
+    }()
+  }
+#endif
 
 #if SWITCHYARD_TSAN
   /// The address ThreadSanitizer's acquire and release name for one mutex.

@@ -1,5 +1,6 @@
 import ConcurrencyExtras
 import Dependencies
+import NIOCore
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime
@@ -13,8 +14,8 @@ import SwitchyardTiming
 /// right after the reduction that made it and before that reduction's ticket hears of it, so
 /// the ticket gets the sequence number the change log gave the change.
 ///
-/// The store runs on the executor its host gives it — the daemon's event loop — so those
-/// callbacks run on the loop's thread, one at a time.
+/// The store runs on the daemon's event loop, so those callbacks run on the loop's thread, one
+/// at a time: what they share is bound to the loop, not locked.
 final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, LocalAction: Sendable>: FeatureHost {
   let name: String
   private let route: any ActionRoute<RootAction, LocalAction>
@@ -23,13 +24,14 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
   private let internalActionName: @Sendable (RootAction) -> String?
   /// What the reductions read of the date and UUIDs, for the journal; `nil` without one.
   private let recorder: DependencyRecorder?
-  private let versions: Mutex<ActorHostVersions>
+  private let versions: NIOLoopBoundBox<ActorHostVersions>
   private let observation = Mutex<StoreObservation?>(nil)
 
   fileprivate init(
     name: String,
     route: some ActionRoute<RootAction, LocalAction>,
     store: Store<LocalState, LocalAction>,
+    loop: any EventLoop,
     sink: ChangeSink,
     recorder: DependencyRecorder?,
     internalAction: @escaping @Sendable (RootAction) -> String?
@@ -40,7 +42,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     self.sink = sink
     self.recorder = recorder
     self.internalActionName = internalAction
-    self.versions = Mutex(ActorHostVersions(reported: 0, changed: 0))
+    self.versions = NIOLoopBoundBox.makeBoxSendingValue(ActorHostVersions(reported: 0, changed: 0), eventLoop: loop)
   }
 
   /// Starts the feature's store from `initialState` on `executor` and observes it into `sink`.
@@ -53,7 +55,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
   static func start<R: Reducer<LocalState, LocalAction> & SendableMetatype>(
     name: String,
     initialState: LocalState,
-    executor: any StoreExecutor,
+    executor: EventLoopStoreExecutor,
     route: some ActionRoute<RootAction, LocalAction>,
     internalAction: @escaping @Sendable (RootAction) -> String?,
     prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
@@ -81,7 +83,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
       )
     }
     let host = try await store.observing(
-      name: name, route: route, sink: sink, recorder: recorder, internalAction: internalAction
+      name: name, route: route, loop: executor.loop, sink: sink, recorder: recorder, internalAction: internalAction
     )
     return host
   }
@@ -117,7 +119,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     var cause = self.sink.isJournaled ? (cause as? ChangeCause) ?? .effect(nil) : nil
     if let readings = self.recorder?.take() { cause?.dependencies = readings }
     guard let seq = self.sink.append(change.patch, cause: cause) else { return }
-    self.versions.withLock { versions in
+    self.versions.withValue { versions in
       versions.changed = change.version
       versions.seq = seq
     }
@@ -125,7 +127,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
 
   /// Starts from the store's version `version`, observed through `observation`.
   fileprivate func observed(from version: UInt64, through observation: StoreObservation) {
-    self.versions.withLock { $0 = ActorHostVersions(reported: version, changed: version) }
+    self.versions.value = ActorHostVersions(reported: version, changed: version)
     self.observation.withLock { $0 = observation }
   }
 
@@ -133,7 +135,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
   /// when the store changed since the last report, or — when it changed nothing — the latest
   /// number of all.
   private func seq(reducedAt version: UInt64) -> UInt64 {
-    let changed = self.versions.withLock { versions -> UInt64? in
+    let changed = self.versions.withValue { versions -> UInt64? in
       defer { versions.reported = version }
       return version != versions.reported && versions.changed == version ? versions.seq : nil
     }
@@ -147,11 +149,12 @@ extension Store where State: Encodable {
   fileprivate func observing<RootAction: Sendable>(
     name: String,
     route: some ActionRoute<RootAction, Action>,
+    loop: any EventLoop,
     sink: ChangeSink,
     recorder: DependencyRecorder?,
     internalAction: @escaping @Sendable (RootAction) -> String?
   ) throws -> ActorHost<RootAction, State, Action> where State: Codable {
-    let host = ActorHost(name: name, route: route, store: self, sink: sink, recorder: recorder, internalAction: internalAction)
+    let host = ActorHost(name: name, route: route, store: self, loop: loop, sink: sink, recorder: recorder, internalAction: internalAction)
     let (snapshot, observation) = try self.observe(includingCauses: { host.published($0, cause: $1) })
     host.observed(from: snapshot.version, through: observation)
     return host
@@ -159,8 +162,8 @@ extension Store where State: Encodable {
 }
 
 /// An ``ActorHost``'s store version (its own count of changes) against the change log's numbers:
-/// read and written on the store's isolation only, by the observer and by the reductions'
-/// callbacks. Not nested in the host, which is generic over the application's types: a nested
+/// read and written on the store's isolation — the loop — only, by the observer and by the
+/// reductions' callbacks. Not nested in the host, which is generic over the application's types: a nested
 /// type would be generic too, and the runtime would be asked for its metadata on every lock.
 private struct ActorHostVersions {
   /// The store's version when a reduction last reported, and the latest change's.

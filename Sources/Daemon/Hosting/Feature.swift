@@ -72,7 +72,7 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   let reduceAgain: @Sendable (_ state: JSONValue, _ action: RootAction, _ replay: DependencyReplay) throws -> JSONValue?
   /// Starts the feature in an actor (``ActorHost``) whose store runs on the executor given.
   let startActor: @Sendable (
-    RootState, ChangeSink, any StoreExecutor, _ effectActions: @escaping @Sendable (RootAction) -> Void,
+    RootState, ChangeSink, EventLoopStoreExecutor, _ effectActions: @escaping @Sendable (RootAction) -> Void,
     _ timers: TimerSupport<RootAction>
   ) async throws -> any FeatureHost<RootAction>
 }

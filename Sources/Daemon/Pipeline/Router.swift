@@ -14,10 +14,10 @@ import SwitchyardSynchronization
 /// let seq = try await router.send([.counter(.incrTapped)])
 /// ```
 final class Router<Action: Sendable>: Sendable {
-  /// The ``AttachedHosts``, as an `AnyObject`: a lock of a type made from `Action` asks the Swift
-  /// runtime for that type's metadata each time it is taken, and for an array of
-  /// `any FeatureHost<Action>` that look-up is the dearest there is.
-  private let attached = Mutex<AnyObject>(AttachedHosts<Action>([]))
+  /// The ``AttachedHosts``, set once and read by every routing thread without a lock; as an
+  /// `AnyObject`, since in code generic over `Action` an atomic of a type made from it asks the
+  /// Swift runtime for that type's metadata each time it is read.
+  private let attached = AtomicLazyReference<any AnyObject & Sendable>()
   // Held while offering one action to every feature, so all features see actions in one order.
   private let routing = Mutex(())
   private let logger: Logger
@@ -26,17 +26,19 @@ final class Router<Action: Sendable>: Sendable {
     self.logger = logger
   }
 
-  /// The hosts to route to, in declaration order. Set once they are started: an effect's
+  /// The hosts to route to, in declaration order. Set once, when they are started: an effect's
   /// action sent before then reaches no feature.
   func attach(_ hosts: [any FeatureHost<Action>]) {
-    let attached = AttachedHosts(hosts)
-    self.attached.withLock { $0 = attached }
+    _ = self.attached.storeIfNil(AttachedHosts(hosts))
   }
 
   private var hosts: AttachedHosts<Action> {
-    // Only `init` and `attach` set it, always to an `AttachedHosts<Action>`.
-    unsafeDowncast(self.attached.withLock { $0 }, to: AttachedHosts<Action>.self)
+    // Only `attach` sets it, always to an `AttachedHosts<Action>`.
+    guard let attached = self.attached.load() else { return Self.noHosts }
+    return unsafeDowncast(attached, to: AttachedHosts<Action>.self)
   }
+
+  private static var noHosts: AttachedHosts<Action> { AttachedHosts([]) }
 
   /// Routes `actions` in order and returns the sequence number once all of them are reduced.
   ///

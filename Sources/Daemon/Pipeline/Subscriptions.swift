@@ -56,6 +56,10 @@ final class Subscriptions: Sendable {
   }
 
   private let contents = Mutex(Contents())
+  /// How many paths have a feed, mirrored from `contents`: a change nobody subscribes to is
+  /// delivered without the lock. A feed is added under the change log's lock, which every
+  /// delivery holds, so no delivery misses one.
+  private let feedCount = Atomic<Int>(0)
   private let encode: Encode
   private let encodeCaused: EncodeCaused
   private let holdsBack: Bool
@@ -141,6 +145,7 @@ final class Subscriptions: Sendable {
       let key = Key(pointer: pointer, withCauses: withCauses, withSenders: withCauses && withSenders)
       let feed = contents.byPath[key] ?? PathFeed(visibility: self.visibility)
       contents.byPath[key] = feed
+      self.feedCount.store(contents.byPath.count, ordering: .relaxed)
       let subscriber = Subscriber(
         id: contents.nextID, pointer: pointer, limit: queueLimit, resumedFrom: since, withCauses: withCauses,
         withSenders: key.withSenders, feed: feed, encode: self.encode
@@ -159,6 +164,7 @@ final class Subscriptions: Sendable {
       guard subscriber.feed.leave(id: subscriber.id), let feed = contents.byPath[key], feed === subscriber.feed else { return }
       contents.count -= 1
       if feed.memberCount == 0 { contents.byPath[key] = nil }
+      self.feedCount.store(contents.byPath.count, ordering: .relaxed)
     }
   }
 
@@ -186,6 +192,7 @@ final class Subscriptions: Sendable {
   ///   - state: The composed state after the change.
   ///   - feature: The feature that made it, and `cause`, why: for the subscribers that asked.
   func deliver(_ change: LoggedChange, state: JSONValue, feature: String? = nil, cause: ChangeCause? = nil) {
+    guard self.feedCount.load(ordering: .relaxed) > 0 else { return }
     self.contents.withLock { contents in
       for (key, feed) in contents.byPath {
         switch Self.relative(change.patch, to: key.pointer, in: state) {
@@ -222,6 +229,7 @@ final class Subscriptions: Sendable {
     let feeds = self.contents.withLock { contents in
       defer {
         contents.byPath.removeAll()
+        self.feedCount.store(0, ordering: .relaxed)
         contents.count = 0
       }
       return Array(contents.byPath.values)

@@ -67,7 +67,7 @@ import Testing
       configuration, migrator: StateMigrator(application.features), initialState: { try application.validate() },
       logger: Logger(label: "test")
     )
-    let hosted = try await HostedApplication.start(
+    let hosted = try await RunningFeatures.start(
       application, configuration: configuration, launch: WorkerLaunch(logLevel: SharedLogLevel(.info)),
       encodeChange: { _, _ in ByteBuffer() }, journal: opened, logger: Logger(label: "test")
     )

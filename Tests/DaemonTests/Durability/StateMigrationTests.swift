@@ -88,14 +88,14 @@ import Testing
   }
 
   /// Starts the application on the journal in `directory` the way the daemon does.
-  func start(_ features: [Feature<AppState, AppAction>], in directory: Directory) async throws -> HostedApplication<AppState, AppAction> {
+  func start(_ features: [Feature<AppState, AppAction>], in directory: Directory) async throws -> RunningFeatures<AppState, AppAction> {
     var configuration = DaemonConfiguration()
     configuration.stateDirectory = directory.path
     let application = Application(initialState: AppState(), features: features)
     let opened = try OpenedJournal.open(
       configuration, migrator: StateMigrator(features), initialState: { try application.validate() }, logger: Logger(label: "test")
     )
-    return try await HostedApplication.start(
+    return try await RunningFeatures.start(
       application, configuration: configuration, launch: WorkerLaunch(logLevel: SharedLogLevel(.info)),
       encodeChange: { _, _ in ByteBuffer() }, journal: opened, logger: Logger(label: "test")
     )

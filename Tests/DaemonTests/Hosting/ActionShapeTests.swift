@@ -1,10 +1,9 @@
 import Foundation
 import PrimeTime
 import SwitchyardJSON
-import SwitchyardRuntime
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardRuntime
 
 /// Telling an internal action from its case names alone finds what reading the whole encoded
 /// action finds, for every shape of case Swift's synthesized `Codable` writes.

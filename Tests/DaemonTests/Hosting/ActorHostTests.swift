@@ -31,7 +31,7 @@ import Testing
         }
       ]
     )
-    let hosted = try await HostedApplication.start(
+    let hosted = try await RunningFeatures.start(
       application,
       configuration: DaemonConfiguration(),
       launch: WorkerLaunch(logLevel: SharedLogLevel(.info)),

@@ -13,8 +13,8 @@ import Testing
 /// The router, in process: routing, ordering and numbering, without the socket in between.
 @Suite struct RouterTests {
   /// Starts `features` of PrimeTime the way the daemon does.
-  func start(_ features: [Feature<App.State, App.Action>]) async throws -> HostedApplication<App.State, App.Action> {
-    try await HostedApplication.start(
+  func start(_ features: [Feature<App.State, App.Action>]) async throws -> RunningFeatures<App.State, App.Action> {
+    try await RunningFeatures.start(
       Application(initialState: App.State(), features: features),
       configuration: DaemonConfiguration(),
       launch: WorkerLaunch(logLevel: SharedLogLevel(.info)),

@@ -29,7 +29,7 @@ import Testing
         }) { ActivityFeed() },
       ]
     )
-    let hosted = try await HostedApplication.start(
+    let hosted = try await RunningFeatures.start(
       application,
       configuration: DaemonConfiguration(),
       launch: WorkerLaunch(logLevel: SharedLogLevel(.info)),

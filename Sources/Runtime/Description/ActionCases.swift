@@ -1,8 +1,6 @@
-import SwitchyardRuntime
-
 /// The cases of a feature's action type, derived from its declaration: what `@DescribedAction`
 /// wrote, or nothing for an action type without it.
-func describedActionCases<Action>(of _: Action.Type) -> [ActionCase] {
+package func describedActionCases<Action>(of _: Action.Type) -> [ActionCase] {
   (Action.self as? any DescribedAction.Type)?.actionCases ?? []
 }
 
@@ -18,7 +16,7 @@ extension ActionVisibility {
   ///    {"name": "nthPrimeResponse", "internal": true,
   ///     "payload": [{"label": "n", "type": "Int"}, {"label": "prime", "type": "Int?"}]}, …]}]}, …]
   /// ```
-  func describe(_ cases: [ActionCase]) -> JSONValue {
+  package func describe(_ cases: [ActionCase]) -> JSONValue {
     self.describe(cases, at: [], internal: false, within: [])
   }
 
@@ -58,7 +56,7 @@ extension ActionVisibility {
   /// The declared internal actions that name no case of `cases`: a name that matches nothing
   /// protects nothing. Only what the declarations can tell is checked: below a payload whose
   /// type is not a described action, any name is taken.
-  func undeclaredInternalActions(in cases: [ActionCase]) -> [String] {
+  package func undeclaredInternalActions(in cases: [ActionCase]) -> [String] {
     self.internalActions.filter { path in
       !Self.names(path.split(separator: ".").map(String.init)[...], in: cases)
     }

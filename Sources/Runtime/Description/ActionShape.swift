@@ -1,4 +1,3 @@
-import SwitchyardRuntime
 
 /// The keys an action encodes as, along the paths an ``ActionVisibility`` declares internal and
 /// nowhere else: enough to tell whether it is one of them, at a fraction of the cost of encoding it.

@@ -1,16 +1,15 @@
 import ConcurrencyExtras
-import SwitchyardRuntime
 
 /// Tells the internal actions of one feature's action type from its public ones.
-struct ActionVisibility: Sendable {
+package struct ActionVisibility: Sendable {
   /// The internal actions, as declared.
-  let internalActions: [String]
+  package let internalActions: [String]
   /// The internal actions' paths, split into case names.
   private let internalPaths: [[String]]
   /// The same paths as a tree, for ``ActionShape``.
   private let pathTree: ActionShape.Paths
 
-  init<Action>(of _: Action.Type) {
+  package init<Action>(of _: Action.Type) {
     let names = (Action.self as? any InternalActions.Type)?.internalActions ?? []
     self.internalActions = names
     self.internalPaths = names.map { $0.split(separator: ".").map(String.init) }
@@ -31,7 +30,7 @@ struct ActionVisibility: Sendable {
   /// through one unlabeled payload each is told by pattern matching its cases
   /// (``DescribedAction/describedCase``), a few hundred nanoseconds; any other by the keys it
   /// encodes as (``ActionShape``), which costs a pass of an encoder.
-  func check<Action>(for _: Action.Type) -> (@Sendable (Action) -> String?)? {
+  package func check<Action>(for _: Action.Type) -> (@Sendable (Action) -> String?)? {
     guard self.hasInternalActions else { return nil }
     if let described = Action.self as? any DescribedAction.Type, self.followsCases(described.actionCases) {
       return self.caseCheck(described, as: Action.self)
@@ -57,10 +56,10 @@ struct ActionVisibility: Sendable {
   }
 
   /// Whether the type has internal actions at all: without, nothing needs checking.
-  var hasInternalActions: Bool { !self.internalPaths.isEmpty }
+  package var hasInternalActions: Bool { !self.internalPaths.isEmpty }
 
   /// The names of `cases` that clients may send: all but those declared internal whole.
-  func publicCases(_ cases: [String]) -> [String] {
+  package func publicCases(_ cases: [String]) -> [String] {
     cases.filter { name in !self.internalPaths.contains([name]) }
   }
 

@@ -15,7 +15,7 @@ import SwitchyardWorkers
 /// Each feature gets the host its isolation asks for, built the same way whichever it is; the
 /// router routes to them in declaration order; their changes go to the change log, which
 /// numbers them and hands them to the subscriptions.
-struct HostedApplication<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
+struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
   let router: Router<Action>
   let changeLog: ChangeLog
   let subscriptions: Subscriptions
