@@ -11,7 +11,7 @@ import Logging
 ///
 /// ```swift
 /// let start = JournalStart(journal: journal, migrated: nil, run: run, synced: point, retiring: nil, reached: reached)
-/// try start.write()   // or, on a full disk, later: JournalWriter(…, unwrittenStart: …)
+/// try await start.write()   // or, on a full disk, later: JournalWriter(…, unwrittenStart: …)
 /// ```
 package struct JournalStart: Sendable {
   package let journal: SQLiteJournal
@@ -24,7 +24,7 @@ package struct JournalStart: Sendable {
   let retiring: String?
   package let reached: ReachedMark
 
-  package func write() throws {
+  package func write() async throws {
     try self.journal.openForWriting()
     if let migrated {
       try self.journal.record(migrated.versions, snapshot: migrated.snapshot)
@@ -46,7 +46,7 @@ extension JournalStart {
     _ journal: SQLiteJournal, recovered: Recovery.Recovered, migrated: (versions: StateVersions, snapshot: JournalSnapshot)?,
     reached: ReachedMark, acknowledgement: JournalLossAcknowledgement, integrity: String, mode: DurabilityMode,
     interval: Duration, logger: Logger
-  ) throws -> (RunRecord, DurabilityReport, unwritten: (start: JournalStart, reason: String)?) {
+  ) async throws -> (RunRecord, DurabilityReport, unwritten: (start: JournalStart, reason: String)?) {
     let now = Date().timeIntervalSince1970
     let run = RunRecord(
       boot: BootID.current, mode: mode, interval: interval, pid: getpid(), started: now
@@ -55,11 +55,11 @@ extension JournalStart {
     do {
       loss = JournalLoss(reached: reached.read(), journal: journal.id, seq: recovered.seq, retired: try journal.retiredHistories())
     } catch {
-      throw RecoveryError("cannot read the journal's retired histories: \(error)")
+      throw RecoveryError(.unreadable, "cannot read the journal's retired histories: \(error)", underlying: error)
     }
     let accepted = acknowledgement.isGiven
     if let loss, !accepted {
-      throw RecoveryError(loss.refusal(journal: journal.path, acknowledgement: acknowledgement.path))
+      throw RecoveryError(.journalLost, loss.refusal(journal: journal.path, acknowledgement: acknowledgement.path))
     }
     let lastStop: LastStop?
     let retired: [RetiredHistory]
@@ -70,7 +70,7 @@ extension JournalStart {
     // journal is another.
     let previousHistory = loss.flatMap { $0.isOtherJournal ? $0.reachedHistory : nil } ?? journal.id
     do {
-      let recoveredTime = try journal.lastChanges(1).last.flatMap { $0.seq == recovered.seq ? $0.time : nil }
+      let recoveredTime = try await journal.lastChanges(1).last.flatMap { $0.seq == recovered.seq ? $0.time : nil }
       // A backup put back: its run record is the run that made the copy, still running then, and
       // tells nothing of a stop; what came after the copy is what is missing.
       let backup = try journal.backupMark()
@@ -93,7 +93,7 @@ extension JournalStart {
         retiring: reasons.isEmpty ? nil : reasons.joined(separator: "; "), reached: reached
       )
       do {
-        try start.write()
+        try await start.write()
       } catch where DiskFull.isCause(of: error) {
         logger.error(
           """
@@ -106,7 +106,7 @@ extension JournalStart {
       }
       retired = try journal.retiredHistories()
     } catch {
-      throw RecoveryError("cannot record the start in the journal: \(error)")
+      throw RecoveryError(.cannotRecordStart, "cannot record the start in the journal: \(error)", underlying: error)
     }
     if accepted {
       // Once: a later loss needs the operator's word again.

@@ -47,8 +47,11 @@ package struct SnapshotPolicy: Sendable, Equatable {
 /// ``DurabilityMode/off`` both go on at once.
 ///
 /// Who commits:
-/// - **strict** and **off**: a thread of the writer's own, always (`JournalWriter+Thread`).
-/// - **batched**: the event loop the change was made on, at the end of what it is doing, when
+/// - **strict** and **off**: the writer's task, always (`JournalWriter+Thread`), on a
+///   ``JournalThread`` of its own: an engine that blocks on the disk blocks that thread only,
+///   one that answers asynchronously frees it until the commit is acknowledged.
+/// - **batched**, with an engine that commits inline (``InlineCommitting``, SQLite): the event
+///   loop the change was made on, at the end of what it is doing, when
 ///   the change is the only one queued and the writer thread sleeps (`JournalWriter+Loop`). A
 ///   commit without an fsync is a `write` into the kernel's page cache, as Redis's
 ///   `appendfsync everysec` writes its AOF on its event loop; it saves a lone reply the two
@@ -102,11 +105,15 @@ package final class JournalWriter: Sendable {
   }
 
   package let journal: any Journal
+  /// The journal, when it commits on the calling thread: the batched mode commits on the loop.
+  let inline: (any InlineCommitting)?
   package let mode: DurabilityMode
   let interval: Duration
   let snapshots: SnapshotPolicy
   /// Where the batched mode commits the changes made on it; `nil`: always the writer thread.
   let loop: (any CommitLoop)?
+  /// Where the writer's task runs, and waits for work.
+  let thread = JournalThread(name: "switchyard-journal")
   /// This run, as the journal recorded it at start: written again, clean, at the stop.
   let runRecord: RunRecord?
   /// What `Status` says of the disk: the last change forced onto it.
@@ -115,7 +122,7 @@ package final class JournalWriter: Sendable {
   let reached: ReachedMark?
   /// What the start could not write (a full disk): the writer thread writes it before anything
   /// else, trying until it can, and nothing is accepted meanwhile.
-  let unwrittenStart: (@Sendable () throws -> Void)?
+  let unwrittenStart: (@Sendable () async throws -> Void)?
   let lastSnapshotSeq: Atomic<UInt64>
   /// When the last snapshot was taken, in nanoseconds after `started`.
   let lastSnapshotTime = Atomic<Int64>(0)
@@ -165,7 +172,7 @@ package final class JournalWriter: Sendable {
     run: RunRecord? = nil,
     report: DurabilityReport? = nil,
     reached: ReachedMark? = nil,
-    unwrittenStart: (write: @Sendable () throws -> Void, reason: String)? = nil,
+    unwrittenStart: (write: @Sendable () async throws -> Void, reason: String)? = nil,
     logger: Logger,
     loopIsBusy: @escaping @Sendable () -> Bool = { false },
     released: @escaping @Sendable (UInt64) -> Void,
@@ -176,7 +183,8 @@ package final class JournalWriter: Sendable {
     self.mode = mode
     self.interval = interval
     self.snapshots = snapshots
-    self.loop = mode == .batched ? loop : nil
+    self.inline = journal as? any InlineCommitting
+    self.loop = mode == .batched && self.inline != nil ? loop : nil
     self.runRecord = run
     self.report = report
     self.reached = reached
@@ -190,9 +198,10 @@ package final class JournalWriter: Sendable {
     self.pruneFailed = pruneFailed
     self.loopIsBusy = loopIsBusy
     self.logger = logger
-    let thread = Thread { [self] in self.run() }
-    thread.name = "switchyard-journal"
-    thread.start()
+    Task(executorPreference: self.thread) { [self] in
+      await self.run()
+      self.thread.stop()
+    }
   }
 
   /// Queues `change` for the journal; called in sequence order.

@@ -20,7 +20,7 @@ import SwitchyardSynchronization
 /// fsyncs the WAL), `NORMAL` for ``DurabilityMode/batched`` (``sync()`` fsyncs it), `OFF` for
 /// ``DurabilityMode/off``. In WAL mode a commit is in the kernel's hands once `append` returns,
 /// so a crash of the process loses nothing in any mode; only a power cut tells them apart.
-package final class SQLiteJournal: Journal {
+package final class SQLiteJournal: InlineCommitting {
   package var id: String {
     self.currentID.withLock { $0 }
   }
@@ -194,6 +194,11 @@ package final class SQLiteJournal: Journal {
         throw error
       }
     }
+  }
+
+  /// A commit writes into the WAL, in the page cache: the batched mode makes it on the loop.
+  package func appendInline(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
+    try self.append(changes, timers: timers)
   }
 
   private static func apply(_ operation: TimerOperation, in db: Database) throws {

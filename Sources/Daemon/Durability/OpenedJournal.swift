@@ -7,7 +7,7 @@ import SwitchyardRuntime
 /// daemon starts from when it has a state directory.
 ///
 /// ```swift
-/// let opened = try OpenedJournal.open(configuration, initialState: { try application.validate() }, logger: logger)
+/// let opened = try await OpenedJournal.open(configuration, initialState: { try application.validate() }, logger: logger)
 /// // opened.recovered.state at opened.recovered.seq; opened.journal.id names the history
 /// ```
 struct OpenedJournal: Sendable {
@@ -45,14 +45,31 @@ struct OpenedJournal: Sendable {
   ///   - stillStarting: Called as recovery applies its first change, then at most once a
   ///     second while it runs, so that the service manager's start timeout is extended rather
   ///     than reached however long the journal takes.
+  ///
+  /// The journal is read and written on a ``JournalThread`` of the start's own: it blocks on
+  /// the disk, and Swift's cooperative pool must not.
   static func open(
     _ configuration: DaemonConfiguration, migrator: StateMigrator = .none, initialState: () throws -> JSONValue,
     stillStarting: () -> Void = {}, logger: Logger
-  ) throws -> OpenedJournal? {
+  ) async throws -> OpenedJournal? {
     guard let path = configuration.stateDirectory else {
       logger.notice("no state directory: nothing will outlive the daemon (set state.directory or --state-directory)")
       return nil
     }
+    let thread = JournalThread(name: "switchyard-journal-start")
+    defer { thread.stop() }
+    return try await withTaskExecutorPreference(thread) {
+      try await Self.open(
+        configuration, path: path, migrator: migrator, initialState: initialState, stillStarting: stillStarting,
+        logger: logger
+      )
+    }
+  }
+
+  private static func open(
+    _ configuration: DaemonConfiguration, path: String, migrator: StateMigrator, initialState: () throws -> JSONValue,
+    stillStarting: () -> Void, logger: Logger
+  ) async throws -> OpenedJournal {
     let directory = try StateDirectory(path: path)
     if let mode = directory.tightenedFrom {
       logger.warning(
@@ -68,7 +85,7 @@ struct OpenedJournal: Sendable {
         initialState: { try initialState().serializedBytes() }
       )
     } catch {
-      throw RecoveryError("cannot open the journal \(directory.journalPath): \(error)")
+      throw RecoveryError(.cannotOpen, "cannot open the journal \(directory.journalPath): \(error)", underlying: error)
     }
     // Every page read once before anything is served: damage is told now, not by the first read
     // that reaches it, and the daemon goes on to serve what can be read.
@@ -84,7 +101,7 @@ struct OpenedJournal: Sendable {
       )
     }
     var lastSaid: ContinuousClock.Instant?
-    var recovered = try Recovery.recover(
+    var recovered = try await Recovery.recover(
       from: journal, migrator: migrator,
       skipped: { seq, error in
         logger.warning(
@@ -116,9 +133,9 @@ struct OpenedJournal: Sendable {
     do {
       reached = try ReachedMark(directory: directory)
     } catch {
-      throw RecoveryError("\(error)")
+      throw RecoveryError(.cannotOpen, "\(error)", underlying: error)
     }
-    let (run, report, unwrittenStart) = try JournalStart.begin(
+    let (run, report, unwrittenStart) = try await JournalStart.begin(
       journal, recovered: recovered, migrated: migrated, reached: reached, acknowledgement: JournalLossAcknowledgement(directory: directory),
       integrity: integrity, mode: configuration.durabilityMode, interval: configuration.durabilityInterval, logger: logger
     )
@@ -136,13 +153,13 @@ struct OpenedJournal: Sendable {
         LoggedChange(seq: change.seq, patch: try JSONPatch(jsonValue: JSONValue(parsing: change.patch)))
       }
     } catch {
-      throw RecoveryError("cannot read the journal's last changes: \(error)")
+      throw RecoveryError(.unreadable, "cannot read the journal's last changes: \(error)", underlying: error)
     }
     let timers: [JournaledTimer]
     do {
       timers = try journal.pendingTimers()
     } catch {
-      throw RecoveryError("cannot read the journal's durable timers: \(error)")
+      throw RecoveryError(.unreadable, "cannot read the journal's durable timers: \(error)", underlying: error)
     }
     return OpenedJournal(
       directory: directory, journal: journal, mode: configuration.durabilityMode,
