@@ -24,6 +24,13 @@ package protocol Journal: Sendable {
   /// This journal's identity, chosen when it was created.
   var id: String { get }
 
+  /// Where the journal is, as the operator's messages name it: a path, a server's database.
+  var location: String { get }
+
+  /// Makes the journal ready to take writes, at the start, before its first write: an engine
+  /// that opened it for reading only (SQLite, on a full disk) opens its writer now.
+  func prepareForWriting() async throws
+
   /// Appends `changes`, whose numbers follow the last one appended, and applies `timers` (the
   /// durable timers scheduled, cancelled and fired meanwhile), in one transaction: all of it is
   /// kept or none.

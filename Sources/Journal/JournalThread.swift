@@ -16,9 +16,14 @@ package final class JournalThread: TaskExecutor, Sendable {
   private let jobs = Mutex<[UnownedJob?]>([])
   /// Counts the jobs queued: one signal each.
   private let queued = DispatchSemaphore(value: 0)
+  /// The thread, once it runs.
+  let pthread = Mutex<pthread_t?>(nil)
 
   package init(name: String) {
-    let thread = Thread { [self] in self.serve() }
+    let thread = Thread { [self] in
+      self.pthread.withLock { $0 = pthread_self() }
+      self.serve()
+    }
     thread.name = name
     thread.start()
   }

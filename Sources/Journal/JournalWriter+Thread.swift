@@ -172,6 +172,12 @@ extension JournalWriter {
     Thread.sleep(forTimeInterval: min(0.05 * Double(failures), 1))
   }
 
+  /// Whether the writer thread sleeps, waiting for work or for the next fsync: the only time
+  /// the batched mode commits on the loop.
+  var isWriterThreadAsleep: Bool {
+    self.pending.withLock { $0.writerSleeps }
+  }
+
   /// How long the writer thread stays awake after a commit in the batched mode: long next to the
   /// time between requests under load, short next to a person's pace.
   static var linger: DispatchTimeInterval { .milliseconds(2) }

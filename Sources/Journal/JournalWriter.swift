@@ -51,15 +51,14 @@ package struct SnapshotPolicy: Sendable, Equatable {
 ///   ``JournalThread`` of its own: an engine that blocks on the disk blocks that thread only,
 ///   one that answers asynchronously frees it until the commit is acknowledged.
 /// - **batched**, with an engine that commits inline (``InlineCommitting``, SQLite): the event
-///   loop the change was made on, at the end of what it is doing, when
-///   the change is the only one queued and the writer thread sleeps (`JournalWriter+Loop`). A
-///   commit without an fsync is a `write` into the kernel's page cache, as Redis's
-///   `appendfsync everysec` writes its AOF on its event loop; it saves a lone reply the two
-///   cross-thread wake-ups to the writer thread and back. Several changes at once mean the loop
-///   has other work: their group goes to the writer thread, which commits it on the other core
-///   while the loop goes on, and takes the next groups too while it is awake. The writer thread
-///   also keeps everything that can wait on the disk — the periodic fsync, the checkpoints,
-///   snapshots, pruning. The loop never waits for the connection: it hands the group over.
+///   loop the change was made on, at the end of what it is doing, when the change is the only
+///   one queued and the writer thread sleeps (`JournalWriter+Loop`): a `write` into the page
+///   cache, as Redis's `appendfsync everysec` writes its AOF on its loop, which saves a lone
+///   reply two cross-thread wake-ups. Several changes at once mean the loop has other work:
+///   their group goes to the writer thread, which commits it on the other core, and takes the
+///   next groups too while it is awake. The writer thread also keeps what waits on the disk —
+///   the periodic fsync, checkpoints, snapshots, pruning. The loop never waits for the
+///   connection: it hands the group over.
 package final class JournalWriter: Sendable {
   /// Who has the journal's (one) writing connection.
   enum Holder {
@@ -320,12 +319,6 @@ package final class JournalWriter: Sendable {
   /// Why the journal cannot be written now, if it cannot.
   package var unavailable: String? {
     self.pending.withLock { $0.unavailable }
-  }
-
-  /// Whether the writer thread sleeps, waiting for work or for the next fsync: the only time
-  /// the batched mode commits on the loop.
-  var isWriterThreadAsleep: Bool {
-    self.pending.withLock { $0.writerSleeps }
   }
 
   /// Writes what is queued, and `final` (the state the daemon stops with) as a snapshot, so that

@@ -24,6 +24,8 @@ import Testing
     try await engine.withJournal { journal in
       #expect(try await journal.snapshot(atOrBefore: .max) == JournalSnapshot(seq: 0, state: engine.initialState))
       #expect(try await journal.extent() == JournalExtent(oldestSnapshot: 0, firstChange: nil, lastChange: nil))
+      #expect(!journal.location.isEmpty, "it says where it is")
+      try await journal.prepareForWriting()
       let caused = Self.change(2, cause: .request(Array(#"{"increment":{}}"#.utf8), peer: .init(uid: 1000, pid: 42)))
       try await journal.append([Self.change(1, feature: nil)], timers: [])
       try await journal.append([caused, Self.change(3)], timers: [])
