@@ -40,11 +40,6 @@ package final class JournalThread: TaskExecutor, Sendable {
     self.queued.signal()
   }
 
-  /// Runs `body` on this thread, and returns what it returns.
-  package func run<Result: Sendable>(_ body: @Sendable () async throws -> Result) async rethrows -> Result {
-    try await withTaskExecutorPreference(self, operation: body)
-  }
-
   private func serve() {
     while true {
       self.queued.wait()
