@@ -30,7 +30,7 @@ struct JournalCatchUp: Sendable {
   /// The most bytes of changes (``JournaledChange/byteCount``) read at a time, though always one.
   static var pageBytes: Int { 1 << 20 }
 
-  /// Starts on the reader's queue: the state at `since`, which the changes after it apply to.
+  /// Starts on the reader's thread: the state at `since`, which the changes after it apply to.
   func start(after since: UInt64) async {
     guard self.answer.isActive else { return }
     let state: JSONValue

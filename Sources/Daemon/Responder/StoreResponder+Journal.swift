@@ -119,7 +119,7 @@ extension StoreResponder {
   }
 
   /// `Backup`: a consistent copy of the journal, written where the daemon keeps it, on the
-  /// reader's queue (one backup at a time, after the reads before it).
+  /// reader's thread (one backup at a time, after the reads before it).
   func backup(_ call: VarlinkCall) -> PreparedCall {
     // It takes none: a `path` would say the copy goes there, and it does not.
     do throws(VarlinkError) {
@@ -165,7 +165,7 @@ extension StoreResponder {
   }
 }
 
-/// One `Journal` call's pages: each read and encoded on the reader's queue and written when the
+/// One `Journal` call's pages: each read and encoded on the reader's thread and written when the
 /// client has read the one before, so a slow client holds one page in memory, never the journal,
 /// and a page is bounded in bytes as well as in entries.
 private struct JournalPage: Sendable {
