@@ -67,7 +67,7 @@ package final class JournalReader: Sendable {
     } catch let error as JournalReadError {
       throw error
     } catch {
-      throw .unreadable("\(error)")
+      throw .unreadable("\(error)", underlying: error)
     }
   }
 
@@ -89,7 +89,7 @@ package final class JournalReader: Sendable {
     } catch let error as JournalReadError {
       throw error
     } catch {
-      throw .unreadable("\(error)")
+      throw .unreadable("\(error)", underlying: error)
     }
   }
 
@@ -110,7 +110,7 @@ package final class JournalReader: Sendable {
     } catch let error as JournalReadError {
       throw error
     } catch {
-      throw .unreadable("\(error)")
+      throw .unreadable("\(error)", underlying: error)
     }
   }
 
@@ -123,13 +123,24 @@ package final class JournalReader: Sendable {
   }
 }
 
-/// Why the journal cannot answer a read.
+/// Why the journal cannot answer a read: the case is the code, with its context.
 package enum JournalReadError: Error, Equatable {
   /// The journal no longer holds what `seq` asks for (pruned), or does not yet: it holds from
   /// `oldest` to `latest`.
   case notRetained(seq: UInt64, oldest: UInt64?, latest: UInt64)
-  /// The journal cannot be read: `reason` says why.
-  case unreadable(String)
+  /// The journal cannot be read: `reason` says why, and `underlying` is the engine's error.
+  case unreadable(String, underlying: (any Error)? = nil)
   /// The client that asked went away: the read stopped.
   case abandoned
+
+  /// Equal when of the same case with the same context, whatever the underlying errors.
+  package static func == (lhs: Self, rhs: Self) -> Bool {
+    switch (lhs, rhs) {
+    case let (.notRetained(seq, oldest, latest), .notRetained(otherSeq, otherOldest, otherLatest)):
+      (seq, oldest, latest) == (otherSeq, otherOldest, otherLatest)
+    case let (.unreadable(reason, _), .unreadable(other, _)): reason == other
+    case (.abandoned, .abandoned): true
+    default: false
+    }
+  }
 }

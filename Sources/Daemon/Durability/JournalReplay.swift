@@ -63,7 +63,7 @@ struct JournalReplay<Action: Decodable & Sendable>: Sendable {
       do {
         from = try await self.reader.journal.extent().oldestSnapshot ?? 0
       } catch {
-        throw .unreadable("\(error)")
+        throw .unreadable("\(error)", underlying: error)
       }
     }
     var state = try await self.reader.state(at: from, while: isWanted)
@@ -76,13 +76,13 @@ struct JournalReplay<Action: Decodable & Sendable>: Sendable {
       do {
         patch = try JSONPatch(jsonValue: JSONValue(parsing: change.patch))
       } catch {
-        throw .unreadable("the change at \(change.seq) does not parse: \(error)")
+        throw .unreadable("the change at \(change.seq) does not parse: \(error)", underlying: error)
       }
       let before = state
       do {
         try patch.apply(to: &state)
       } catch {
-        throw .unreadable("the change at \(change.seq) does not apply: \(error)")
+        throw .unreadable("the change at \(change.seq) does not apply: \(error)", underlying: error)
       }
       report.to = change.seq
       guard let feature = change.feature, let text = change.cause?.action else {

@@ -230,7 +230,7 @@ private struct JournalPage: Sendable {
     do {
       return (try await self.reader.journal.extent().firstChange ?? 1) - 1
     } catch {
-      throw .unreadable("\(error)")
+      throw .unreadable("\(error)", underlying: error)
     }
   }
 }
@@ -282,7 +282,7 @@ extension SwitchyardError {
     switch error {
     case let .notRetained(seq, oldest, latest):
       self = .seqNotRetained(seq: Int(clamping: seq), oldest: oldest.map { Int(clamping: $0) }, latest: Int(clamping: latest))
-    case let .unreadable(reason):
+    case let .unreadable(reason, _):
       self = .journalUnavailable(reason: "the journal cannot be read: \(reason)")
     case .abandoned:
       self = .journalUnavailable(reason: "the read was abandoned")
