@@ -14,7 +14,7 @@ import SwitchyardJSON
 package final class JournalReader: Sendable {
   package let journal: any Journal
   package let writer: JournalWriter
-  let thread = JournalThread(name: "switchyard-journal-reader")
+  let thread = JournalThread(name: "journal-reader")
 
   package init(writer: JournalWriter) {
     self.journal = writer.journal

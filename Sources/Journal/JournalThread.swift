@@ -8,7 +8,7 @@ import SwitchyardSynchronization
 /// with no hop; one that does (a network engine's) frees the thread until its answer comes.
 ///
 /// ```swift
-/// let thread = JournalThread(name: "switchyard-journal-reader")
+/// let thread = JournalThread(name: "journal-reader")
 /// Task(executorPreference: thread) { try await journal.extent() }
 /// ```
 package final class JournalThread: TaskExecutor, Sendable {
@@ -19,12 +19,15 @@ package final class JournalThread: TaskExecutor, Sendable {
   /// The thread, once it runs.
   let pthread = Mutex<pthread_t?>(nil)
 
+  /// - Parameter name: What `top -H` and the debuggers call the thread: at most 15 bytes, all
+  ///   Linux keeps of a thread's name.
   package init(name: String) {
     let thread = Thread { [self] in
+      // Named from the thread itself: Foundation names only the current thread on Linux.
+      Thread.current.name = name
       self.pthread.withLock { $0 = pthread_self() }
       self.serve()
     }
-    thread.name = name
     thread.start()
   }
 

@@ -112,7 +112,7 @@ package final class JournalWriter: Sendable {
   /// Where the batched mode commits the changes made on it; `nil`: always the writer thread.
   let loop: (any CommitLoop)?
   /// Where the writer's task runs, and waits for work.
-  let thread = JournalThread(name: "switchyard-journal")
+  let thread = JournalThread(name: "journal-writer")
   /// This run, as the journal recorded it at start: written again, clean, at the stop.
   let runRecord: RunRecord?
   /// What `Status` says of the disk: the last change forced onto it.

@@ -55,7 +55,7 @@ package struct OpenedJournal: Sendable {
     directory path: String, mode: DurabilityMode, interval: Duration, historyLimit: Int, historyBytes: Int,
     migrator: StateMigrator = .none, initialState: () throws -> JSONValue, stillStarting: () -> Void = {}, logger: Logger
   ) async throws -> OpenedJournal {
-    let thread = JournalThread(name: "switchyard-journal-start")
+    let thread = JournalThread(name: "journal-start")
     defer { thread.stop() }
     return try await withTaskExecutorPreference(thread) {
       try await Self.recover(

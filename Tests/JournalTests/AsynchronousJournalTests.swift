@@ -14,15 +14,17 @@ import Testing
     JournaledChange(seq: seq, patch: Array(#"[{"op":"replace","path":"/count","value":\#(seq)}]"#.utf8), time: Double(seq))
   }
 
-  @Test func aTaskOnAJournalThreadRunsThereAndResumesThereAfterAnEngineSuspends() async throws {
+  @Test func aTaskOnAJournalThreadRunsThereNamedAndResumesThereAfterAnEngineSuspends() async throws {
     try await JournalEngine.sqlite.withSuspending { journal in
-      let thread = JournalThread(name: "journal-test-thread")
+      let thread = JournalThread(name: "journal-test")
       defer { thread.stop() }
       let threads = try await withTaskExecutorPreference(thread) {
         let before = pthread_self()
         try await journal.append([Self.change(1)], timers: [])
         return [before, pthread_self()]
       }
+      let name = try await withTaskExecutorPreference(thread) { try String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) }
+      #expect(name == "journal-test\n", "named for top -H")
       let expected = try #require(thread.pthread.withLock { $0 })
       #expect(threads == [expected, expected], "resumed on the journal's thread, not the one that answered")
       #expect(journal.threads.withLock { $0 } == [expected])
