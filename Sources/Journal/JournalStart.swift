@@ -46,7 +46,7 @@ extension JournalStart {
     _ journal: any Journal, recovered: Recovery.Recovered, migrated: (versions: StateVersions, snapshot: JournalSnapshot)?,
     reached: ReachedMark, acknowledgement: JournalLossAcknowledgement, integrity: String, mode: DurabilityMode,
     interval: Duration, logger: Logger
-  ) async throws -> (RunRecord, DurabilityReport, unwritten: (start: JournalStart, reason: String)?) {
+  ) async throws -> (RunRecord, DurabilityReport, unwritten: (start: JournalStart, reason: JournalWriteError)?) {
     let now = Date().timeIntervalSince1970
     let run = RunRecord(
       boot: BootID.current, mode: mode, interval: interval, pid: getpid(), started: now
@@ -63,7 +63,7 @@ extension JournalStart {
     }
     let lastStop: LastStop?
     let retired: [RetiredHistory]
-    var unwritten: (start: JournalStart, reason: String)?
+    var unwritten: (start: JournalStart, reason: JournalWriteError)?
     var reasons: [String] = []
     var lostAtStart: UInt64 = 0
     // The history that ended: the journal's own, or the one the directory had when the
@@ -102,7 +102,7 @@ extension JournalStart {
           """,
           metadata: ["journal": "\(journal.location)", "error": "\(error)"]
         )
-        unwritten = (start, "the journal cannot be written: \(error)")
+        unwritten = (start, JournalWriteError(.startUnwritten, underlying: error))
       }
       retired = try await journal.retiredHistories()
     } catch {

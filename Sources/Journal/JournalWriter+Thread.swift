@@ -37,7 +37,7 @@ extension JournalWriter {
             failures = 0
             written = true
           } catch {
-            if failures == 0 { self.unavailable(because: error) }
+            if failures == 0 { self.unavailable(because: JournalWriteError(.commitFailed, underlying: error)) }
             failures += 1
             if self.pending.withLock({ $0.isClosed }) {
               self.logger.critical(
@@ -97,7 +97,7 @@ extension JournalWriter {
         } catch {
           // Changes were committed but may not be on the disk: nothing new is accepted until
           // an fsync succeeds (tried again each interval).
-          if failures == 0 { self.unavailable(because: error) }
+          if failures == 0 { self.unavailable(because: JournalWriteError(.syncFailed, underlying: error)) }
           failures += 1
         }
       }

@@ -86,7 +86,7 @@ package final class JournalWriter: Sendable {
     /// The daemon is stopping: nobody follows the journal any more.
     var isFollowingOver = false
     /// Why the journal cannot be written, while it cannot.
-    var unavailable: String?
+    var unavailable: JournalWriteError?
     var closing: CheckedContinuation<Void, Never>?
     var isClosed = false
     var holder = Holder.nobody
@@ -171,7 +171,7 @@ package final class JournalWriter: Sendable {
     run: RunRecord? = nil,
     report: DurabilityReport? = nil,
     reached: ReachedMark? = nil,
-    unwrittenStart: (write: @Sendable () async throws -> Void, reason: String)? = nil,
+    unwrittenStart: (write: @Sendable () async throws -> Void, reason: JournalWriteError)? = nil,
     logger: Logger,
     loopIsBusy: @escaping @Sendable () -> Bool = { false },
     released: @escaping @Sendable (UInt64) -> Void,
@@ -281,7 +281,7 @@ package final class JournalWriter: Sendable {
     guard self.mode.waitsForTheJournal else { return body(nil) }
     let now: String?? = self.pending.withLock { pending in
       if pending.durableSeq >= seq, pending.durableTimers >= pending.submittedTimers { return .some(nil) }
-      if let unavailable = pending.unavailable { return .some(unavailable) }
+      if let unavailable = pending.unavailable { return .some(unavailable.description) }
       pending.waiters.append((seq, pending.submittedTimers, body))
       return nil
     }
@@ -318,7 +318,7 @@ package final class JournalWriter: Sendable {
 
   /// Why the journal cannot be written now, if it cannot.
   package var unavailable: String? {
-    self.pending.withLock { $0.unavailable }
+    self.pending.withLock { $0.unavailable?.description }
   }
 
   /// Writes what is queued, and `final` (the state the daemon stops with) as a snapshot, so that
@@ -341,11 +341,14 @@ package final class JournalWriter: Sendable {
 
   /// The journal failed: every reply waiting for it is told why, and new changes are refused
   /// (``unavailable``) until it works again.
-  func unavailable(because error: any Error) {
-    let reason = "the journal cannot be written: \(error)"
-    self.logger.error("cannot write the journal; refusing new changes until it can", metadata: ["error": "\(error)"])
+  func unavailable(because error: JournalWriteError) {
+    let reason = error.description
+    self.logger.error(
+      "cannot write the journal; refusing new changes until it can",
+      metadata: ["error": "\(error.underlying)", "code": "\(error.code.rawValue)"]
+    )
     let waiting = self.pending.withLock { pending in
-      pending.unavailable = reason
+      pending.unavailable = error
       defer { pending.waiters.removeAll() }
       return pending.waiters
     }

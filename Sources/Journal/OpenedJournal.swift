@@ -31,7 +31,7 @@ package struct OpenedJournal: Sendable {
   package let reached: ReachedMark
   /// What the start could not write, the disk being full, and the error: the writer writes it
   /// once there is room, and until then the journal is served read-only.
-  package let unwrittenStart: (start: JournalStart, reason: String)?
+  package let unwrittenStart: (start: JournalStart, reason: JournalWriteError)?
 
   package var status: DurabilityStatus {
     DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id, report: self.report)

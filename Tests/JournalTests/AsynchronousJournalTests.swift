@@ -23,7 +23,7 @@ import Testing
         try await journal.append([Self.change(1)], timers: [])
         return [before, pthread_self()]
       }
-      let name = try await withTaskExecutorPreference(thread) { try String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) }
+      let name = try await Task(executorPreference: thread) { try String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) }.value
       #expect(name == "journal-test\n", "named for top -H")
       let expected = try #require(thread.pthread.withLock { $0 })
       #expect(threads == [expected, expected], "resumed on the journal's thread, not the one that answered")
