@@ -160,6 +160,7 @@ let package = Package(
         "SwitchyardTiming",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "HeapModule", package: "swift-collections"),
       ],
       path: "Sources/Journal"
     ),
@@ -250,7 +251,6 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "DequeModule", package: "swift-collections"),
-        .product(name: "HeapModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
@@ -364,6 +364,8 @@ let package = Package(
         "SwitchyardTestSupport",
         "SwitchyardJournal",
         "SwitchyardJSON",
+        "SwitchyardSynchronization",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),

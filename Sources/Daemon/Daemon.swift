@@ -91,7 +91,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let metricsServer = try await self.listenForMetrics()
     // Recovered before anything is served: READY=1 comes after the state is back, and however
     // long the journal takes to recover, systemd's start timeout is pushed on while it does.
-    let journal = try OpenedJournal.open(
+    let journal = try await OpenedJournal.open(
       self.configuration, migrator: StateMigrator(self.application.features),
       initialState: { try self.application.validate() },
       stillStarting: { manager.extendStartTimeout(by: .seconds(30)) }, logger: self.logger

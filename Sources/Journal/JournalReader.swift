@@ -1,33 +1,37 @@
-import Dispatch
 import SwitchyardJSON
 
-/// Reads the journal for clients — its entries, the state at a past sequence number — on a queue
-/// of its own: never on an event loop, and never in the writer's way (the journal's pool reads
-/// on one connection while the writer commits on another).
+/// Reads the journal for clients — its entries, the state at a past sequence number — in tasks
+/// on a ``JournalThread`` of its own: never on an event loop nor Swift's cooperative pool, and
+/// never in the writer's way (SQLite's pool reads on one connection while the writer commits on
+/// another). The reads run one after the other, unless an engine's read suspends.
 ///
 /// ```swift
 /// reader.read {
-///   let state = try reader.state(at: 42)  // the composed state as it was at 42
+///   let state = try await reader.state(at: 42)  // the composed state as it was at 42
 ///   answer(state)
 /// }
 /// ```
 package final class JournalReader: Sendable {
   package let journal: any Journal
   package let writer: JournalWriter
-  private let queue = DispatchQueue(label: "switchyard-journal-reader")
+  let thread = JournalThread(name: "journal-reader")
 
   package init(writer: JournalWriter) {
     self.journal = writer.journal
     self.writer = writer
   }
 
-  /// Runs `body` on the reader's queue, after the reads before it.
-  package func read(_ body: @escaping @Sendable () -> Void) {
-    self.queue.async(execute: body)
+  deinit {
+    self.thread.stop()
   }
 
-  /// Runs `body` on the reader's queue once the journal holds the change numbered `seq`.
-  package func read(once seq: UInt64, _ body: @escaping @Sendable () -> Void) {
+  /// Runs `body` on the reader's thread, after the reads before it.
+  package func read(_ body: @escaping @Sendable () async -> Void) {
+    Task(executorPreference: self.thread, operation: body)
+  }
+
+  /// Runs `body` on the reader's thread once the journal holds the change numbered `seq`.
+  package func read(once seq: UInt64, _ body: @escaping @Sendable () async -> Void) {
     self.writer.whenCommitted(after: seq == 0 ? 0 : seq - 1) { _ in self.read(body) }
   }
 
@@ -39,15 +43,17 @@ package final class JournalReader: Sendable {
   ///   the read stops with ``JournalReadError/abandoned``.
   /// - Throws: ``JournalReadError/notRetained(seq:oldest:latest:)`` when no kept snapshot is
   ///   that old, or the journal does not hold `seq` yet.
-  package func state(at seq: UInt64, while isWanted: () -> Bool = { true }) throws(JournalReadError) -> JSONValue {
+  package func state(
+    at seq: UInt64, while isWanted: () -> Bool = { true }
+  ) async throws(JournalReadError) -> JSONValue {
     let latest = self.writer.committedSeq
     do {
-      guard seq <= latest, let snapshot = try self.journal.snapshot(atOrBefore: seq) else {
-        throw JournalReadError.notRetained(seq: seq, oldest: try self.journal.extent().oldestSnapshot, latest: latest)
+      guard seq <= latest, let snapshot = try await self.journal.snapshot(atOrBefore: seq) else {
+        throw JournalReadError.notRetained(seq: seq, oldest: try await self.journal.extent().oldestSnapshot, latest: latest)
       }
       var state = try JSONValue(parsing: snapshot.state)
       var reached = snapshot.seq
-      try self.journal.forEachChange(after: snapshot.seq, through: seq, feature: nil) { change in
+      try await self.journal.forEachChange(after: snapshot.seq, through: seq, feature: nil) { change in
         guard isWanted() else { throw JournalReadError.abandoned }
         guard change.seq == reached + 1 else { return false }
         try JSONPatch(jsonValue: JSONValue(parsing: change.patch)).apply(to: &state)
@@ -61,7 +67,7 @@ package final class JournalReader: Sendable {
     } catch let error as JournalReadError {
       throw error
     } catch {
-      throw .unreadable("\(error)")
+      throw .unreadable("\(error)", underlying: error)
     }
   }
 
@@ -72,18 +78,18 @@ package final class JournalReader: Sendable {
   ///   were pruned already.
   package func changes(
     after seq: UInt64, through last: UInt64?, feature: String?, limit: Int, maxBytes: Int = .max
-  ) throws(JournalReadError) -> [JournaledChange] {
+  ) async throws(JournalReadError) -> [JournaledChange] {
     do {
       let latest = self.writer.committedSeq
-      let changes = try self.journal.changes(
+      let changes = try await self.journal.changes(
         after: seq, through: min(last ?? latest, latest), feature: feature, limit: limit, maxBytes: maxBytes
       )
-      try self.checkRetained(after: seq, latest: latest)
+      try await self.checkRetained(after: seq, latest: latest)
       return changes
     } catch let error as JournalReadError {
       throw error
     } catch {
-      throw .unreadable("\(error)")
+      throw .unreadable("\(error)", underlying: error)
     }
   }
 
@@ -94,36 +100,47 @@ package final class JournalReader: Sendable {
   ///   were pruned already; what `body` throws.
   package func forEachChange(
     after seq: UInt64, through last: UInt64?, _ body: (JournaledChange) throws(JournalReadError) -> Bool
-  ) throws(JournalReadError) {
+  ) async throws(JournalReadError) {
     do {
       let latest = self.writer.committedSeq
-      try self.checkRetained(after: seq, latest: latest)
-      try self.journal.forEachChange(after: seq, through: min(last ?? latest, latest), feature: nil) { change in
+      try await self.checkRetained(after: seq, latest: latest)
+      try await self.journal.forEachChange(after: seq, through: min(last ?? latest, latest), feature: nil) { change in
         try body(change)
       }
     } catch let error as JournalReadError {
       throw error
     } catch {
-      throw .unreadable("\(error)")
+      throw .unreadable("\(error)", underlying: error)
     }
   }
 
   /// Throws ``JournalReadError/notRetained(seq:oldest:latest:)`` when the first change held is
   /// later than the first one after `seq` (pruned).
-  private func checkRetained(after seq: UInt64, latest: UInt64) throws {
-    if seq < latest, let first = try self.journal.extent().firstChange, first > seq + 1 {
+  private func checkRetained(after seq: UInt64, latest: UInt64) async throws {
+    if seq < latest, let first = try await self.journal.extent().firstChange, first > seq + 1 {
       throw JournalReadError.notRetained(seq: seq, oldest: first - 1, latest: latest)
     }
   }
 }
 
-/// Why the journal cannot answer a read.
+/// Why the journal cannot answer a read: the case is the code, with its context.
 package enum JournalReadError: Error, Equatable {
   /// The journal no longer holds what `seq` asks for (pruned), or does not yet: it holds from
   /// `oldest` to `latest`.
   case notRetained(seq: UInt64, oldest: UInt64?, latest: UInt64)
-  /// The journal cannot be read: `reason` says why.
-  case unreadable(String)
+  /// The journal cannot be read: `reason` says why, and `underlying` is the engine's error.
+  case unreadable(String, underlying: (any Error)? = nil)
   /// The client that asked went away: the read stopped.
   case abandoned
+
+  /// Equal when of the same case with the same context, whatever the underlying errors.
+  package static func == (lhs: Self, rhs: Self) -> Bool {
+    switch (lhs, rhs) {
+    case let (.notRetained(seq, oldest, latest), .notRetained(otherSeq, otherOldest, otherLatest)):
+      (seq, oldest, latest) == (otherSeq, otherOldest, otherLatest)
+    case let (.unreadable(reason, _), .unreadable(other, _)): reason == other
+    case (.abandoned, .abandoned): true
+    default: false
+    }
+  }
 }

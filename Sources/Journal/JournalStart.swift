@@ -11,10 +11,10 @@ import Logging
 ///
 /// ```swift
 /// let start = JournalStart(journal: journal, migrated: nil, run: run, synced: point, retiring: nil, reached: reached)
-/// try start.write()   // or, on a full disk, later: JournalWriter(…, unwrittenStart: …)
+/// try await start.write()   // or, on a full disk, later: JournalWriter(…, unwrittenStart: …)
 /// ```
 package struct JournalStart: Sendable {
-  package let journal: SQLiteJournal
+  package let journal: any Journal
   /// The state as migrated to the versions the application declares, at the seq it was
   /// recovered at; `nil` when nothing was migrated.
   package let migrated: (versions: StateVersions, snapshot: JournalSnapshot)?
@@ -24,13 +24,13 @@ package struct JournalStart: Sendable {
   let retiring: String?
   package let reached: ReachedMark
 
-  package func write() throws {
-    try self.journal.openForWriting()
+  package func write() async throws {
+    try await self.journal.prepareForWriting()
     if let migrated {
-      try self.journal.record(migrated.versions, snapshot: migrated.snapshot)
+      try await self.journal.record(migrated.versions, snapshot: migrated.snapshot)
     }
-    try self.journal.beginRun(self.run, synced: self.synced, retiring: self.retiring)
-    try self.journal.sync()
+    try await self.journal.beginRun(self.run, synced: self.synced, retiring: self.retiring)
+    try await self.journal.sync()
     try self.reached.record(history: self.journal.id, seq: self.synced.seq)
   }
 }
@@ -43,38 +43,38 @@ extension JournalStart {
   /// taken, so that the next start judges this run's stop by it. On a full disk, returns the
   /// record unwritten, for the journal's writer to write once there is room.
   package static func begin(
-    _ journal: SQLiteJournal, recovered: Recovery.Recovered, migrated: (versions: StateVersions, snapshot: JournalSnapshot)?,
+    _ journal: any Journal, recovered: Recovery.Recovered, migrated: (versions: StateVersions, snapshot: JournalSnapshot)?,
     reached: ReachedMark, acknowledgement: JournalLossAcknowledgement, integrity: String, mode: DurabilityMode,
     interval: Duration, logger: Logger
-  ) throws -> (RunRecord, DurabilityReport, unwritten: (start: JournalStart, reason: String)?) {
+  ) async throws -> (RunRecord, DurabilityReport, unwritten: (start: JournalStart, reason: JournalWriteError)?) {
     let now = Date().timeIntervalSince1970
     let run = RunRecord(
       boot: BootID.current, mode: mode, interval: interval, pid: getpid(), started: now
     )
     let loss: JournalLoss?
     do {
-      loss = JournalLoss(reached: reached.read(), journal: journal.id, seq: recovered.seq, retired: try journal.retiredHistories())
+      loss = JournalLoss(reached: reached.read(), journal: journal.id, seq: recovered.seq, retired: try await journal.retiredHistories())
     } catch {
-      throw RecoveryError("cannot read the journal's retired histories: \(error)")
+      throw RecoveryError(.unreadable, "cannot read the journal's retired histories: \(error)", underlying: error)
     }
     let accepted = acknowledgement.isGiven
     if let loss, !accepted {
-      throw RecoveryError(loss.refusal(journal: journal.path, acknowledgement: acknowledgement.path))
+      throw RecoveryError(.journalLost, loss.refusal(journal: journal.location, acknowledgement: acknowledgement.path))
     }
     let lastStop: LastStop?
     let retired: [RetiredHistory]
-    var unwritten: (start: JournalStart, reason: String)?
+    var unwritten: (start: JournalStart, reason: JournalWriteError)?
     var reasons: [String] = []
     var lostAtStart: UInt64 = 0
     // The history that ended: the journal's own, or the one the directory had when the
     // journal is another.
     let previousHistory = loss.flatMap { $0.isOtherJournal ? $0.reachedHistory : nil } ?? journal.id
     do {
-      let recoveredTime = try journal.lastChanges(1).last.flatMap { $0.seq == recovered.seq ? $0.time : nil }
+      let recoveredTime = try await journal.lastChanges(1).last.flatMap { $0.seq == recovered.seq ? $0.time : nil }
       // A backup put back: its run record is the run that made the copy, still running then, and
       // tells nothing of a stop; what came after the copy is what is missing.
-      let backup = try journal.backupMark()
-      lastStop = try backup != nil ? nil : journal.lastRun().map { last in
+      let backup = try await journal.backupMark()
+      lastStop = try await backup != nil ? nil : journal.lastRun().map { last in
         LastStop(run: last.run, synced: last.synced, recoveredSeq: recovered.seq, recoveredTime: recoveredTime, bootNow: run.boot)
       }
       if let backup {
@@ -93,20 +93,20 @@ extension JournalStart {
         retiring: reasons.isEmpty ? nil : reasons.joined(separator: "; "), reached: reached
       )
       do {
-        try start.write()
+        try await start.write()
       } catch where DiskFull.isCause(of: error) {
         logger.error(
           """
           cannot record the start in the journal: the disk is full; serving what the journal holds and refusing \
           changes until there is room
           """,
-          metadata: ["journal": "\(journal.path)", "error": "\(error)"]
+          metadata: ["journal": "\(journal.location)", "error": "\(error)"]
         )
-        unwritten = (start, "the journal cannot be written: \(error)")
+        unwritten = (start, JournalWriteError(.startUnwritten, underlying: error))
       }
-      retired = try journal.retiredHistories()
+      retired = try await journal.retiredHistories()
     } catch {
-      throw RecoveryError("cannot record the start in the journal: \(error)")
+      throw RecoveryError(.cannotRecordStart, "cannot record the start in the journal: \(error)", underlying: error)
     }
     if accepted {
       // Once: a later loss needs the operator's word again.

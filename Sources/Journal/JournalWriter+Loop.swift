@@ -10,7 +10,7 @@ extension JournalWriter {
     /// closing: the writer thread takes the group.
     case handOver
     /// The loop has the connection and commits these.
-    case commit(changes: [JournaledChange], timers: [TimerOperation], timersTaken: Int)
+    case commit(journal: any InlineCommitting, changes: [JournaledChange], timers: [TimerOperation], timersTaken: Int)
   }
 
   /// Commits, on the event loop, the change queued there since the last such commit, in the
@@ -32,7 +32,7 @@ extension JournalWriter {
     let decision = self.pending.withLock { pending -> LoopCommit in
       pending.loopCommitScheduled = false
       if pending.changes.isEmpty, pending.timers.isEmpty { return .nothing }
-      guard pending.holder == .nobody, pending.writerSleeps, pending.changes.count <= 1, !pending.writerWritesNext,
+      guard let inline = self.inline, pending.holder == .nobody, pending.writerSleeps, pending.changes.count <= 1, !pending.writerWritesNext,
         pending.unavailable == nil, !pending.isClosed, !self.loopIsBusy()
       else { return .handOver }
       pending.holder = .loop
@@ -40,17 +40,17 @@ extension JournalWriter {
         pending.changes.removeAll(keepingCapacity: true)
         pending.timers.removeAll()
       }
-      return .commit(changes: pending.changes, timers: pending.timers, timersTaken: pending.submittedTimers)
+      return .commit(journal: inline, changes: pending.changes, timers: pending.timers, timersTaken: pending.submittedTimers)
     }
     switch decision {
     case .nothing:
       return
     case .handOver:
       self.wakeUp.signal()
-    case let .commit(changes, timers, timersTaken):
+    case let .commit(journal, changes, timers, timersTaken):
       do {
         let start = MonotonicClock.now
-        try self.journal.append(changes, timers: timers)
+        try journal.appendInline(changes, timers: timers)
         self.committed?(MonotonicClock.now &- start, changes.count)
       } catch {
         // Put back in front of what came in meanwhile: the writer thread tries again, and says

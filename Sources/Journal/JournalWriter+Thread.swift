@@ -3,16 +3,16 @@ import Foundation
 import SwitchyardTiming
 
 extension JournalWriter {
-  /// The writer thread: commits what the loop did not (every group in the strict and off modes),
+  /// The writer's task, on its ``JournalThread``: commits what the loop did not (every group in the strict and off modes),
   /// writes snapshots and prunes, forces the batched mode's commits onto the disk every
   /// interval and checkpoints after it, and closes the journal. Everything here may wait on the
   /// disk; none of it runs on an event loop.
-  package func run() {
+  package func run() async {
     var lastSync = ContinuousClock.now
     var lastMark = ContinuousClock.now
     var failures = 0
     // A run whose start was never recorded has no record to mark clean at the stop.
-    var gaveUp = !self.writeUnwrittenStart()
+    var gaveUp = !(await self.writeUnwrittenStart())
     var underLoad = false
     while true {
       self.waitForWork(lastSync: lastSync, lingering: underLoad)
@@ -31,13 +31,13 @@ extension JournalWriter {
         while !written {
           do {
             let start = MonotonicClock.now
-            try self.journal.append(batch, timers: timers)
+            try await self.journal.append(batch, timers: timers)
             self.committed?(MonotonicClock.now &- start, batch.count)
             if failures > 0 { self.available(after: failures) }
             failures = 0
             written = true
           } catch {
-            if failures == 0 { self.unavailable(because: error) }
+            if failures == 0 { self.unavailable(because: JournalWriteError(.commitFailed, underlying: error)) }
             failures += 1
             if self.pending.withLock({ $0.isClosed }) {
               self.logger.critical(
@@ -51,7 +51,7 @@ extension JournalWriter {
               break
             }
             // Tried again, more slowly the longer it fails, until the disk takes it.
-            Thread.sleep(forTimeInterval: min(0.05 * Double(failures), 1))
+            Self.pause(failures)
           }
         }
         // A group given up at the stop was never journaled: nothing may count it as kept.
@@ -71,14 +71,14 @@ extension JournalWriter {
         // After the changes taken with them, which include every change before each snapshot.
         do {
           for snapshot in snapshots {
-            try self.journal.write(snapshot)
+            try await self.journal.write(snapshot)
             self.logger.debug("snapshot written", metadata: ["seq": "\(snapshot.seq)"])
           }
           self.pending.withLock { pending in
             pending.unsyncedGroups += 1
             pending.writerWritesNext = false
           }
-          self.prune()
+          await self.prune()
         } catch {
           // The journal still holds every change since the last snapshot: nothing is lost, the
           // next start only replays more.
@@ -91,13 +91,13 @@ extension JournalWriter {
       {
         lastSync = .now
         do {
-          try self.syncAndCheckpoint()
+          try await self.syncAndCheckpoint()
           if failures > 0 { self.available(after: failures) }
           failures = 0
         } catch {
           // Changes were committed but may not be on the disk: nothing new is accepted until
           // an fsync succeeds (tried again each interval).
-          if failures == 0 { self.unavailable(because: error) }
+          if failures == 0 { self.unavailable(because: JournalWriteError(.syncFailed, underlying: error)) }
           failures += 1
         }
       }
@@ -107,7 +107,7 @@ extension JournalWriter {
           pending.changes.isEmpty && pending.timers.isEmpty && pending.snapshots.isEmpty ? pending.closing.take() : nil
         }
         if let closing {
-          self.finish(clean: !gaveUp)
+          await self.finish(clean: !gaveUp)
           let followers = self.pending.withLock { pending in
             defer { pending.followers.removeAll() }
             return pending.followers
@@ -124,14 +124,14 @@ extension JournalWriter {
   /// Writes what the start could not (``unwrittenStart``), trying again more slowly the longer
   /// it fails, until it can or the daemon stops; whatever was queued meanwhile is written after
   /// it. Returns whether the start is recorded.
-  private func writeUnwrittenStart() -> Bool {
+  private func writeUnwrittenStart() async -> Bool {
     guard let write = self.unwrittenStart else { return true }
     // The waits below may take the wake-up of a submit or of the stop: the loop gets one.
     defer { self.wakeUp.signal() }
     var failures = 0
     while !self.pending.withLock({ $0.isClosed }) {
       do {
-        try write()
+        try await write()
         self.available(after: failures + 1)
         return true
       } catch {
@@ -166,29 +166,41 @@ extension JournalWriter {
     _ = self.wakeUp.wait(timeout: .now() + .nanoseconds(Int(Self.nanoseconds(remaining))))
   }
 
+  /// Waits before a failed commit is tried again, longer the longer it fails, holding the
+  /// writer's own thread.
+  private static func pause(_ failures: Int) {
+    Thread.sleep(forTimeInterval: min(0.05 * Double(failures), 1))
+  }
+
+  /// Whether the writer thread sleeps, waiting for work or for the next fsync: the only time
+  /// the batched mode commits on the loop.
+  var isWriterThreadAsleep: Bool {
+    self.pending.withLock { $0.writerSleeps }
+  }
+
   /// How long the writer thread stays awake after a commit in the batched mode: long next to the
   /// time between requests under load, short next to a person's pace.
   static var linger: DispatchTimeInterval { .milliseconds(2) }
 
   /// Forces everything committed so far onto the disk — without the connection, so the loop
   /// goes on committing meanwhile — then checkpoints and records how far the fsync went.
-  private func syncAndCheckpoint() throws {
+  private func syncAndCheckpoint() async throws {
     let (seq, groups) = self.pending.withLock { ($0.committedSeq, $0.unsyncedGroups) }
-    try self.journal.sync()
+    try await self.journal.sync()
     self.pending.withLock { $0.unsyncedGroups -= groups }
     self.report?.synced(seq)
     self.markReached(seq)
     self.takeConnection()
     defer { self.giveConnectionBack() }
     do {
-      try self.journal.checkpoint()
+      try await self.journal.checkpoint()
     } catch {
       self.logger.debug("cannot checkpoint the journal now", metadata: ["error": "\(error)"])
     }
     // A write after every checkpoint, here: the one that starts an emptied WAL again forces
     // its header onto the disk, and must not be the loop's.
     do {
-      try self.journal.recordSynced(SyncPoint(seq: seq, time: Date().timeIntervalSince1970))
+      try await self.journal.recordSynced(SyncPoint(seq: seq, time: Date().timeIntervalSince1970))
     } catch {
       self.pending.withLock { $0.writerWritesNext = true }
     }
@@ -196,16 +208,16 @@ extension JournalWriter {
 
   /// The last write of the run: it stopped cleanly (unless a group had to be given up), and
   /// everything is forced onto the disk, in every mode.
-  private func finish(clean: Bool) {
+  private func finish(clean: Bool) async {
     self.takeConnection()
     defer { self.giveConnectionBack() }
     let seq = self.committedSeq
     do {
-      if clean, let run = self.runRecord { try self.journal.endRun(run, synced: SyncPoint(seq: seq, time: Date().timeIntervalSince1970)) }
+      if clean, let run = self.runRecord { try await self.journal.endRun(run, synced: SyncPoint(seq: seq, time: Date().timeIntervalSince1970)) }
       // Into the database proper, then onto the disk: the off mode's checkpoints force nothing
       // out themselves.
-      try? self.journal.checkpoint()
-      try self.journal.sync()
+      try? await self.journal.checkpoint()
+      try await self.journal.sync()
       self.report?.synced(seq)
       self.markReached(seq)
     } catch {
@@ -245,9 +257,9 @@ extension JournalWriter {
   /// Prunes the journal after a snapshot. A prune that fails (a damaged page it reads) loses
   /// nothing, but retention stops and the journal grows until one succeeds: `Status` and the
   /// metrics count the failures.
-  private func prune() {
+  private func prune() async {
     do {
-      try self.journal.prune(
+      try await self.journal.prune(
         keepingSnapshots: self.snapshots.keep, keepingChanges: self.snapshots.retention,
         changedBefore: self.snapshots.retentionAge.map { Date().timeIntervalSince1970 - Double(Self.nanoseconds($0)) / 1e9 }
       )

@@ -47,16 +47,18 @@ package struct SnapshotPolicy: Sendable, Equatable {
 /// ``DurabilityMode/off`` both go on at once.
 ///
 /// Who commits:
-/// - **strict** and **off**: a thread of the writer's own, always (`JournalWriter+Thread`).
-/// - **batched**: the event loop the change was made on, at the end of what it is doing, when
-///   the change is the only one queued and the writer thread sleeps (`JournalWriter+Loop`). A
-///   commit without an fsync is a `write` into the kernel's page cache, as Redis's
-///   `appendfsync everysec` writes its AOF on its event loop; it saves a lone reply the two
-///   cross-thread wake-ups to the writer thread and back. Several changes at once mean the loop
-///   has other work: their group goes to the writer thread, which commits it on the other core
-///   while the loop goes on, and takes the next groups too while it is awake. The writer thread
-///   also keeps everything that can wait on the disk — the periodic fsync, the checkpoints,
-///   snapshots, pruning. The loop never waits for the connection: it hands the group over.
+/// - **strict** and **off**: the writer's task, always (`JournalWriter+Thread`), on a
+///   ``JournalThread`` of its own: an engine that blocks on the disk blocks that thread only,
+///   one that answers asynchronously frees it until the commit is acknowledged.
+/// - **batched**, with an engine that commits inline (``InlineCommitting``, SQLite): the event
+///   loop the change was made on, at the end of what it is doing, when the change is the only
+///   one queued and the writer thread sleeps (`JournalWriter+Loop`): a `write` into the page
+///   cache, as Redis's `appendfsync everysec` writes its AOF on its loop, which saves a lone
+///   reply two cross-thread wake-ups. Several changes at once mean the loop has other work:
+///   their group goes to the writer thread, which commits it on the other core, and takes the
+///   next groups too while it is awake. The writer thread also keeps what waits on the disk —
+///   the periodic fsync, checkpoints, snapshots, pruning. The loop never waits for the
+///   connection: it hands the group over.
 package final class JournalWriter: Sendable {
   /// Who has the journal's (one) writing connection.
   enum Holder {
@@ -84,7 +86,7 @@ package final class JournalWriter: Sendable {
     /// The daemon is stopping: nobody follows the journal any more.
     var isFollowingOver = false
     /// Why the journal cannot be written, while it cannot.
-    var unavailable: String?
+    var unavailable: JournalWriteError?
     var closing: CheckedContinuation<Void, Never>?
     var isClosed = false
     var holder = Holder.nobody
@@ -102,11 +104,15 @@ package final class JournalWriter: Sendable {
   }
 
   package let journal: any Journal
+  /// The journal, when it commits on the calling thread: the batched mode commits on the loop.
+  let inline: (any InlineCommitting)?
   package let mode: DurabilityMode
   let interval: Duration
   let snapshots: SnapshotPolicy
   /// Where the batched mode commits the changes made on it; `nil`: always the writer thread.
   let loop: (any CommitLoop)?
+  /// Where the writer's task runs, and waits for work.
+  let thread = JournalThread(name: "journal-writer")
   /// This run, as the journal recorded it at start: written again, clean, at the stop.
   let runRecord: RunRecord?
   /// What `Status` says of the disk: the last change forced onto it.
@@ -115,7 +121,7 @@ package final class JournalWriter: Sendable {
   let reached: ReachedMark?
   /// What the start could not write (a full disk): the writer thread writes it before anything
   /// else, trying until it can, and nothing is accepted meanwhile.
-  let unwrittenStart: (@Sendable () throws -> Void)?
+  let unwrittenStart: (@Sendable () async throws -> Void)?
   let lastSnapshotSeq: Atomic<UInt64>
   /// When the last snapshot was taken, in nanoseconds after `started`.
   let lastSnapshotTime = Atomic<Int64>(0)
@@ -165,7 +171,7 @@ package final class JournalWriter: Sendable {
     run: RunRecord? = nil,
     report: DurabilityReport? = nil,
     reached: ReachedMark? = nil,
-    unwrittenStart: (write: @Sendable () throws -> Void, reason: String)? = nil,
+    unwrittenStart: (write: @Sendable () async throws -> Void, reason: JournalWriteError)? = nil,
     logger: Logger,
     loopIsBusy: @escaping @Sendable () -> Bool = { false },
     released: @escaping @Sendable (UInt64) -> Void,
@@ -176,7 +182,8 @@ package final class JournalWriter: Sendable {
     self.mode = mode
     self.interval = interval
     self.snapshots = snapshots
-    self.loop = mode == .batched ? loop : nil
+    self.inline = journal as? any InlineCommitting
+    self.loop = mode == .batched && self.inline != nil ? loop : nil
     self.runRecord = run
     self.report = report
     self.reached = reached
@@ -190,9 +197,10 @@ package final class JournalWriter: Sendable {
     self.pruneFailed = pruneFailed
     self.loopIsBusy = loopIsBusy
     self.logger = logger
-    let thread = Thread { [self] in self.run() }
-    thread.name = "switchyard-journal"
-    thread.start()
+    Task(executorPreference: self.thread) { [self] in
+      await self.run()
+      self.thread.stop()
+    }
   }
 
   /// Queues `change` for the journal; called in sequence order.
@@ -273,7 +281,7 @@ package final class JournalWriter: Sendable {
     guard self.mode.waitsForTheJournal else { return body(nil) }
     let now: String?? = self.pending.withLock { pending in
       if pending.durableSeq >= seq, pending.durableTimers >= pending.submittedTimers { return .some(nil) }
-      if let unavailable = pending.unavailable { return .some(unavailable) }
+      if let unavailable = pending.unavailable { return .some(unavailable.description) }
       pending.waiters.append((seq, pending.submittedTimers, body))
       return nil
     }
@@ -310,13 +318,7 @@ package final class JournalWriter: Sendable {
 
   /// Why the journal cannot be written now, if it cannot.
   package var unavailable: String? {
-    self.pending.withLock { $0.unavailable }
-  }
-
-  /// Whether the writer thread sleeps, waiting for work or for the next fsync: the only time
-  /// the batched mode commits on the loop.
-  var isWriterThreadAsleep: Bool {
-    self.pending.withLock { $0.writerSleeps }
+    self.pending.withLock { $0.unavailable?.description }
   }
 
   /// Writes what is queued, and `final` (the state the daemon stops with) as a snapshot, so that
@@ -339,11 +341,14 @@ package final class JournalWriter: Sendable {
 
   /// The journal failed: every reply waiting for it is told why, and new changes are refused
   /// (``unavailable``) until it works again.
-  func unavailable(because error: any Error) {
-    let reason = "the journal cannot be written: \(error)"
-    self.logger.error("cannot write the journal; refusing new changes until it can", metadata: ["error": "\(error)"])
+  func unavailable(because error: JournalWriteError) {
+    let reason = error.description
+    self.logger.error(
+      "cannot write the journal; refusing new changes until it can",
+      metadata: ["error": "\(error.underlying)", "code": "\(error.code.rawValue)"]
+    )
     let waiting = self.pending.withLock { pending in
-      pending.unavailable = reason
+      pending.unavailable = error
       defer { pending.waiters.removeAll() }
       return pending.waiters
     }

@@ -23,7 +23,7 @@ package final class ReachedMark: Sendable {
 
   package init(directory: StateDirectory) throws(StateDirectoryError) {
     guard let fd = try StateFile.open("reached", in: directory.descriptor, of: directory.path, flags: O_RDWR | O_CREAT) else {
-      throw StateDirectoryError("cannot open \(directory.path)/reached")
+      throw StateDirectoryError(.cannotOpen, "cannot open \(directory.path)/reached")
     }
     self.fd = fd
   }

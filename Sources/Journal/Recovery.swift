@@ -6,7 +6,7 @@ import SwitchyardJSON
 /// declares newer ones, the state is migrated (``StateMigrator``).
 ///
 /// ```swift
-/// let recovered = try Recovery.recover(from: journal)
+/// let recovered = try await Recovery.recover(from: journal)
 /// // recovered.state: the composed state at recovered.seq
 /// ```
 package enum Recovery {
@@ -38,23 +38,24 @@ package enum Recovery {
     from journal: any Journal, migrator: StateMigrator = .none,
     skipped: (_ seq: UInt64, _ error: any Error) -> Void = { _, _ in },
     progress: (_ replayed: Int) -> Void = { _ in }
-  ) throws(RecoveryError) -> Recovered {
+  ) async throws(RecoveryError) -> Recovered {
     let marks: [VersionMark]
     do {
-      marks = try journal.versionMarks()
+      marks = try await journal.versionMarks()
     } catch {
-      throw RecoveryError("cannot read the journal's state versions: \(error)")
+      throw RecoveryError(.unreadable, "cannot read the journal's state versions: \(error)", underlying: error)
     }
     var before = UInt64.max
     while true {
       let snapshot: JournalSnapshot?
       do {
-        snapshot = before == 0 ? nil : try journal.snapshot(atOrBefore: before - 1)
+        snapshot = before == 0 ? nil : try await journal.snapshot(atOrBefore: before - 1)
       } catch {
-        throw RecoveryError("cannot read the journal: \(error)")
+        throw RecoveryError(.unreadable, "cannot read the journal: \(error)", underlying: error)
       }
       guard let snapshot else {
         throw RecoveryError(
+          .noSnapshot,
           before == .max
             ? "the journal holds no snapshot to start from"
             : "no snapshot of the journal can be read, and the journal before the oldest is pruned"
@@ -68,7 +69,7 @@ package enum Recovery {
         before = snapshot.seq
         continue
       }
-      return try Self.replay(journal, onto: state, from: snapshot.seq, marks: marks, migrator: migrator, progress: progress)
+      return try await Self.replay(journal, onto: state, from: snapshot.seq, marks: marks, migrator: migrator, progress: progress)
     }
   }
 
@@ -77,7 +78,7 @@ package enum Recovery {
   private static func replay(
     _ journal: any Journal, onto state: JSONValue, from snapshotSeq: UInt64, marks: [VersionMark],
     migrator: StateMigrator, progress: (_ replayed: Int) -> Void
-  ) throws(RecoveryError) -> Recovered {
+  ) async throws(RecoveryError) -> Recovered {
     var state = state
     var seq = snapshotSeq
     var replayed = 0
@@ -85,14 +86,14 @@ package enum Recovery {
     var versions = marks.last { $0.seq <= snapshotSeq }?.versions ?? [:]
     var later = marks.filter { $0.seq > snapshotSeq }[...]
     do {
-      try journal.forEachChange(after: snapshotSeq, through: nil, feature: nil) { change in
+      try await journal.forEachChange(after: snapshotSeq, through: nil, feature: nil) { change in
         guard change.seq == seq + 1 else {
-          throw RecoveryError("the journal skips from \(seq) to \(change.seq)")
+          throw RecoveryError(.gap, "the journal skips from \(seq) to \(change.seq)")
         }
         do {
           try JSONPatch(jsonValue: JSONValue(parsing: change.patch)).apply(to: &state)
         } catch {
-          throw RecoveryError("the change at \(change.seq) does not apply: \(error)")
+          throw RecoveryError(.patchDoesNotApply, "the change at \(change.seq) does not apply: \(error)", underlying: error)
         }
         seq = change.seq
         replayed += 1
@@ -107,18 +108,9 @@ package enum Recovery {
     } catch let error as RecoveryError {
       throw error
     } catch {
-      throw RecoveryError("cannot read the journal: \(error)")
+      throw RecoveryError(.unreadable, "cannot read the journal: \(error)", underlying: error)
     }
     let migrated = try migrator.migrate(&state, from: versions)
     return Recovered(state: state, seq: seq, replayed: replayed, migrated: migrated)
-  }
-}
-
-/// Why the journal's state cannot be recovered.
-public struct RecoveryError: Error, CustomStringConvertible, Sendable {
-  public let description: String
-
-  package init(_ description: String) {
-    self.description = description
   }
 }

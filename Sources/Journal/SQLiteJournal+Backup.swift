@@ -28,7 +28,7 @@ extension SQLiteJournal {
     let suffixes = ["", "-wal", "-shm", "-journal"]
     for suffix in suffixes { unlinkat(directory, partialName + suffix, 0) }
     guard let partial = try StateFile.open(partialName, in: directory, of: directoryPath, flags: O_RDWR | O_CREAT | O_EXCL) else {
-      throw StateDirectoryError("cannot create \(directoryPath)/\(partialName)")
+      throw StateDirectoryError(.cannotCreate, "cannot create \(directoryPath)/\(partialName)")
     }
     defer { Glibc.close(partial) }
     do {
@@ -47,7 +47,7 @@ extension SQLiteJournal {
       guard fstat(partial, &made) == 0, fstatat(directory, partialName, &named, AT_SYMLINK_NOFOLLOW) == 0,
         made.st_dev == named.st_dev, made.st_ino == named.st_ino
       else {
-        throw StateDirectoryError("\(directoryPath)/\(partialName) was replaced while the backup was written")
+        throw StateDirectoryError(.replaced, "\(directoryPath)/\(partialName) was replaced while the backup was written")
       }
       guard renameat(directory, partialName, directory, name) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
       return JournalBackup(path: self.backupPath, seq: UInt64(seq), bytes: Int(made.st_size))
@@ -56,7 +56,7 @@ extension SQLiteJournal {
       // SQLite's backup reports a full disk by its code alone, with the copy's message, "not an
       // error": said plainly.
       if DiskFull.isCause(of: error) {
-        throw BackupError(description: "the disk is full: the copy needs room for the whole journal")
+        throw BackupError(.diskFull, "the disk is full: the copy needs room for the whole journal", underlying: error)
       }
       throw error
     }
@@ -64,7 +64,20 @@ extension SQLiteJournal {
 }
 
 /// Why a copy of the journal (`Backup`) could not be written, when SQLite's own error does not
-/// say it.
+/// say it: ``code`` says what stopped it, and ``underlying`` keeps SQLite's error.
 struct BackupError: Error, CustomStringConvertible, Sendable {
-  package let description: String
+  enum Code: String, Sendable {
+    /// The copy needs room for the whole journal.
+    case diskFull
+  }
+
+  let code: Code
+  let description: String
+  let underlying: any Error
+
+  init(_ code: Code, _ description: String, underlying: any Error) {
+    self.code = code
+    self.description = description
+    self.underlying = underlying
+  }
 }

@@ -20,7 +20,7 @@ import SwitchyardSynchronization
 /// fsyncs the WAL), `NORMAL` for ``DurabilityMode/batched`` (``sync()`` fsyncs it), `OFF` for
 /// ``DurabilityMode/off``. In WAL mode a commit is in the kernel's hands once `append` returns,
 /// so a crash of the process loses nothing in any mode; only a power cut tells them apart.
-package final class SQLiteJournal: Journal {
+package final class SQLiteJournal: InlineCommitting {
   package var id: String {
     self.currentID.withLock { $0 }
   }
@@ -29,7 +29,7 @@ package final class SQLiteJournal: Journal {
   private let currentID: Mutex<String>
   private let mode: DurabilityMode
   /// The connections: a pool as a rule; one connection when the disk was too full to open a
-  /// pool, until ``openForWriting()`` replaces it with one.
+  /// pool, until ``prepareForWriting()`` replaces it with one.
   private let connections: Mutex<(database: any DatabaseWriter, isPool: Bool)>
   package var database: any DatabaseWriter { self.connections.withLock { $0.database } }
   /// The database and its WAL, open for as long as the journal is, for ``sync()``. Never
@@ -42,7 +42,7 @@ package final class SQLiteJournal: Journal {
   ///
   /// On a disk too full to open a pool (GRDB writes to the database as it opens one), an
   /// existing journal is opened on one connection rather than not at all: what it holds can be
-  /// served, its writes fail until there is room, and ``openForWriting()`` opens the pool then.
+  /// served, its writes fail until there is room, and ``prepareForWriting()`` opens the pool then.
   package init(path: String, mode: DurabilityMode, versions: StateVersions = [:], initialState: () throws -> [UInt8]) throws {
     self.path = path
     self.mode = mode
@@ -81,9 +81,11 @@ package final class SQLiteJournal: Journal {
     self.files = try JournalFiles(database: path)
   }
 
+  package var location: String { self.path }
+
   /// Opens the pool when the journal is on one connection (the disk was full); nothing when it
   /// is not. Reads still on the connection finish on it.
-  func openForWriting() throws {
+  package func prepareForWriting() throws {
     guard !self.connections.withLock({ $0.isPool }) else { return }
     let pool = try Self.openPool(self.path, mode: self.mode)
     self.connections.withLock { $0 = (pool, true) }
@@ -194,6 +196,11 @@ package final class SQLiteJournal: Journal {
         throw error
       }
     }
+  }
+
+  /// A commit writes into the WAL, in the page cache: the batched mode makes it on the loop.
+  package func appendInline(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
+    try self.append(changes, timers: timers)
   }
 
   private static func apply(_ operation: TimerOperation, in db: Database) throws {

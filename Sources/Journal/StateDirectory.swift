@@ -32,11 +32,15 @@ package final class StateDirectory: Sendable {
     let parent = (path as NSString).deletingLastPathComponent
     if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
     if mkdir(path, 0o700) != 0, errno != EEXIST {
-      throw StateDirectoryError("cannot create the state directory \(path): \(String(cString: strerror(errno)))")
+      throw StateDirectoryError(
+        .cannotCreate, "cannot create the state directory \(path): \(String(cString: strerror(errno)))", underlying: StateDirectoryError.systemError
+      )
     }
     var info = stat()
     guard lstat(path, &info) == 0 else {
-      throw StateDirectoryError("cannot read the state directory \(path): \(String(cString: strerror(errno)))")
+      throw StateDirectoryError(
+        .cannotOpen, "cannot read the state directory \(path): \(String(cString: strerror(errno)))", underlying: StateDirectoryError.systemError
+      )
     }
     if info.st_mode & S_IFMT == S_IFLNK, Self.isTrusted(link: info, in: parent.isEmpty ? "." : parent),
       let resolved = realpath(path, nil)
@@ -48,7 +52,9 @@ package final class StateDirectory: Sendable {
       path = String(cString: resolved)
       free(resolved)
       guard lstat(path, &info) == 0 else {
-        throw StateDirectoryError("cannot read the state directory \(path): \(String(cString: strerror(errno)))")
+        throw StateDirectoryError(
+        .cannotOpen, "cannot read the state directory \(path): \(String(cString: strerror(errno)))", underlying: StateDirectoryError.systemError
+      )
       }
     }
     let descriptor: Int32
@@ -57,11 +63,12 @@ package final class StateDirectory: Sendable {
       descriptor = try StateFile.openDirectory(atPath: path)
     case S_IFLNK:
       throw StateDirectoryError(
+        .symbolicLink,
         "the state directory \(path) is a symbolic link that another user owns or could replace (its directory is "
           + "not root's or the daemon's alone): give the directory itself as state.directory"
       )
     default:
-      throw StateDirectoryError("the state directory \(path) is not a directory")
+      throw StateDirectoryError(.wrongKind, "the state directory \(path) is not a directory")
     }
     do {
       self.tightenedFrom = try Self.makeOwn(descriptor, path: path)
@@ -88,11 +95,14 @@ package final class StateDirectory: Sendable {
   private static func makeOwn(_ descriptor: Int32, path: String) throws(StateDirectoryError) -> mode_t? {
     var info = stat()
     guard fstat(descriptor, &info) == 0 else {
-      throw StateDirectoryError("cannot read the state directory \(path): \(String(cString: strerror(errno)))")
+      throw StateDirectoryError(
+        .cannotOpen, "cannot read the state directory \(path): \(String(cString: strerror(errno)))", underlying: StateDirectoryError.systemError
+      )
     }
     let mode = info.st_mode & 0o7777
     guard info.st_uid == geteuid() else {
       throw StateDirectoryError(
+        .notOwned,
         "the state directory \(path) (mode \(Self.octal(mode))) is owned by \(UserName.describe(info.st_uid)), not by the daemon's user "
           + "(\(UserName.describe(geteuid()))): whoever owns it can read the journal and plant files in it; give it to the daemon's user "
           + "(chown \(geteuid()) \(path) && chmod 700 \(path)), or choose another state.directory"
@@ -101,6 +111,7 @@ package final class StateDirectory: Sendable {
     guard mode & 0o077 != 0 else { return nil }
     guard fchmod(descriptor, 0o700) == 0 else {
       throw StateDirectoryError(
+        .openToOthers,
         "the state directory \(path) is mode \(Self.octal(mode)), open to other users, and cannot be made 0700: "
           + "\(String(cString: strerror(errno))); chmod 700 \(path)"
       )
@@ -111,7 +122,7 @@ package final class StateDirectory: Sendable {
   /// Takes the lock that keeps a second daemon out, and writes this daemon's pid in it.
   private static func lock(in descriptor: Int32, of path: String) throws(StateDirectoryError) -> Int32 {
     guard let fd = try StateFile.open("lock", in: descriptor, of: path, flags: O_RDWR | O_CREAT) else {
-      throw StateDirectoryError("cannot open \(path)/lock")
+      throw StateDirectoryError(.cannotOpen, "cannot open \(path)/lock")
     }
     guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
       var holder = [UInt8](repeating: 0, count: 32)
@@ -119,6 +130,7 @@ package final class StateDirectory: Sendable {
       close(fd)
       let pid = count > 0 ? String(decoding: holder[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
       throw StateDirectoryError(
+        .inUse,
         "another switchyardd (pid \(pid)) is using the state directory \(path); stop it, or give this one another state.directory"
       )
     }
@@ -142,11 +154,57 @@ package final class StateDirectory: Sendable {
   }
 }
 
-/// Why the state directory cannot be used.
+/// Why the state directory, or a file in it, cannot be used: ``code`` says what is wrong, the
+/// ``description`` names the path and what to do, and ``underlying`` keeps the system's error
+/// when there is one.
+///
+/// ```swift
+/// catch let error as StateDirectoryError where error.code == .inUse { … }  // another daemon has it
+/// ```
 public struct StateDirectoryError: Error, CustomStringConvertible, Sendable {
-  public let description: String
+  /// What is wrong with the directory or the file.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    private enum Problem: String, Sendable {
+      case cannotCreate, cannotOpen, wrongKind, symbolicLink, notOwned, openToOthers, hardLinked, inUse, replaced
+    }
 
-  package init(_ description: String) {
+    private let problem: Problem
+
+    /// It cannot be created.
+    public static let cannotCreate = Self(problem: .cannotCreate)
+    /// It cannot be opened or read.
+    public static let cannotOpen = Self(problem: .cannotOpen)
+    /// A file where a directory belongs, or the other way round.
+    public static let wrongKind = Self(problem: .wrongKind)
+    /// A symbolic link the daemon will not follow.
+    public static let symbolicLink = Self(problem: .symbolicLink)
+    /// Another user owns it.
+    public static let notOwned = Self(problem: .notOwned)
+    /// Other users can get in, and it cannot be closed to them.
+    public static let openToOthers = Self(problem: .openToOthers)
+    /// A file with other names, which may be another file's.
+    public static let hardLinked = Self(problem: .hardLinked)
+    /// Another daemon holds the directory's lock.
+    public static let inUse = Self(problem: .inUse)
+    /// It was replaced while the daemon wrote it.
+    public static let replaced = Self(problem: .replaced)
+
+    public var description: String { self.problem.rawValue }
+  }
+
+  public let code: Code
+  public let description: String
+  /// The system's error behind it, when there is one.
+  public let underlying: (any Error)?
+
+  package init(_ code: Code, _ description: String, underlying: (any Error)? = nil) {
+    self.code = code
     self.description = description
+    self.underlying = underlying
+  }
+
+  /// The error `errno` holds now, kept as the underlying error.
+  static var systemError: POSIXError {
+    POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
   }
 }

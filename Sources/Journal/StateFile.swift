@@ -84,16 +84,17 @@ enum StateFile {
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw self.openError(path) }
     guard info.st_mode & S_IFMT == kind else {
-      throw StateDirectoryError("\(path) is not a \(kind == S_IFDIR ? "directory" : "regular file"); remove it")
+      throw StateDirectoryError(.wrongKind, "\(path) is not a \(kind == S_IFDIR ? "directory" : "regular file"); remove it")
     }
     guard info.st_uid == geteuid() else {
       throw StateDirectoryError(
+        .notOwned,
         "\(path) is owned by \(UserName.describe(info.st_uid)), not by the daemon's user (\(UserName.describe(geteuid()))): "
           + "something else put it there; remove it (or chown it to the daemon's user)"
       )
     }
     guard kind == S_IFDIR || info.st_nlink == 1 else {
-      throw StateDirectoryError("\(path) has \(info.st_nlink) names (hard links): it may be another file's; remove it")
+      throw StateDirectoryError(.hardLinked, "\(path) has \(info.st_nlink) names (hard links): it may be another file's; remove it")
     }
     guard info.st_mode & 0o7777 == mode || fchmod(fd, mode) == 0 else { throw self.openError(path) }
   }
@@ -108,10 +109,13 @@ enum StateFile {
     let isLink = name.map { fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFLNK } ?? false
     if code == ELOOP || isLink {
       return StateDirectoryError(
+        .symbolicLink,
         "\(path) is a symbolic link: the daemon never follows one in its state directory; remove it"
       )
     }
-    return StateDirectoryError("cannot open \(path): \(String(cString: strerror(code)))")
+    return StateDirectoryError(
+      .cannotOpen, "cannot open \(path): \(String(cString: strerror(code)))", underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+    )
   }
 }
 

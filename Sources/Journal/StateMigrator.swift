@@ -54,6 +54,7 @@ package struct StateMigrator: Sendable {
       let new = target.map { $0[name] ?? 1 } ?? steps.version
       guard max(old, new) <= steps.version else {
         throw RecoveryError(
+          .newerVersion,
           """
           the state of feature "\(name)" in the journal is at version \(max(old, new)), newer than \
           version \(steps.version), which this build declares: it was written by a newer build; run \
@@ -66,16 +67,18 @@ package struct StateMigrator: Sendable {
         try state.modify(at: steps.pointer) { part in
           for version in old..<new {
             guard let migrate = steps.migrations[version] else {
-              throw RecoveryError("feature \"\(name)\" has no migration from version \(version)")
+              throw RecoveryError(.noMigration, "feature \"\(name)\" has no migration from version \(version)")
             }
             do {
               try migrate(&part)
             } catch {
               throw RecoveryError(
+                .migrationFailed,
                 """
                 migrating the state of feature "\(name)" from version \(version) to \(version + 1) \
                 failed: \(error); fix the migration, or move the state directory aside to start afresh
-                """
+                """,
+                underlying: error
               )
             }
           }

@@ -28,24 +28,24 @@ import Testing
   }
 
   @Test(arguments: DurabilityMode.allCases)
-  func aNewJournalStartsFromTheInitialStateAndKeepsItsIdAndChangesWhenReopened(_ mode: DurabilityMode) throws {
+  func aNewJournalStartsFromTheInitialStateAndKeepsItsIdAndChangesWhenReopened(_ mode: DurabilityMode) async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let path = directory + "/journal.sqlite"
     let first = try SQLiteJournal(path: path, mode: mode, initialState: { Array(#"{"count":0}"#.utf8) })
-    try first.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
-    try first.append([
+    try await first.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
+    try await first.append([
       change(2, #"[{"op":"replace","path":"/count","value":2}]"#), change(3, #"[{"op":"add","path":"/name","value":"x"}]"#),
     ])
     try first.sync()
 
     let reopened = try SQLiteJournal(path: path, mode: mode, initialState: { Array("{}".utf8) })
     #expect(reopened.id == first.id, "a journal keeps its id when reopened")
-    let point = try reopened.recoveryPoint()
+    let point = try await reopened.recoveryPoint()
     #expect(point.snapshot == JournalSnapshot(seq: 0, state: Array(#"{"count":0}"#.utf8)), "the first initial state, not the second")
     #expect(point.changes.map(\.seq) == [1, 2, 3])
     #expect(point.changes[2] == change(3, #"[{"op":"add","path":"/name","value":"x"}]"#))
-    let recovered = try Recovery.recover(from: reopened)
+    let recovered = try await Recovery.recover(from: reopened)
     #expect(recovered.seq == 3)
     #expect(recovered.state == ["count": 2, "name": "x"])
     #expect(recovered.replayed == 3)
@@ -53,7 +53,7 @@ import Testing
 
   /// The journal is opened through an SQLite URI (`unix-excl`): a path with the characters a
   /// URI gives a meaning to opens the same file, and again.
-  @Test func aPathWithURICharactersOpensAndReopensTheSameJournal() throws {
+  @Test func aPathWithURICharactersOpensAndReopensTheSameJournal() async throws {
     let parent = try self.temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: parent) }
     let directory = parent + "/a %41?b#c"
@@ -64,7 +64,7 @@ import Testing
     #expect(try self.countingJournal(in: directory).id == id, "the same file")
   }
 
-  @Test func twoJournalsHaveTwoIds() throws {
+  @Test func twoJournalsHaveTwoIds() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let one = try SQLiteJournal(path: directory + "/one.sqlite", mode: .strict, initialState: { Array("{}".utf8) })
@@ -72,74 +72,74 @@ import Testing
     #expect(one.id != other.id)
   }
 
-  @Test func recoveryStartsFromTheLatestSnapshot() throws {
+  @Test func recoveryStartsFromTheLatestSnapshot() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let journal = try self.countingJournal(in: directory)
-    try journal.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
+    try await journal.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
     try journal.write(JournalSnapshot(seq: 1, state: Array(#"{"count":1}"#.utf8)))
-    try journal.append([change(2, #"[{"op":"replace","path":"/count","value":2}]"#)])
-    let point = try journal.recoveryPoint()
+    try await journal.append([change(2, #"[{"op":"replace","path":"/count","value":2}]"#)])
+    let point = try await journal.recoveryPoint()
     #expect(point.snapshot?.seq == 1)
     #expect(point.changes.map(\.seq) == [2])
-    #expect(try Recovery.recover(from: journal).state == ["count": 2])
+    await #expect(try Recovery.recover(from: journal).state == ["count": 2])
   }
 
-  @Test func aChangeNumberedOutOfOrderIsRefusedAndAGapStopsRecovery() throws {
+  @Test func aChangeNumberedOutOfOrderIsRefusedAndAGapStopsRecovery() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let journal = try self.countingJournal(in: directory)
-    try journal.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
-    #expect(throws: (any Error).self, "a number is kept once") { try journal.append([change(1, "[]")]) }
-    try journal.append([change(3, #"[{"op":"replace","path":"/count","value":3}]"#)])
-    #expect(throws: RecoveryError.self) { try Recovery.recover(from: journal) }
+    try await journal.append([change(1, #"[{"op":"replace","path":"/count","value":1}]"#)])
+    await #expect(throws: (any Error).self, "a number is kept once") { try await journal.append([change(1, "[]")]) }
+    try await journal.append([change(3, #"[{"op":"replace","path":"/count","value":3}]"#)])
+    await #expect(throws: RecoveryError.self) { try await Recovery.recover(from: journal) }
     do {
-      _ = try Recovery.recover(from: journal)
+      _ = try await Recovery.recover(from: journal)
     } catch {
       #expect(error.description == "the journal skips from 1 to 3")
     }
   }
 
-  @Test func aFailedGroupLeavesNoneOfItsChanges() throws {
+  @Test func aFailedGroupLeavesNoneOfItsChanges() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { Array("{}".utf8) })
-    try journal.append([change(1, "[]")])
+    try await journal.append([change(1, "[]")])
     // The second change of the group repeats a number: the whole group is rolled back.
-    #expect(throws: (any Error).self) { try journal.append([change(2, "[]"), change(1, "[]")]) }
-    #expect(try journal.recoveryPoint().changes.map(\.seq) == [1])
+    await #expect(throws: (any Error).self) { try await journal.append([change(2, "[]"), change(1, "[]")]) }
+    await #expect(try journal.recoveryPoint().changes.map(\.seq) == [1])
   }
 
-  @Test func pruningKeepsTheNewestSnapshotsAndTheChangesSinceTheOldestOrWithinTheRetention() throws {
+  @Test func pruningKeepsTheNewestSnapshotsAndTheChangesSinceTheOldestOrWithinTheRetention() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let journal = try self.countingJournal(in: directory)
     for seq in 1...12 as ClosedRange<UInt64> {
-      try journal.append([self.setCount(seq)])
+      try await journal.append([self.setCount(seq)])
       if seq == 5 || seq == 10 { try journal.write(JournalSnapshot(seq: seq, state: Array(#"{"count":\#(seq)}"#.utf8))) }
     }
-    try journal.prune(keepingSnapshots: 2, keepingChanges: 3)
+    try await journal.prune(keepingSnapshots: 2, keepingChanges: 3)
     // Snapshots 5 and 10 stay; changes up to 5 are behind the oldest and older than 12 - 3.
-    var point = try journal.recoveryPoint()
+    var point = try await journal.recoveryPoint()
     #expect(point.snapshot?.seq == 10)
     #expect(point.changes.map(\.seq) == [11, 12])
-    #expect(try Recovery.recover(from: journal).state == ["count": 12])
+    await #expect(try Recovery.recover(from: journal).state == ["count": 12])
     // A long retention keeps changes even behind the oldest snapshot.
-    try journal.prune(keepingSnapshots: 1, keepingChanges: 100)
-    point = try journal.recoveryPoint()
+    try await journal.prune(keepingSnapshots: 1, keepingChanges: 100)
+    point = try await journal.recoveryPoint()
     #expect(point.snapshot?.seq == 10)
-    try journal.prune(keepingSnapshots: 1, keepingChanges: 0)
-    #expect(try journal.recoveryPoint().changes.map(\.seq) == [11, 12])
+    try await journal.prune(keepingSnapshots: 1, keepingChanges: 0)
+    await #expect(try journal.recoveryPoint().changes.map(\.seq) == [11, 12])
   }
 
   /// A change behind the oldest snapshot is pruned once it is older than the age, however few
   /// changes there are; a change the oldest snapshot still needs is kept whatever its age.
-  @Test func pruningByAgeDropsOldChangesBehindTheOldestSnapshot() throws {
+  @Test func pruningByAgeDropsOldChangesBehindTheOldestSnapshot() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let journal = try self.countingJournal(in: directory)
     // setCount(seq) is made at 1_700_000_000 + seq.
-    try journal.append((1...6).map(self.setCount))
+    try await journal.append((1...6).map(self.setCount))
     try journal.write(JournalSnapshot(seq: 4, state: Array(#"{"count":4}"#.utf8)))
     try journal.prune(keepingSnapshots: 1, keepingChanges: 100, changedBefore: 1_700_000_000 + 3)
     #expect(try journal.extent() == JournalExtent(oldestSnapshot: 4, firstChange: 3, lastChange: 6), "1 and 2 were too old")
@@ -147,17 +147,17 @@ import Testing
     #expect(try journal.extent() == JournalExtent(oldestSnapshot: 4, firstChange: 5, lastChange: 6), "never past the snapshot")
   }
 
-  @Test func anUnreadableSnapshotIsPassedOverForTheOneBeforeItAndTheJournalAfterThat() throws {
+  @Test func anUnreadableSnapshotIsPassedOverForTheOneBeforeItAndTheJournalAfterThat() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let journal = try self.countingJournal(in: directory)
     for seq in 1...4 as ClosedRange<UInt64> {
-      try journal.append([self.setCount(seq)])
+      try await journal.append([self.setCount(seq)])
     }
     try journal.write(JournalSnapshot(seq: 2, state: Array(#"{"count":2}"#.utf8)))
     try journal.write(JournalSnapshot(seq: 4, state: Array(#"{"count":4"#.utf8)))  // cut short
     var skipped: [UInt64] = []
-    let recovered = try Recovery.recover(from: journal) { seq, _ in skipped.append(seq) }
+    let recovered = try await Recovery.recover(from: journal) { seq, _ in skipped.append(seq) }
     #expect(skipped == [4])
     #expect(recovered.state == ["count": 4])
     #expect(recovered.seq == 4)
@@ -166,13 +166,13 @@ import Testing
 
   /// A crash in the middle of a commit leaves a WAL whose last frames are incomplete: SQLite
   /// drops that transaction and keeps every one before it.
-  @Test func aTornLastTransactionIsDroppedAndEveryEarlierOneKept() throws {
+  @Test func aTornLastTransactionIsDroppedAndEveryEarlierOneKept() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let path = directory + "/journal.sqlite"
     let journal = try SQLiteJournal(path: path, mode: .strict, initialState: { Array(#"{"count":0}"#.utf8) })
     for seq in 1...3 as ClosedRange<UInt64> {
-      try journal.append([self.setCount(seq)])
+      try await journal.append([self.setCount(seq)])
     }
     // What a crash would leave, taken while the journal is open (closing it would checkpoint
     // the WAL into the database): the files as they are, the WAL cut inside its last frame.
@@ -185,13 +185,13 @@ import Testing
     _ = journal
 
     let reopened = try SQLiteJournal(path: crashed + "/journal.sqlite", mode: .strict, initialState: { Array("{}".utf8) })
-    let recovered = try Recovery.recover(from: reopened)
+    let recovered = try await Recovery.recover(from: reopened)
     #expect(recovered.seq == 2, "the third commit was torn")
     #expect(recovered.state == ["count": 2])
     #expect(reopened.id == journal.id)
   }
 
-  @Test func eachChangeKeepsItsFeatureAndCauseAndReadsBackInRanges() throws {
+  @Test func eachChangeKeepsItsFeatureAndCauseAndReadsBackInRanges() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let journal = try countingJournal(in: directory)
@@ -202,24 +202,24 @@ import Testing
         patch: Array(#"[{"op":"replace","path":"/count","value":\#(seq)}]"#.utf8), time: Double(seq)
       )
     }
-    try journal.append(changes)
+    try await journal.append(changes)
     try journal.write(JournalSnapshot(seq: 4, state: Array(#"{"count":4}"#.utf8)))
 
-    #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 100) == changes, "feature and cause read back")
-    #expect(try journal.changes(after: 1, through: 4, feature: nil, limit: 100).map(\.seq) == [2, 3, 4])
-    #expect(try journal.changes(after: 1, through: nil, feature: nil, limit: 2).map(\.seq) == [2, 3])
-    #expect(try journal.changes(after: 0, through: nil, feature: "even", limit: 100).map(\.seq) == [2, 4, 6])
+    await #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 100) == changes, "feature and cause read back")
+    await #expect(try journal.changes(after: 1, through: 4, feature: nil, limit: 100).map(\.seq) == [2, 3, 4])
+    await #expect(try journal.changes(after: 1, through: nil, feature: nil, limit: 2).map(\.seq) == [2, 3])
+    await #expect(try journal.changes(after: 0, through: nil, feature: "even", limit: 100).map(\.seq) == [2, 4, 6])
     #expect(try journal.snapshot(atOrBefore: 3)?.seq == 0)
     #expect(try journal.snapshot(atOrBefore: 5)?.seq == 4)
     #expect(try journal.extent() == JournalExtent(oldestSnapshot: 0, firstChange: 1, lastChange: 6))
-    try journal.prune(keepingSnapshots: 1, keepingChanges: 0)
+    try await journal.prune(keepingSnapshots: 1, keepingChanges: 0)
     #expect(try journal.extent() == JournalExtent(oldestSnapshot: 4, firstChange: 5, lastChange: 6))
   }
 
   /// Reads are bounded in bytes as well as in changes, and one at a time underneath: a page
   /// stops once it holds `maxBytes` (always one change, whatever its size), the history read at
   /// start keeps the newest that fit, and a read that has seen enough stops reading.
-  @Test func readsStopAtABoundInBytesAndOneChangeIsReadAtATime() throws {
+  @Test func readsStopAtABoundInBytesAndOneChangeIsReadAtATime() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let journal = try countingJournal(in: directory)
@@ -227,10 +227,10 @@ import Testing
     let changes = (1...6).map { seq in
       JournaledChange(seq: seq, patch: Array(repeating: UInt8(ascii: " "), count: Int(seq) * 100), time: Double(seq))
     }
-    try journal.append(changes)
-    #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 100, maxBytes: 250).map(\.seq) == [1, 2])
-    #expect(try journal.changes(after: 2, through: nil, feature: nil, limit: 100, maxBytes: 10).map(\.seq) == [3], "always one")
-    #expect(try journal.changes(after: 2, through: nil, feature: nil, limit: 1, maxBytes: 10_000).map(\.seq) == [3])
+    try await journal.append(changes)
+    await #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 100, maxBytes: 250).map(\.seq) == [1, 2])
+    await #expect(try journal.changes(after: 2, through: nil, feature: nil, limit: 100, maxBytes: 10).map(\.seq) == [3], "always one")
+    await #expect(try journal.changes(after: 2, through: nil, feature: nil, limit: 1, maxBytes: 10_000).map(\.seq) == [3])
     #expect(try journal.lastChanges(5, maxBytes: 1_200).map(\.seq) == [5, 6], "the newest that fit")
     #expect(try journal.lastChanges(5, maxBytes: 10).map(\.seq) == [6], "always the last")
     #expect(try journal.lastChanges(2, maxBytes: .max).map(\.seq) == [5, 6])
@@ -244,12 +244,12 @@ import Testing
 
   /// A journal written before changes had causes is brought up to date when it is opened: its
   /// old changes read back without one.
-  @Test func aJournalOfTheFirstSchemaGainsCausesWhenOpened() throws {
+  @Test func aJournalOfTheFirstSchemaGainsCausesWhenOpened() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let path = directory + "/journal.sqlite"
     let old = try DatabaseQueue(path: path)
-    try old.write { db in
+    try await old.write { db in
       try db.execute(sql: """
         CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
         INSERT INTO grdb_migrations VALUES ('v1');
@@ -265,13 +265,13 @@ import Testing
 
     let journal = try countingJournal(in: directory)
     #expect(journal.id == "old-journal")
-    #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 10) == [change(1, #"[{"op":"replace","path":"/count","value":1}]"#).withTime(1)])
-    try journal.append([JournaledChange(seq: 2, feature: "counter", cause: .effect(nil), patch: Array("[]".utf8), time: 2)])
-    #expect(try journal.changes(after: 1, through: nil, feature: nil, limit: 10).first?.cause == .effect(nil))
-    #expect(try Recovery.recover(from: journal).state == ["count": 1])
+    await #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 10) == [change(1, #"[{"op":"replace","path":"/count","value":1}]"#).withTime(1)])
+    try await journal.append([JournaledChange(seq: 2, feature: "counter", cause: .effect(nil), patch: Array("[]".utf8), time: 2)])
+    await #expect(try journal.changes(after: 1, through: nil, feature: nil, limit: 10).first?.cause == .effect(nil))
+    await #expect(try Recovery.recover(from: journal).state == ["count": 1])
   }
 
-  @Test func durableTimersAreKeptUntilTheyFireOrAreCancelledByAnyOfTheirIds() throws {
+  @Test func durableTimersAreKeptUntilTheyFireOrAreCancelledByAnyOfTheirIds() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let journal = try countingJournal(in: directory)

@@ -7,7 +7,7 @@ import SwitchyardRuntime
 /// recorded: a check that a new version of a reducer still agrees with what production did.
 ///
 /// ```swift
-/// let report = try JournalReplay(features: replayers, reader: reader).run(since: 0, until: nil)
+/// let report = try await JournalReplay(features: replayers, reader: reader).run(since: 0, until: nil)
 /// report.difference  // nil: every journaled action reduces to what was journaled
 /// ```
 ///
@@ -53,34 +53,36 @@ struct JournalReplay<Action: Decodable & Sendable>: Sendable {
   ///
   /// - Parameter isWanted: Asked before each change: once it says no (the client went away),
   ///   the replay stops with ``JournalReadError/abandoned``.
-  func run(since: UInt64?, until: UInt64?, while isWanted: () -> Bool = { true }) throws(JournalReadError) -> Report {
+  func run(
+    since: UInt64?, until: UInt64?, while isWanted: () -> Bool = { true }
+  ) async throws(JournalReadError) -> Report {
     let from: UInt64
     if let since {
       from = since
     } else {
       do {
-        from = try self.reader.journal.extent().oldestSnapshot ?? 0
+        from = try await self.reader.journal.extent().oldestSnapshot ?? 0
       } catch {
-        throw .unreadable("\(error)")
+        throw .unreadable("\(error)", underlying: error)
       }
     }
-    var state = try self.reader.state(at: from, while: isWanted)
+    var state = try await self.reader.state(at: from, while: isWanted)
     var report = Report(from: from, to: from)
     let last = min(until ?? .max, self.reader.writer.committedSeq)
     guard report.to < last else { return report }
-    try self.reader.forEachChange(after: from, through: last) { (change) throws(JournalReadError) -> Bool in
+    try await self.reader.forEachChange(after: from, through: last) { (change) throws(JournalReadError) -> Bool in
       guard isWanted() else { throw .abandoned }
       let patch: JSONPatch
       do {
         patch = try JSONPatch(jsonValue: JSONValue(parsing: change.patch))
       } catch {
-        throw .unreadable("the change at \(change.seq) does not parse: \(error)")
+        throw .unreadable("the change at \(change.seq) does not parse: \(error)", underlying: error)
       }
       let before = state
       do {
         try patch.apply(to: &state)
       } catch {
-        throw .unreadable("the change at \(change.seq) does not apply: \(error)")
+        throw .unreadable("the change at \(change.seq) does not apply: \(error)", underlying: error)
       }
       report.to = change.seq
       guard let feature = change.feature, let text = change.cause?.action else {

@@ -180,13 +180,14 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
       do {
         try feature.decodeLocalState(part)
       } catch {
-        throw RecoveryError(Self.undecodable(feature: feature, error: error, seq: recovered.seq))
+        throw RecoveryError(.stateDoesNotDecode, Self.undecodable(feature: feature, error: error, seq: recovered.seq))
       }
     }
     do {
       return try JSONValueDecoder.journal.decode(State.self, from: recovered.state)
     } catch {
       throw RecoveryError(
+        .stateDoesNotDecode,
         """
         the state recovered from the journal (at \(recovered.seq)) does not decode as \(State.self): \
         \(Self.describe(error, under: .root)); the state type changed since it was written: keep the old \

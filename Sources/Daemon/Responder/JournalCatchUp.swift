@@ -30,28 +30,28 @@ struct JournalCatchUp: Sendable {
   /// The most bytes of changes (``JournaledChange/byteCount``) read at a time, though always one.
   static var pageBytes: Int { 1 << 20 }
 
-  /// Starts on the reader's queue: the state at `since`, which the changes after it apply to.
-  func start(after since: UInt64) {
+  /// Starts on the reader's thread: the state at `since`, which the changes after it apply to.
+  func start(after since: UInt64) async {
     guard self.answer.isActive else { return }
     let state: JSONValue
     do throws(JournalReadError) {
-      state = try self.reader.state(at: since, while: { self.answer.isActive })
+      state = try await self.reader.state(at: since, while: { self.answer.isActive })
     } catch .abandoned {
       return
     } catch {
       return self.answer.execute { self.caughtUp(nil, false) }
     }
-    self.send(after: since, state: state, announced: false)
+    await self.send(after: since, state: state, announced: false)
   }
 
-  private func send(after seq: UInt64, state: JSONValue, announced: Bool) {
+  private func send(after seq: UInt64, state: JSONValue, announced: Bool) async {
     guard self.answer.isActive else { return }
     var state = state
     var last = seq
     var replies: [ByteBuffer] = []
     let page: [JournaledChange]
     do {
-      page = try self.reader.changes(after: seq, through: nil, feature: nil, limit: Self.pageSize, maxBytes: Self.pageBytes)
+      page = try await self.reader.changes(after: seq, through: nil, feature: nil, limit: Self.pageSize, maxBytes: Self.pageBytes)
       for change in page {
         let patch = try JSONPatch(jsonValue: JSONValue(parsing: change.patch))
         try patch.apply(to: &state)
@@ -79,7 +79,7 @@ struct JournalCatchUp: Sendable {
       return self.answer.execute { self.caughtUp(caughtUpTo, hasAnnounced) }
     }
     self.answer.whenWritable {
-      self.reader.read { self.send(after: caughtUpTo, state: caughtUpState, announced: hasAnnounced) }
+      self.reader.read { await self.send(after: caughtUpTo, state: caughtUpState, announced: hasAnnounced) }
     }
   }
 

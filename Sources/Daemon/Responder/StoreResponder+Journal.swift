@@ -5,7 +5,7 @@ import SwitchyardServer
 import SwitchyardVarlink
 
 /// The calls that read the journal — `Get` with `at`, `Journal`, `Replay`, `Backup` — answered from the
-/// ``JournalReader``'s queue, never on the event loop: read there, and their replies encoded
+/// ``JournalReader``'s thread, never on the event loop: read there, and their replies encoded
 /// there too, however large. Each stops when its client goes away.
 extension StoreResponder {
   /// The most entries a `Journal` reply carries.
@@ -37,7 +37,7 @@ extension StoreResponder {
       reader.read(once: seq) {
         guard answer.isActive else { return }
         do throws(JournalReadError) {
-          let state = try reader.state(at: seq, while: { answer.isActive })
+          let state = try await reader.state(at: seq, while: { answer.isActive })
           guard let value = state.value(at: pointer) else {
             return answer.finish(VarlinkError(SwitchyardError.pathNotFound(path: pointer.description)))
           }
@@ -81,7 +81,7 @@ extension StoreResponder {
         reader: reader, until: until, feature: feature, limit: limit, maxBytes: Self.journalPageBytes, follows: follows,
         answer: answer
       )
-      reader.read { page.send(after: since) }
+      reader.read { await page.send(after: since) }
     }
   }
 
@@ -106,7 +106,7 @@ extension StoreResponder {
       reader.read {
         guard answer.isActive else { return }
         do throws(JournalReadError) {
-          let report = try replay.run(since: since, until: until, while: { answer.isActive })
+          let report = try await replay.run(since: since, until: until, while: { answer.isActive })
           answer.reply(.encoded(ByteBuffer(bytes: VarlinkReply(parameters: report.json).frame())))
           answer.finish()
         } catch .abandoned {
@@ -119,7 +119,7 @@ extension StoreResponder {
   }
 
   /// `Backup`: a consistent copy of the journal, written where the daemon keeps it, on the
-  /// reader's queue (one backup at a time, after the reads before it).
+  /// reader's thread (one backup at a time, after the reads before it).
   func backup(_ call: VarlinkCall) -> PreparedCall {
     // It takes none: a `path` would say the copy goes there, and it does not.
     do throws(VarlinkError) {
@@ -131,7 +131,7 @@ extension StoreResponder {
     return PreparedCall(isBarrier: true) { answer in
       reader.read {
         do {
-          let backup = try reader.journal.backup()
+          let backup = try await reader.journal.backup()
           answer.reply(
             .reply(
               VarlinkReply(parameters: [
@@ -165,7 +165,7 @@ extension StoreResponder {
   }
 }
 
-/// One `Journal` call's pages: each read and encoded on the reader's queue and written when the
+/// One `Journal` call's pages: each read and encoded on the reader's thread and written when the
 /// client has read the one before, so a slow client holds one page in memory, never the journal,
 /// and a page is bounded in bytes as well as in entries.
 private struct JournalPage: Sendable {
@@ -178,15 +178,15 @@ private struct JournalPage: Sendable {
   let answer: CallAnswer
 
   /// Reads and sends the page after `since` (after the oldest change held, without it).
-  func send(after since: UInt64?) {
+  func send(after since: UInt64?) async {
     guard self.answer.isActive else { return }
     let entries: [JournaledChange]
     let start: UInt64
     // Read first: what commits while the page is read is the next page's.
     let through = min(self.until ?? .max, self.reader.writer.committedSeq)
     do throws(JournalReadError) {
-      if let since { start = since } else { start = try self.oldest() }
-      entries = try self.reader.changes(
+      if let since { start = since } else { start = try await self.oldest() }
+      entries = try await self.reader.changes(
         after: start, through: through, feature: self.feature, limit: self.limit, maxBytes: self.maxBytes
       )
     } catch {
@@ -218,19 +218,19 @@ private struct JournalPage: Sendable {
       if caughtUp {
         self.reader.writer.whenCommitted(after: next) { isClosed in
           if isClosed { return self.answer.finish(VarlinkError(SwitchyardError.shuttingDown)) }
-          self.reader.read { self.send(after: next) }
+          self.reader.read { await self.send(after: next) }
         }
       } else {
-        self.reader.read { self.send(after: next) }
+        self.reader.read { await self.send(after: next) }
       }
     }
   }
 
-  private func oldest() throws(JournalReadError) -> UInt64 {
+  private func oldest() async throws(JournalReadError) -> UInt64 {
     do {
-      return (try self.reader.journal.extent().firstChange ?? 1) - 1
+      return (try await self.reader.journal.extent().firstChange ?? 1) - 1
     } catch {
-      throw .unreadable("\(error)")
+      throw .unreadable("\(error)", underlying: error)
     }
   }
 }
@@ -282,7 +282,7 @@ extension SwitchyardError {
     switch error {
     case let .notRetained(seq, oldest, latest):
       self = .seqNotRetained(seq: Int(clamping: seq), oldest: oldest.map { Int(clamping: $0) }, latest: Int(clamping: latest))
-    case let .unreadable(reason):
+    case let .unreadable(reason, _):
       self = .journalUnavailable(reason: "the journal cannot be read: \(reason)")
     case .abandoned:
       self = .journalUnavailable(reason: "the read was abandoned")

@@ -65,7 +65,7 @@ extension StoreResponder {
           answer.finish(error)
         }
       }
-      reader.read { catchUp.start(after: since) }
+      reader.read { await catchUp.start(after: since) }
       return
     }
     try self.follow(

@@ -55,7 +55,7 @@ import Testing
     let snapshot: JSONValue = ["reminders": ["items": [["text": "milk", "due": 800_000_000.25, "done": -0.5]]]]
     let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: .strict, initialState: { snapshot.serializedBytes() })
     let change = #"[{"op":"add","path":"/reminders/items/-","value":{"text":"tea","due":800000100}}]"#
-    try journal.append([JournaledChange(seq: 1, patch: Array(change.utf8), time: 0)])
+    try await journal.append([JournaledChange(seq: 1, patch: Array(change.utf8), time: 0)])
 
     var configuration = DaemonConfiguration()
     configuration.stateDirectory = directory
@@ -63,7 +63,7 @@ import Testing
       initialState: AppState(),
       features: [.actor("reminders", state: \.reminders, action: .case(\AppAction.Cases.reminders)) { Reminders() }]
     )
-    let opened = try OpenedJournal.open(
+    let opened = try await OpenedJournal.open(
       configuration, migrator: StateMigrator(application.features), initialState: { try application.validate() },
       logger: Logger(label: "test")
     )

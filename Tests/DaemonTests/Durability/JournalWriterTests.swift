@@ -55,7 +55,7 @@ import Testing
     }
     #expect(released.withLock { $0 } == 3, "subscribers are released by the loop's commit too")
     #expect(writer.committedSeq == 3)
-    #expect(try journal.lastChanges(3).map(\.seq) == [1, 2, 3], "in the journal, before any fsync (the interval is a minute)")
+    await #expect(try journal.lastChanges(3).map(\.seq) == [1, 2, 3], "in the journal, before any fsync (the interval is a minute)")
     await writer.close(final: nil)
     _ = directory
   }
@@ -79,7 +79,7 @@ import Testing
     try await eventually { writer.isWriterThreadAsleep }
     let lone = await self.replyThread(writer, seq: 2, on: loop)
     #expect(lone.onLoop, "one request left, the one at hand: the loop committed it")
-    #expect(try journal.lastChanges(2).map(\.seq) == [1, 2])
+    await #expect(try journal.lastChanges(2).map(\.seq) == [1, 2])
     await writer.close(final: nil)
     _ = directory
   }
@@ -175,10 +175,10 @@ import Testing
     let total = 3 * perSource
     try await eventually(within: .seconds(30)) { replies.withLock { $0.count } == total }
     await writer.close(final: nil)
-    let recovered = try Recovery.recover(from: journal)
+    let recovered = try await Recovery.recover(from: journal)
     #expect(recovered.seq == UInt64(total), "every change, and no gap: recovery stops at one")
     #expect(recovered.state == ["count": .int(Int64(total))])
-    #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: .max).map(\.seq) == Array(1...UInt64(total)))
+    await #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: .max).map(\.seq) == Array(1...UInt64(total)))
     let (count, onLoop) = replies.withLock { ($0.count, $0.onLoop) }
     #expect(onLoop > 0 && onLoop < count, "both committed: \(onLoop) of \(count) replies on the loop")
     _ = directory

@@ -82,9 +82,10 @@ import Testing
     let journal = try SQLiteJournal(
       path: directory.path + "/journal.sqlite", mode: .strict, versions: versions, initialState: { state.serializedBytes() }
     )
-    try journal.append(changes.enumerated().map { index, patch in
-      JournaledChange(seq: UInt64(index + 1), patch: Array(patch.utf8), time: 0)
-    })
+    try journal.append(
+      changes.enumerated().map { index, patch in JournaledChange(seq: UInt64(index + 1), patch: Array(patch.utf8), time: 0) },
+      timers: []
+    )
   }
 
   /// Starts the application on the journal in `directory` the way the daemon does.
@@ -92,7 +93,7 @@ import Testing
     var configuration = DaemonConfiguration()
     configuration.stateDirectory = directory.path
     let application = Application(initialState: AppState(), features: features)
-    let opened = try OpenedJournal.open(
+    let opened = try await OpenedJournal.open(
       configuration, migrator: StateMigrator(features), initialState: { try application.validate() }, logger: Logger(label: "test")
     )
     return try await RunningFeatures.start(
@@ -128,7 +129,7 @@ import Testing
     // made since (in the new shape) applies to it.
     let journal = try SQLiteJournal(path: directory.path + "/journal.sqlite", mode: .strict, initialState: { [] })
     #expect(try journal.versionMarks().last == VersionMark(seq: 1, versions: ["notes": 2]))
-    let again = try Recovery.recover(from: journal, migrator: StateMigrator(features))
+    let again = try await Recovery.recover(from: journal, migrator: StateMigrator(features))
     #expect(again.migrated.isEmpty && again.state["notes"]?["items"]?[3]?["text"] == "jam")
   }
 
@@ -149,14 +150,14 @@ import Testing
 
   /// A snapshot at a migration may be lost; the one before it, with the changes after it,
   /// crosses the migration where the journal recorded it.
-  @Test func recoveryFromASnapshotBeforeAMigrationMigratesWhereTheJournalDid() throws {
+  @Test func recoveryFromASnapshotBeforeAMigrationMigratesWhereTheJournalDid() async throws {
     let directory = Directory()
     try journal(in: directory, state: Self.version1, changes: [#"[{"op":"add","path":"/notes/items/-","value":{"text":"tea","done":"no"}}]"#])
     let journal = try SQLiteJournal(path: directory.path + "/journal.sqlite", mode: .strict, initialState: { [] })
     try journal.record(["notes": 2], snapshot: JournalSnapshot(seq: 1, state: Array("not json".utf8)))
-    try journal.append([JournaledChange(seq: 2, patch: Array(#"[{"op":"replace","path":"/notes/items/0/done","value":false}]"#.utf8), time: 0)])
+    try await journal.append([JournaledChange(seq: 2, patch: Array(#"[{"op":"replace","path":"/notes/items/0/done","value":false}]"#.utf8), time: 0)])
 
-    let recovered = try Recovery.recover(from: journal, migrator: StateMigrator(Self.feature { $0.stateVersion(2, migrations: Self.doneFromText) }))
+    let recovered = try await Recovery.recover(from: journal, migrator: StateMigrator(Self.feature { $0.stateVersion(2, migrations: Self.doneFromText) }))
     #expect(recovered.state["notes"]?["items"] == [["text": "milk", "done": false], ["text": "eggs", "done": false], ["text": "tea", "done": false]])
     #expect(recovered.migrated.isEmpty, "already at the declared version after the mark")
   }

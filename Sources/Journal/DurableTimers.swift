@@ -2,8 +2,7 @@ import Dispatch
 import Foundation
 import HeapModule
 import Logging
-import SwitchyardJournal
-import SwitchyardRuntime
+import SwitchyardJSON
 import SwitchyardSynchronization
 
 /// The daemon's durable timers (`Effect.schedule`): kept in memory in the order they fall due,
@@ -29,7 +28,7 @@ import SwitchyardSynchronization
 /// What a client's actions can make a feature schedule and cancel costs what one timer costs:
 /// the deadlines are a heap (scheduling and firing O(log n)) and the ids an index (cancelling
 /// touches only the timers it cancels), so a hundred thousand pending timers stall nothing.
-final class DurableTimers: Sendable {
+package final class DurableTimers: Sendable {
   private struct Pending: ~Copyable {
     var timers: [TimerKey: JournaledTimer] = [:]
     /// Every pending timer's deadline, earliest first, and the deadlines of timers replaced,
@@ -141,7 +140,7 @@ final class DurableTimers: Sendable {
   private let pending: Mutex<Pending>
   private let journal: JournalWriter?
   /// How many timers each feature may have pending.
-  let limit: Int
+  package let limit: Int
   private let fire: @Sendable (JournaledTimer, _ reduced: @escaping @Sendable () -> Void) -> Void
   private let refused: @Sendable (JournaledTimer) -> Void
   private let queue = DispatchQueue(label: "switchyard-timers")
@@ -159,7 +158,7 @@ final class DurableTimers: Sendable {
   ///     scheduled it, outside any lock.
   ///   - fire: Routes a timer's action once it is due, and calls `reduced` once the features
   ///     have reduced it.
-  init(
+  package init(
     pending: [JournaledTimer] = [], journal: JournalWriter?, limit: Int = 10_000, logger: Logger,
     refused: @escaping @Sendable (JournaledTimer) -> Void = { _ in },
     fire: @escaping @Sendable (JournaledTimer, _ reduced: @escaping @Sendable () -> Void) -> Void
@@ -176,7 +175,7 @@ final class DurableTimers: Sendable {
 
   /// Per feature that had a timer pending or refused since the start, by name: what `Status`
   /// and the metrics show.
-  var census: [TimerCensus] {
+  package var census: [TimerCensus] {
     self.pending.withLock { pending in
       Set(pending.pendingByFeature.keys).union(pending.refusedByFeature.keys).sorted().map { feature in
         TimerCensus(
@@ -187,24 +186,24 @@ final class DurableTimers: Sendable {
   }
 
   /// When the pending timer that falls due first does, in seconds since 1970; `nil` with none.
-  var nextDue: Double? {
+  package var nextDue: Double? {
     self.pending.withLock { $0.nextDeadline() }
   }
 
   /// How many timers are pending.
-  var count: Int {
+  package var count: Int {
     self.pending.withLock { $0.timers.count }
   }
 
   /// Starts firing: those already due at once, in order. Called once the features can take
   /// their actions (after their `afterRestart` actions).
-  func start() {
+  package func start() {
     self.pending.withLock { $0.isStarted = true }
     self.queue.async { self.fireDue() }
   }
 
   /// Stops firing; what is pending stays in the journal for the next start.
-  func stop() {
+  package func stop() {
     self.pending.withLock { $0.isStopped = true }
     self.queue.sync {
       self.armed?.cancel()
@@ -212,7 +211,7 @@ final class DurableTimers: Sendable {
     }
   }
 
-  func schedule(_ timer: JournaledTimer) {
+  package func schedule(_ timer: JournaledTimer) {
     let (accepted, rearm) = self.pending.withLock { pending -> (Bool, Bool) in
       guard pending.admits(timer, limit: self.limit) else {
         pending.refusedByFeature[timer.feature, default: 0] += 1
@@ -230,7 +229,7 @@ final class DurableTimers: Sendable {
   }
 
   /// Cancels `feature`'s timers scheduled under `id` (their own, or one around them).
-  func cancel(feature: String, id: String) {
+  package func cancel(feature: String, id: String) {
     let cancelled = self.pending.withLock { pending -> Bool in
       guard let keys = pending.byID[TimerID(feature: feature, id: id)] else { return false }
       for key in keys { pending.remove(key) }
@@ -288,12 +287,12 @@ final class DurableTimers: Sendable {
 
 /// One feature's durable timers: how many are pending, and how many were refused over
 /// `timers.maxPending` since the daemon started.
-struct TimerCensus: Sendable, Equatable {
-  let feature: String
-  let pending: Int
-  let refused: Int
+package struct TimerCensus: Sendable, Equatable {
+  package let feature: String
+  package let pending: Int
+  package let refused: Int
 
-  var json: JSONValue {
+  package var json: JSONValue {
     ["feature": .string(self.feature), "pending": .int(Int64(self.pending)), "refused": .int(Int64(self.refused))]
   }
 }

@@ -1,58 +1,74 @@
 import Foundation
 import Logging
-import SwitchyardJournal
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// The state directory, locked, with its journal open and what it holds recovered: what the
 /// daemon starts from when it has a state directory.
 ///
 /// ```swift
-/// let opened = try OpenedJournal.open(configuration, initialState: { try application.validate() }, logger: logger)
+/// let opened = try await OpenedJournal.open(
+///   directory: "/var/lib/switchyard", mode: .strict, interval: .seconds(1), historyLimit: 1000, historyBytes: 1 << 20,
+///   initialState: { initialState }, logger: logger
+/// )
 /// // opened.recovered.state at opened.recovered.seq; opened.journal.id names the history
 /// ```
-struct OpenedJournal: Sendable {
-  let directory: StateDirectory
-  let journal: SQLiteJournal
-  let mode: DurabilityMode
-  let interval: Duration
-  let recovered: Recovery.Recovered
-  /// The last changes the journal holds, up to `subscriptions.historyLimit` and
-  /// `subscriptions.historyBytes`: a subscriber of the last run resumes from them with `since`.
-  let history: [LoggedChange]
+package struct OpenedJournal: Sendable {
+  package let directory: StateDirectory
+  package let journal: SQLiteJournal
+  package let mode: DurabilityMode
+  package let interval: Duration
+  package let recovered: Recovery.Recovered
+  /// The last changes the journal holds, up to `historyLimit` and `historyBytes`: a subscriber
+  /// of the last run resumes from them with `since`.
+  package let lastChanges: [(seq: UInt64, patch: JSONPatch)]
   /// The durable timers scheduled and not yet fired or cancelled.
-  let timers: [JournaledTimer]
+  package let timers: [JournaledTimer]
   /// This run, as the journal recorded it: the writer records it again, clean, at the stop.
-  let run: RunRecord
+  package let run: RunRecord
   /// What the last stop cost, what is on the disk, what clients proved lost.
-  let report: DurabilityReport
+  package let report: DurabilityReport
   /// How far the journal is known to have reached, kept beside it.
-  let reached: ReachedMark
+  package let reached: ReachedMark
   /// What the start could not write, the disk being full, and the error: the writer writes it
   /// once there is room, and until then the journal is served read-only.
-  let unwrittenStart: (start: JournalStart, reason: String)?
+  package let unwrittenStart: (start: JournalStart, reason: JournalWriteError)?
 
-  var status: DurabilityStatus {
+  package var status: DurabilityStatus {
     DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id, report: self.report)
   }
 
-  /// Opens the journal in `configuration.stateDirectory` (creating both when there are none,
-  /// with `initialState` as the first snapshot, computed only then) and recovers its state;
-  /// `nil` without a state directory.
+  /// Opens the journal in the state directory at `path` (creating both when there are none,
+  /// with `initialState` as the first snapshot, computed only then) and recovers its state.
   ///
   /// - Parameters:
+  ///   - historyLimit: How many of the last changes to read (``lastChanges``), and
+  ///     `historyBytes`, how many bytes of them at most.
   ///   - migrator: The state versions the application declares, and its migrations: a state
   ///     recovered at older versions is migrated, and kept as a snapshot at once.
   ///   - stillStarting: Called as recovery applies its first change, then at most once a
   ///     second while it runs, so that the service manager's start timeout is extended rather
   ///     than reached however long the journal takes.
-  static func open(
-    _ configuration: DaemonConfiguration, migrator: StateMigrator = .none, initialState: () throws -> JSONValue,
-    stillStarting: () -> Void = {}, logger: Logger
-  ) throws -> OpenedJournal? {
-    guard let path = configuration.stateDirectory else {
-      logger.notice("no state directory: nothing will outlive the daemon (set state.directory or --state-directory)")
-      return nil
+  ///
+  /// The journal is read and written on a ``JournalThread`` of the start's own: it blocks on
+  /// the disk, and Swift's cooperative pool must not.
+  package static func open(
+    directory path: String, mode: DurabilityMode, interval: Duration, historyLimit: Int, historyBytes: Int,
+    migrator: StateMigrator = .none, initialState: () throws -> JSONValue, stillStarting: () -> Void = {}, logger: Logger
+  ) async throws -> OpenedJournal {
+    let thread = JournalThread(name: "journal-start")
+    defer { thread.stop() }
+    return try await withTaskExecutorPreference(thread) {
+      try await Self.recover(
+        path, mode: mode, interval: interval, historyLimit: historyLimit, historyBytes: historyBytes, migrator: migrator,
+        initialState: initialState, stillStarting: stillStarting, logger: logger
+      )
     }
+  }
+
+  private static func recover(
+    _ path: String, mode: DurabilityMode, interval: Duration, historyLimit: Int, historyBytes: Int,
+    migrator: StateMigrator, initialState: () throws -> JSONValue, stillStarting: () -> Void, logger: Logger
+  ) async throws -> OpenedJournal {
     let directory = try StateDirectory(path: path)
     if let mode = directory.tightenedFrom {
       logger.warning(
@@ -64,11 +80,11 @@ struct OpenedJournal: Sendable {
     let journal: SQLiteJournal
     do {
       journal = try SQLiteJournal(
-        path: directory.journalPath, mode: configuration.durabilityMode, versions: migrator.versions,
+        path: directory.journalPath, mode: mode, versions: migrator.versions,
         initialState: { try initialState().serializedBytes() }
       )
     } catch {
-      throw RecoveryError("cannot open the journal \(directory.journalPath): \(error)")
+      throw RecoveryError(.cannotOpen, "cannot open the journal \(directory.journalPath): \(error)", underlying: error)
     }
     // Every page read once before anything is served: damage is told now, not by the first read
     // that reaches it, and the daemon goes on to serve what can be read.
@@ -84,7 +100,7 @@ struct OpenedJournal: Sendable {
       )
     }
     var lastSaid: ContinuousClock.Instant?
-    var recovered = try Recovery.recover(
+    var recovered = try await Recovery.recover(
       from: journal, migrator: migrator,
       skipped: { seq, error in
         logger.warning(
@@ -116,37 +132,37 @@ struct OpenedJournal: Sendable {
     do {
       reached = try ReachedMark(directory: directory)
     } catch {
-      throw RecoveryError("\(error)")
+      throw RecoveryError(.cannotOpen, "\(error)", underlying: error)
     }
-    let (run, report, unwrittenStart) = try JournalStart.begin(
+    let (run, report, unwrittenStart) = try await JournalStart.begin(
       journal, recovered: recovered, migrated: migrated, reached: reached, acknowledgement: JournalLossAcknowledgement(directory: directory),
-      integrity: integrity, mode: configuration.durabilityMode, interval: configuration.durabilityInterval, logger: logger
+      integrity: integrity, mode: mode, interval: interval, logger: logger
     )
     logger.info(
       "journal recovered",
       metadata: [
         "directory": "\(path)", "journal": "\(journal.id)", "seq": "\(recovered.seq)",
-        "replayed": "\(recovered.replayed)", "durability": "\(configuration.durabilityMode.rawValue)",
+        "replayed": "\(recovered.replayed)", "durability": "\(mode.rawValue)",
         "duration": "\(ContinuousClock.now - started)",
       ]
     )
-    let history: [LoggedChange]
+    let lastChanges: [(seq: UInt64, patch: JSONPatch)]
     do {
-      history = try journal.lastChanges(configuration.historyLimit, maxBytes: configuration.historyBytes).map { change in
-        LoggedChange(seq: change.seq, patch: try JSONPatch(jsonValue: JSONValue(parsing: change.patch)))
+      lastChanges = try journal.lastChanges(historyLimit, maxBytes: historyBytes).map { change in
+        (change.seq, try JSONPatch(jsonValue: JSONValue(parsing: change.patch)))
       }
     } catch {
-      throw RecoveryError("cannot read the journal's last changes: \(error)")
+      throw RecoveryError(.unreadable, "cannot read the journal's last changes: \(error)", underlying: error)
     }
     let timers: [JournaledTimer]
     do {
       timers = try journal.pendingTimers()
     } catch {
-      throw RecoveryError("cannot read the journal's durable timers: \(error)")
+      throw RecoveryError(.unreadable, "cannot read the journal's durable timers: \(error)", underlying: error)
     }
     return OpenedJournal(
-      directory: directory, journal: journal, mode: configuration.durabilityMode,
-      interval: configuration.durabilityInterval, recovered: recovered, history: history, timers: timers,
+      directory: directory, journal: journal, mode: mode,
+      interval: interval, recovered: recovered, lastChanges: lastChanges, timers: timers,
       run: run, report: report, reached: reached, unwrittenStart: unwrittenStart
     )
   }

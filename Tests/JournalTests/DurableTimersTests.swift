@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 import SwitchyardSynchronization
+import SwitchyardTestSupport
 import Testing
 
-@testable import SwitchyardDaemon
 @testable import SwitchyardJournal
 
 /// The pending durable timers in memory, without a journal: what fires, in which order, and what

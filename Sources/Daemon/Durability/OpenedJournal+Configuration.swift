@@ -1,0 +1,27 @@
+import Logging
+import SwitchyardJournal
+import SwitchyardRuntime
+
+extension OpenedJournal {
+  /// Opens the journal in `configuration.stateDirectory` and recovers its state, with the
+  /// configuration's durability and history settings; `nil` without a state directory.
+  static func open(
+    _ configuration: DaemonConfiguration, migrator: StateMigrator = .none, initialState: () throws -> JSONValue,
+    stillStarting: () -> Void = {}, logger: Logger
+  ) async throws -> OpenedJournal? {
+    guard let path = configuration.stateDirectory else {
+      logger.notice("no state directory: nothing will outlive the daemon (set state.directory or --state-directory)")
+      return nil
+    }
+    return try await Self.open(
+      directory: path, mode: configuration.durabilityMode, interval: configuration.durabilityInterval,
+      historyLimit: configuration.historyLimit, historyBytes: configuration.historyBytes, migrator: migrator,
+      initialState: initialState, stillStarting: stillStarting, logger: logger
+    )
+  }
+
+  /// The last changes the journal holds, as the change log keeps its history.
+  var history: [LoggedChange] {
+    self.lastChanges.map { LoggedChange(seq: $0.seq, patch: $0.patch) }
+  }
+}

@@ -1,0 +1,19 @@
+/// `condition` did not hold within the time given to ``eventually(within:_:)``.
+public struct ConditionNeverHeld: Error, CustomStringConvertible {
+  public let timeout: Duration
+  public var description: String { "the condition did not hold within \(self.timeout)" }
+}
+
+/// Returns once `condition` holds, asking every 10 ms; throws ``ConditionNeverHeld`` when it
+/// still does not after `timeout`.
+///
+/// ```swift
+/// try await eventually { fired.count == 2 }
+/// ```
+public func eventually(within timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async throws {
+  let deadline = ContinuousClock.now + timeout
+  while try !condition() {
+    if ContinuousClock.now >= deadline { throw ConditionNeverHeld(timeout: timeout) }
+    try await Task.sleep(for: .milliseconds(10))
+  }
+}
