@@ -7,9 +7,15 @@ import NIOCore
 ///
 /// What the descriptor does not take (it is full, or the peer is gone) goes to the channel, which
 /// waits for room or fails the write and closes; the writes after it follow it there, in order,
-/// until the channel has written them all. The descriptor is reached only through NIO's scoped
-/// `withUnsafeTransportIfAvailable`, on the loop, while the channel is active: the channel owns
-/// it and closes it on the loop. A channel without a descriptor (an embedded one) gets every write.
+/// until the channel has written them all. The descriptor is reached only through the channel
+/// core's scoped `withUnsafeTransport`, on the loop, while the channel is active: the channel owns
+/// it and closes it on the loop, and the scope refuses a closed one. A channel without a
+/// descriptor (an embedded one) gets every write.
+///
+/// The core is cast to its transport-accessible protocol once, at the first write, rather than
+/// through `ChannelPipeline.SynchronousOperations.withUnsafeTransportIfAvailable` for each write:
+/// that makes the cast, to an existential with a primary associated type, every time, and the
+/// runtime checks its generic requirement by demangling.
 ///
 /// ```swift
 /// let writer = DescriptorWriter(kind: .socket)
@@ -24,10 +30,17 @@ package final class DescriptorWriter {
     case pipe
   }
 
+  /// The channel's core, as what gives scoped access to its descriptor.
+  private enum Transport {
+    case socket(any NIOTransportAccessibleChannelCore<NIOBSDSocket.Handle>)
+    case pipe(any NIOTransportAccessibleChannelCore<NIOBSDSocket.PipeHandle>)
+    /// The channel has no descriptor to write to.
+    case none
+  }
+
   private let kind: Kind
-  /// Whether the channel exposes its descriptor: asked at the first write, as the answer never
-  /// changes.
-  private var isAvailable: Bool?
+  /// Found at the first write, as the answer never changes for a channel.
+  private var transport: Transport?
   /// Writes handed to the channel and not done yet: while there is one, the next go there too.
   private var handedToChannel = 0
 
@@ -42,10 +55,12 @@ package final class DescriptorWriter {
   package func write(
     _ bytes: ByteBuffer, on channel: any Channel, throughChannel: (ByteBuffer, EventLoopPromise<Void>?) -> Void
   ) {
-    guard self.isAvailable ?? self.exposesDescriptor(channel) else { return throughChannel(bytes, nil) }
+    channel.eventLoop.assertInEventLoop()
+    let transport = self.transport ?? self.findTransport(of: channel)
+    if case .none = transport { return throughChannel(bytes, nil) }
     var bytes = bytes
     if self.handedToChannel == 0, channel.isActive {
-      self.writeToDescriptor(&bytes, of: channel)
+      Self.writeToDescriptor(&bytes, through: transport)
       if bytes.readableBytes == 0 { return }
     }
     self.handedToChannel += 1
@@ -55,29 +70,30 @@ package final class DescriptorWriter {
     throughChannel(bytes, written)
   }
 
-  private func exposesDescriptor(_ channel: any Channel) -> Bool {
-    let pipeline = channel.pipeline.syncOperations
-    let isAvailable =
+  private func findTransport(of channel: any Channel) -> Transport {
+    let core = channel._channelCore
+    let transport: Transport =
       switch self.kind {
-      case .socket: (try? pipeline.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) { _ in }) != nil
-      case .pipe: (try? pipeline.withUnsafeTransportIfAvailable(of: NIOBSDSocket.PipeHandle.self) { _ in }) != nil
+      case .socket: (core as? any NIOTransportAccessibleChannelCore<NIOBSDSocket.Handle>).map(Transport.socket) ?? .none
+      case .pipe: (core as? any NIOTransportAccessibleChannelCore<NIOBSDSocket.PipeHandle>).map(Transport.pipe) ?? .none
       }
-    self.isAvailable = isAvailable
-    return isAvailable
+    self.transport = transport
+    return transport
   }
 
-  /// Writes what the descriptor takes now; a descriptor NIO no longer has leaves it all.
-  private func writeToDescriptor(_ bytes: inout ByteBuffer, of channel: any Channel) {
-    let pipeline = channel.pipeline.syncOperations
-    switch self.kind {
-    case .socket:
-      _ = try? pipeline.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) { socket in
+  /// Writes what the descriptor takes now; a descriptor the channel has closed leaves it all.
+  private static func writeToDescriptor(_ bytes: inout ByteBuffer, through transport: Transport) {
+    switch transport {
+    case let .socket(core):
+      _ = try? core.withUnsafeTransport { socket in
         bytes.writeReadableBytes { send(socket, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL)) }
       }
-    case .pipe:
-      _ = try? pipeline.withUnsafeTransportIfAvailable(of: NIOBSDSocket.PipeHandle.self) { pipe in
+    case let .pipe(core):
+      _ = try? core.withUnsafeTransport { pipe in
         bytes.writeReadableBytes { Glibc.write(pipe.output, $0.baseAddress, $0.count) }
       }
+    case .none:
+      break
     }
   }
 }
