@@ -78,7 +78,7 @@ package struct MetricsHTTPServer: Service {
     do {
       channel = try await bootstrap.bind(host: self.host, port: self.port).get()
     } catch {
-      throw MetricsListenError(host: self.host, port: self.port, reason: "\(error)")
+      throw MetricsListenError(host: self.host, port: self.port, underlying: error)
     }
     return ListeningMetricsServer(channel: channel, logger: self.logger, onListening: self.onListening)
   }
@@ -110,12 +110,13 @@ package struct ListeningMetricsServer: Service {
 
 /// The metrics address (`metrics.listen`) cannot be bound.
 public struct MetricsListenError: Error, CustomStringConvertible, Sendable {
-  let host: String
-  let port: Int
-  let reason: String
+  public let host: String
+  public let port: Int
+  /// What binding threw (NIO's `IOError`, or a resolution error).
+  public let underlying: any Error
 
   public var description: String {
-    "cannot serve the metrics on \(self.host):\(self.port) (metrics.listen): \(self.reason); "
+    "cannot serve the metrics on \(self.host):\(self.port) (metrics.listen): \(self.underlying); "
       + "another process may be listening there: pick another address, or stop it"
   }
 }

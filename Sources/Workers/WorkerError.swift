@@ -18,6 +18,9 @@ package struct WorkerError: Error, CustomStringConvertible, Sendable {
 
     /// Starting the worker's process failed (a pipe, its page, `posix_spawn`).
     package static let spawn = Code("spawn")
+    /// The process started as a worker cannot serve as one: its daemon is gone, or it was asked
+    /// for a feature it cannot host.
+    package static let start = Code("start")
     /// A system call on the worker's link failed.
     package static let link = Code("link")
     /// The other side of the link sent something that is not a frame of the protocol, or a
@@ -26,11 +29,11 @@ package struct WorkerError: Error, CustomStringConvertible, Sendable {
   }
 
   package let code: Code
-  /// The system call that failed (`spawn`, `link`); `nil` for a protocol violation.
+  /// The system call that failed (`spawn`, `link`); `nil` otherwise.
   package let operation: String?
   /// The `errno` it failed with.
   package let errno: CInt?
-  /// What the other side sent (`protocolViolation`).
+  /// What the other side sent (`protocolViolation`), or why the worker cannot start (`start`).
   package let detail: String?
 
   /// Starting a worker failed in `operation`, with `errno` `code`.
@@ -43,6 +46,11 @@ package struct WorkerError: Error, CustomStringConvertible, Sendable {
     WorkerError(code: .link, operation: call, errno: code, detail: nil)
   }
 
+  /// The worker process cannot start serving: `detail` says why.
+  package static func start(_ detail: String) -> WorkerError {
+    WorkerError(code: .start, operation: nil, errno: nil, detail: detail)
+  }
+
   /// The other side broke the protocol: `detail` says how.
   package static func protocolViolation(_ detail: String) -> WorkerError {
     WorkerError(code: .protocolViolation, operation: nil, errno: nil, detail: detail)
@@ -53,6 +61,7 @@ package struct WorkerError: Error, CustomStringConvertible, Sendable {
     switch self.code {
     case .spawn: return failure
     case .link: return "worker link: \(failure)"
+    case .start: return "worker: \(self.detail ?? "")"
     default: return "worker link: \(self.detail ?? "")"
     }
   }

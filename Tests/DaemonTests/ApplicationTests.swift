@@ -29,7 +29,9 @@ import Testing
     #expect {
       try application.validate()
     } throws: { error in
-      "\(error)".contains("own overlapping parts of the state")
+      let error = error as? ApplicationError
+      return error?.code == .overlappingStates && error?.feature == "primes"
+        && "\(error!)".contains("own overlapping parts of the state")
     }
   }
 
@@ -52,7 +54,7 @@ import Testing
     #expect {
       try missing.validate()
     } throws: { error in
-      "\(error)".contains("the state has no such key")
+      (error as? ApplicationError)?.code == .stateKeyPathMismatch && "\(error)".contains("the state has no such key")
     }
   }
 }

@@ -58,7 +58,7 @@ extension Application {
     do {
       configuration = try await DaemonConfiguration.load(file: file, featureNames: self.features.map(\.name))
     } catch {
-      throw InvalidConfiguration(description: "invalid configuration: \(error)")
+      throw InvalidConfiguration(underlying: error)
     }
     overrides(&configuration)
     return configuration
@@ -67,7 +67,11 @@ extension Application {
 
 /// The configuration file or the environment holds something the daemon cannot run with.
 public struct InvalidConfiguration: Error, CustomStringConvertible, Sendable {
-  public let description: String
+  /// What loading the configuration threw: a ``ConfigurationError`` with its code and key, or
+  /// what reading the file threw.
+  public let underlying: any Error
+
+  public var description: String { "invalid configuration: \(self.underlying)" }
 }
 
 /// The daemon could not run, or its supervisor gave up; the reason was logged as critical.

@@ -19,10 +19,10 @@ extension Application {
     }
     try bindToDaemon(parent)
     guard let feature = self.features.first(where: { $0.name == name }) else {
-      throw WorkerStartError("the application has no feature named \(name)")
+      throw WorkerError.start("the application has no feature named \(name)")
     }
     guard let worker = feature.worker else {
-      throw WorkerStartError("feature \(name) cannot run in a worker: its state and actions are not Codable")
+      throw WorkerError.start("feature \(name) cannot run in a worker: its state and actions are not Codable")
     }
     try await worker.run(.worker, InProgressPage(fd: 4), Self.globalActionDecoder())
   }

@@ -317,6 +317,7 @@ extension Feature {
     case .process:
       guard let support = self.worker else {
         throw ApplicationError(
+          .notHostableInWorker, feature: self.name,
           """
           feature "\(self.name)" cannot run in a worker process: its state and action types \
           must be Codable to cross the process boundary
