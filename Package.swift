@@ -87,6 +87,16 @@ let package = Package(
       ],
       path: "Sources/JSON"
     ),
+    // Settings: how a part declares its section of the configuration (keys, defaults, checks,
+    // whether a reload applies them), and the configuration file read once.
+    .target(
+      name: "SwitchyardSettings",
+      dependencies: [
+        "SwitchyardJSON",
+        .product(name: "Configuration", package: "swift-configuration"),
+      ],
+      path: "Sources/Settings"
+    ),
     .target(
       name: "SwitchyardRuntime",
       dependencies: [
@@ -155,6 +165,7 @@ let package = Package(
     .target(
       name: "SwitchyardJournal",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardSynchronization",
         "SwitchyardJSON",
         "SwitchyardTiming",
@@ -169,6 +180,7 @@ let package = Package(
     .target(
       name: "SwitchyardWorkers",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardSynchronization",
         "SwitchyardJSON",
         "SwitchyardRuntime",
@@ -188,6 +200,7 @@ let package = Package(
     .target(
       name: "SwitchyardServer",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardSynchronization",
         "SwitchyardJSON",
         "SwitchyardTiming",
@@ -206,6 +219,7 @@ let package = Package(
     .target(
       name: "SwitchyardMetrics",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardSynchronization",
         "SwitchyardVarlink",
         "SwitchyardServer",
@@ -224,6 +238,7 @@ let package = Package(
     .target(
       name: "SwitchyardAccess",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardJSON",
         "SwitchyardVarlink",
         "SwitchyardServer",
@@ -233,6 +248,7 @@ let package = Package(
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardSynchronization",
         "SwitchyardJSON",
         "SwitchyardJournal",
@@ -330,6 +346,7 @@ let package = Package(
     .testTarget(
       name: "DaemonTests",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardVarlink",
         "SwitchyardJSON",
         "SwitchyardSynchronization",
@@ -361,6 +378,7 @@ let package = Package(
     .testTarget(
       name: "JournalTests",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardTestSupport",
         "SwitchyardJournal",
         "SwitchyardJSON",
@@ -372,6 +390,7 @@ let package = Package(
     .testTarget(
       name: "ServerTests",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardServer",
         "SwitchyardJSON",
         "SwitchyardSynchronization",
@@ -386,6 +405,7 @@ let package = Package(
     .testTarget(
       name: "AccessTests",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardAccess",
         "SwitchyardJSON",
         "SwitchyardServer",
@@ -395,6 +415,7 @@ let package = Package(
     .testTarget(
       name: "MetricsTests",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardMetrics",
         "SwitchyardServer",
         "SwitchyardSynchronization",
@@ -406,6 +427,7 @@ let package = Package(
     .testTarget(
       name: "WorkersTests",
       dependencies: [
+        "SwitchyardSettings",
         "SwitchyardWorkers",
         "SwitchyardRuntime",
         "SwitchyardJSON",

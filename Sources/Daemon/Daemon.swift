@@ -115,7 +115,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // Trapped now, before READY=1, so that a reload right after start-up finds the handler.
     let hangUps = await UnixSignalsSequence(trapping: .sighup)
     let server = VarlinkServer(
-      responder: responder, counters: counters, listener: listener, limits: { configuration.value.serverLimits },
+      responder: responder, counters: counters, listener: listener, limits: { configuration.value.limits },
       connectionCeiling: connectionCeiling, loop: loop, logger: self.logger
     )
     let services: [(any Service)?] = [

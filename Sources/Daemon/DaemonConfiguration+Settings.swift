@@ -1,17 +1,19 @@
 import Configuration
 import Foundation
-import Logging
 import SwitchyardAccess
 import SwitchyardJournal
+import SwitchyardMetrics
 import SwitchyardRuntime
+import SwitchyardServer
+import SwitchyardSettings
 import SwitchyardWorkers
 
 extension DaemonConfiguration {
-  /// Every setting, section by section, in the order they are read; the defaults are the
-  /// properties' initial values.
-  static var settings: [Setting] {
-    let sections: [[Setting]] = [
-      section(
+  /// Every section, in the order they are read: the daemon's own and each part's, pulled back
+  /// into this configuration. The defaults are the values' initial ones.
+  static var sections: [SettingsSection<Self>] {
+    var sections: [SettingsSection<Self>] = [
+      SettingsSection(
         "socket",
         Setting("path", \.socketPath, reloadable: false) { input, value in input.config.string(forKey: input.configKey, default: value) },
         Setting("mode", \.socketMode, reloadable: false) { input, value in
@@ -22,30 +24,16 @@ extension DaemonConfiguration {
           return read
         }
       ),
-      section(
-        "limits",
-        .positive("maxMessageBytes", \.maximumMessageBytes, reloadable: true),
-        .positive("maxConnections", \.maximumConnections, reloadable: true),
-        .positive("maxQueuedCalls", \.maximumQueuedCalls, reloadable: true),
-        .positive("maxUnwrittenBytes", \.maximumUnwrittenBytes, reloadable: true),
-        .seconds("frameTimeout", \.frameTimeout, reloadable: true),
-        .seconds("idleTimeout", \.idleTimeout, reloadable: true)
-      ),
-      section(
+      ServerLimits.settings.pullback(\.limits),
+      SettingsSection(
         "subscriptions",
         .positive("queueLimit", \.subscriptionQueueLimit, reloadable: true),
         .positive("historyLimit", \.historyLimit, reloadable: true),
         .positive("historyBytes", \.historyBytes, reloadable: true)
       ),
-      section("log", .choice("level", \.logLevel, reloadable: true)),
-      section(
-        "supervision",
-        .choice("strategy", \.supervision.strategy, reloadable: false),
-        .nonNegative("intensity", \.supervision.intensity, reloadable: false),
-        .seconds("period", \.supervision.period, reloadable: false, upTo: nil, expectation: "a positive number of seconds"),
-        .seconds("probeTimeout", \.supervision.probeTimeout, reloadable: false, upTo: 3600, expectation: "a number of seconds in (0, 3600]")
-      ),
-      section(
+      SettingsSection("log", .choice("level", \.logLevel, reloadable: true)),
+      SupervisionConfiguration.settings.pullback(\.supervision),
+      SettingsSection(
         "state",
         Setting("directory", \.stateDirectory, reloadable: false) { input, _ in
           // systemd's StateDirectory= sets $STATE_DIRECTORY (a list when there are several; the
@@ -55,46 +43,23 @@ extension DaemonConfiguration {
           return directory == "" ? nil : directory
         }
       ),
-      section(
-        "durability",
-        .choice("mode", \.durabilityMode, reloadable: false),
-        .seconds("interval", \.durabilityInterval, reloadable: false)
-      ),
-      section(
-        "snapshots",
-        .positive("every", \.snapshots.every, reloadable: false),
-        .positive("keep", \.snapshots.keep, reloadable: false),
-        .optionalSeconds("interval", \.snapshots.interval, reloadable: false)
-      ),
-      section(
-        "journal",
-        .nonNegative("retention", \.snapshots.retention, reloadable: false),
-        .optionalSeconds("retentionAge", \.snapshots.retentionAge, reloadable: false)
-      ),
-      section("timers", .positive("maxPending", \.timersMaxPending, reloadable: false)),
-      section(
-        "metrics",
-        Setting("listen", \.metricsListen, reloadable: false) { input, value in
-          guard let listen = input.config.string(forKey: input.configKey), !listen.isEmpty else { return value }
-          return try MetricsAddress(parsing: listen)
-        },
-        .seconds("requestTimeout", \.metricsRequestTimeout, reloadable: false)
-      ),
-      [Setting.features, Setting.access],
     ]
-    return sections.flatMap { $0 }
+    sections += JournalConfiguration.settings.map { $0.pullback(\.journal) }
+    sections += [
+      MetricsConfiguration.settings.pullback(\.metrics),
+      SettingsSection("", .features),
+      AccessPolicy.settings.pullback(\.access),
+    ]
+    return sections
   }
 
-  private static func section(_ name: String, _ settings: Setting...) -> [Setting] {
-    settings.map { setting in
-      var setting = setting
-      setting.section = name
-      return setting
-    }
+  /// Every setting, section by section, in the order they are read.
+  static var settings: [Setting<Self>] {
+    Self.sections.flatMap(\.settings)
   }
 }
 
-extension Setting {
+extension Setting<DaemonConfiguration> {
   /// `features.NAME.isolation` and `features.NAME.restart`, for each of the application's
   /// features (names known only at run time, so read from the unscoped reader); the file's
   /// other features are noted in `unknownFeatures`.
@@ -126,21 +91,6 @@ extension Setting {
         configuration.unknownFeatures = named.keys.filter { !input.featureNames.contains($0) }.sorted()
       }
     }
-    return setting
-  }
-
-  /// `access.rules`: a list of objects, which the reader has no accessor for, read from the
-  /// parsed file.
-  fileprivate static var access: Self {
-    var setting = Self("rules", \.access, reloadable: true) { input, value in
-      guard let file = input.file else { return value }
-      do {
-        return try AccessPolicy.load(from: file)
-      } catch let error as AccessConfigurationError {
-        throw ConfigurationError(.invalidAccessRule, key: input.key, error.description)
-      }
-    }
-    setting.section = "access"
     return setting
   }
 }

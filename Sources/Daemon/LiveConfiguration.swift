@@ -1,6 +1,6 @@
 import Logging
 import SwitchyardAccess
-import SwitchyardServer
+import SwitchyardSettings
 import SwitchyardSynchronization
 import SwitchyardSystemd
 
@@ -48,16 +48,5 @@ final class LiveConfiguration: Sendable {
       self.logLevel.level = current.logLevel
       return (changed, kept)
     }
-  }
-}
-
-extension DaemonConfiguration {
-  /// The server's limits and timeouts (`limits.*`).
-  var serverLimits: ServerLimits {
-    ServerLimits(
-      maximumMessageBytes: self.maximumMessageBytes, maximumConnections: self.maximumConnections,
-      maximumQueuedCalls: self.maximumQueuedCalls, maximumUnwrittenBytes: self.maximumUnwrittenBytes,
-      frameTimeout: self.frameTimeout, idleTimeout: self.idleTimeout
-    )
   }
 }

@@ -8,7 +8,7 @@ import SwitchyardVarlink
 
 /// What a server lets a client make it hold, and how long it waits: read for each new
 /// connection, and by its timeouts at each check, so that a reload applies to open connections.
-package struct ServerLimits: Sendable {
+package struct ServerLimits: Sendable, Equatable {
   /// The longest message, in bytes: a longer one closes its connection.
   package var maximumMessageBytes: Int
   package var maximumConnections: Int
@@ -22,8 +22,8 @@ package struct ServerLimits: Sendable {
   package var idleTimeout: Duration
 
   package init(
-    maximumMessageBytes: Int, maximumConnections: Int, maximumQueuedCalls: Int, maximumUnwrittenBytes: Int,
-    frameTimeout: Duration, idleTimeout: Duration
+    maximumMessageBytes: Int = 1 << 20, maximumConnections: Int = 1024, maximumQueuedCalls: Int = 128,
+    maximumUnwrittenBytes: Int = 64 << 10, frameTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(300)
   ) {
     self.maximumMessageBytes = maximumMessageBytes
     self.maximumConnections = maximumConnections

@@ -68,7 +68,7 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
     }
     let writer = opened.map { opened in
       JournalWriter(
-        journal: opened.journal, mode: opened.mode, interval: opened.interval, snapshots: configuration.snapshots,
+        journal: opened.journal, mode: opened.mode, interval: opened.interval, snapshots: configuration.journal.snapshots,
         lastSeq: opened.recovered.seq, lastSnapshotSeq: opened.recovered.snapshotSeq,
         loop: EventLoopCommits(loop), run: opened.run, report: opened.report, reached: opened.reached,
         unwrittenStart: opened.unwrittenStart.map { unwritten in (unwritten.start.write, unwritten.reason) },

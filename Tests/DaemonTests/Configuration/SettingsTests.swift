@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardSettings
 import SwitchyardSystemd
 import Testing
 

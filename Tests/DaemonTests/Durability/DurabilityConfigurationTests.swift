@@ -40,11 +40,11 @@ import Testing
 
   @Test func snapshotsByTimeAndRetentionByAgeAreOffUnlessSet() async throws {
     let defaults = try await DaemonConfiguration.load(file: nil, environment: [:])
-    #expect(defaults.snapshots.interval == nil && defaults.snapshots.retentionAge == nil)
+    #expect(defaults.journal.snapshots.interval == nil && defaults.journal.snapshots.retentionAge == nil)
     let configured = try await DaemonConfiguration.load(
       file: nil, environment: ["SWITCHYARD_SNAPSHOTS_INTERVAL": "300", "SWITCHYARD_JOURNAL_RETENTION_AGE": "86400"]
     )
-    #expect(configured.snapshots.interval == .seconds(300) && configured.snapshots.retentionAge == .seconds(86400))
+    #expect(configured.journal.snapshots.interval == .seconds(300) && configured.journal.snapshots.retentionAge == .seconds(86400))
   }
 
   @Test(arguments: [

@@ -30,14 +30,14 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
   public let key: String?
   public let description: String
 
-  init(_ code: Code, key: String?, _ description: String) {
+  package init(_ code: Code, key: String?, _ description: String) {
     self.code = code
     self.key = key
     self.description = description
   }
 
   /// `key` holds a value it does not accept: "`key` must be `expectation`, not `value`".
-  static func invalidValue(_ key: String, mustBe expectation: String, not value: Any) -> Self {
+  package static func invalidValue(_ key: String, mustBe expectation: String, not value: Any) -> Self {
     Self(.invalidValue, key: key, "\(key) must be \(expectation), not \(value)")
   }
 }

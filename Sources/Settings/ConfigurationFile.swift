@@ -4,14 +4,14 @@ import SwitchyardJSON
 
 /// The configuration file, read and parsed once: the settings' reader and the access rules
 /// (objects the reader has no accessor for) both read this one value.
-struct ConfigurationFile: Sendable {
-  let path: String
-  let json: JSONValue
+package struct ConfigurationFile: Sendable {
+  package let path: String
+  package let json: JSONValue
 
   /// Reads and parses the file at `path`.
   ///
   /// - Throws: ``ConfigurationError`` with the code `unreadableFile` or `invalidFile`.
-  init(path: String) throws {
+  package init(path: String) throws {
     let bytes: Data
     do {
       bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -30,7 +30,7 @@ struct ConfigurationFile: Sendable {
   }
 
   /// The file as a provider for swift-configuration's `ConfigReader`.
-  var provider: some ConfigProvider {
+  package var provider: some ConfigProvider {
     JSONValueProvider(name: self.path, root: self.json)
   }
 }

@@ -1,0 +1,27 @@
+import SwitchyardSettings
+
+extension JournalConfiguration {
+  /// `durability.*`, `snapshots.*`, `journal.*` and `timers.*`: the journal is opened once, at
+  /// start, so none changes before a restart.
+  package static var settings: [SettingsSection<Self>] {
+    [
+      SettingsSection(
+        "durability",
+        .choice("mode", \.mode, reloadable: false),
+        .seconds("interval", \.interval, reloadable: false)
+      ),
+      SettingsSection(
+        "snapshots",
+        .positive("every", \.snapshots.every, reloadable: false),
+        .positive("keep", \.snapshots.keep, reloadable: false),
+        .optionalSeconds("interval", \.snapshots.interval, reloadable: false)
+      ),
+      SettingsSection(
+        "journal",
+        .nonNegative("retention", \.snapshots.retention, reloadable: false),
+        .optionalSeconds("retentionAge", \.snapshots.retentionAge, reloadable: false)
+      ),
+      SettingsSection("timers", .positive("maxPending", \.timersMaxPending, reloadable: false)),
+    ]
+  }
+}
