@@ -42,6 +42,18 @@ import Testing
     #expect(!text.contains("\n  worker"), "the worker subcommand is hidden")
   }
 
+  /// The hidden `worker` started by hand, or for a feature the application does not have, says
+  /// why it cannot serve as a worker and exits.
+  @Test func aWorkerThatCannotServeSaysWhyAndExits() async throws {
+    let orphan = try ChildProcess(Self.fixture, ["worker", "--feature", "alpha", "--parent", "1"], stderr: .collect)
+    #expect(await orphan.exit() == .exited(1), "\(orphan.stderr)")
+    #expect(orphan.stderr.contains("worker: the daemon (pid 1) is gone"), "\(orphan.stderr)")
+    let parent = "\(getpid())"
+    let unknown = try ChildProcess(Self.fixture, ["worker", "--feature", "nosuch", "--parent", parent], stderr: .collect)
+    #expect(await unknown.exit() == .exited(1), "\(unknown.stderr)")
+    #expect(unknown.stderr.contains("worker: the application has no feature named nosuch"), "\(unknown.stderr)")
+  }
+
   /// Argument-parser's usage error, and an invalid configuration, both with the usage: 64.
   @Test(arguments: [["--no-such-option"], ["serve", "--config", "/nonexistent/switchyard.json"]])
   func usageErrorsExitWith64(arguments: [String]) async throws {
