@@ -23,8 +23,7 @@ package final class JournalThread: TaskExecutor, Sendable {
   ///   Linux keeps of a thread's name.
   package init(name: String) {
     let thread = Thread { [self] in
-      // Named from the thread itself: Foundation names only the current thread on Linux.
-      Thread.current.name = name
+      nameCurrentThread(name)
       self.pthread.withLock { $0 = pthread_self() }
       self.serve()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SwitchyardSynchronization
 
 /// How the daemon starts a worker: its own executable, run as `worker`.
 package struct WorkerLaunch: Sendable {
@@ -50,6 +51,8 @@ extension SpawnedWorker {
   /// and hands `reaped` its `waitpid` status: on a thread of its own, since both block.
   package func watch(name: String, logger: Logger, reaped: @escaping @Sendable (Int32) -> Void) {
     let thread = Thread {
+      // The kernel keeps 15 bytes of a name: the feature's is what tells the watchers apart.
+      nameCurrentThread("watch-\(name)")
       var pending: [UInt8] = []
       var buffer = [UInt8](repeating: 0, count: 4096)
       while true {
@@ -68,7 +71,6 @@ extension SpawnedWorker {
       while waitpid(self.pid, &status, 0) < 0 && errno == EINTR {}
       reaped(status)
     }
-    thread.name = "switchyard-worker-\(name)"
     thread.start()
   }
 }

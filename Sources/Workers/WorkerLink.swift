@@ -224,6 +224,7 @@ package final class WorkerLink: StoreExecutor, @unchecked Sendable {
 
   private func startHelper() {
     let thread = Thread { [self] in
+      nameCurrentThread("link-helper")
       while true {
         Self.wait(for: self.helperWakeUp)
         if self.queue.withLock({ $0.isClosed }) { break }
@@ -240,7 +241,6 @@ package final class WorkerLink: StoreExecutor, @unchecked Sendable {
       }
       sem_post(self.helperStopped)
     }
-    thread.name = "worker-link-helper"
     // It runs the store's jobs: as deep a stack as the loop's.
     thread.stackSize = 8 << 20
     thread.start()

@@ -52,12 +52,12 @@ package final class WorkerSpawner: Sendable {
   private init() {
     let queue = self.queue
     let thread = Thread {
+      nameCurrentThread("worker-spawner")
       while true {
         queue.available.wait()
         if let request = queue.requests.withLock({ $0.popFirst() }) { request() }
       }
     }
-    thread.name = "switchyard-spawner"
     thread.start()
   }
 

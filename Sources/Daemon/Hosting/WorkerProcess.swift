@@ -127,6 +127,7 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
   // concurrency pool's, which the store's effects need.
   try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
     let thread = Thread {
+      nameCurrentThread("worker-link")
       let worker = _WorkerStoreRunner<LocalState, LocalAction, R>(
         link: link,
         page: page,
@@ -138,7 +139,6 @@ func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Senda
       // A standby worker waits here until the daemon needs it, or closes the link without.
       continuation.resume(with: Result { try link.run { try worker.received(frame: $0) } })
     }
-    thread.name = "worker-link"
     // What an event loop's thread has: a reducer may recurse as deep there as in the daemon.
     thread.stackSize = 8 << 20
     thread.start()
