@@ -38,6 +38,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    // TLS for the TCP listeners and the client that reaches them (BoringSSL, vendored).
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -207,6 +209,9 @@ let package = Package(
         "SwitchyardVarlink",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "NIOTLS", package: "swift-nio"),
+        .product(name: "Configuration", package: "swift-configuration"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "DequeModule", package: "swift-collections"),
       ],
@@ -296,6 +301,8 @@ let package = Package(
         "SwitchyardVarlink",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "NIOTLS", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Sources/Client"
@@ -398,6 +405,9 @@ let package = Package(
         "SwitchyardVarlink",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        // A TLS client for the TLS listener's tests, and the certificates they make.
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        "SwitchyardTestSupport",
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]
