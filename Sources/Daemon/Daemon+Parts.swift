@@ -10,17 +10,20 @@ import SwitchyardWorkers
 /// The parts ``Daemon/run(onListening:)`` builds, one function each, so that `run` reads as
 /// their list in start order.
 extension Daemon {
-  /// The Unix socket, then a TLS listener for each `tls.listen` address, their certificates
-  /// loaded now: a file that cannot be used stops the start here.
+  /// The Unix socket, then TLS listeners: the TCP socket systemd passed
+  /// (`FileDescriptorName=varlink-tls`) and each `tls.listen` address, their certificates loaded
+  /// now: a file that cannot be used stops the start here.
   func claimListeners() throws -> [VarlinkListener] {
+    let inherited = SocketActivation.duplicateOfSocket(named: "varlink-tls")
     let socket = try self.claimListener()
     let settings = self.configuration.tls
-    guard !settings.listen.isEmpty else { return [socket] }
-    let tls = try TLSServerContext(settings)
-    return [socket] + settings.listen.compactMap { address in
+    guard !settings.listen.isEmpty || inherited != nil else { return [socket] }
+    let tls = try TLSServerContext(settings, servesInheritedSocket: inherited != nil)
+    let bound: [VarlinkListener] = settings.listen.compactMap { address in
       guard case let .tcp(host, port) = address else { return nil }
       return .tcp(host: host, port: port, tls: tls)
     }
+    return [socket] + (inherited.map { [.inheritedTCP($0, tls: tls)] } ?? []) + bound
   }
 
   /// Reads the TLS listeners' certificates, key and CA again (a reload): the next handshakes use

@@ -10,12 +10,16 @@ import SwitchyardSynchronization
 /// ```
 package final class TLSServerContext: Sendable {
   private let current: Mutex<NIOSSLContext>
+  private let servesInheritedSocket: Bool
 
   /// - Throws: ``ServerError/Code/cannotLoadTLS`` naming the file that cannot be used, or the
   ///   setting that does not fit the others (a listener without client authentication off
   ///   loopback, a missing CA).
-  package init(_ settings: TLSSettings) throws(ServerError) {
-    self.current = Mutex(try Self.context(settings))
+  /// - Parameter servesInheritedSocket: A socket systemd passed is served too, even without
+  ///   `tls.listen` addresses.
+  package init(_ settings: TLSSettings, servesInheritedSocket: Bool = false) throws(ServerError) {
+    self.servesInheritedSocket = servesInheritedSocket
+    self.current = Mutex(try Self.context(settings, servesInheritedSocket: servesInheritedSocket))
   }
 
   /// The context the next handshake uses.
@@ -23,12 +27,12 @@ package final class TLSServerContext: Sendable {
 
   /// Reads the certificates, key and CA again; on failure the running context stays.
   package func reload(_ settings: TLSSettings) throws(ServerError) {
-    let context = try Self.context(settings)
+    let context = try Self.context(settings, servesInheritedSocket: self.servesInheritedSocket)
     self.current.withLock { $0 = context }
   }
 
-  private static func context(_ settings: TLSSettings) throws(ServerError) -> NIOSSLContext {
-    if let problem = settings.problem { throw .cannotLoadTLS(problem.key, TLSSettings.Problem(description: problem.sentence)) }
+  private static func context(_ settings: TLSSettings, servesInheritedSocket: Bool) throws(ServerError) -> NIOSSLContext {
+    if let problem = settings.problem(servingInheritedSocket: servesInheritedSocket) { throw .cannotLoadTLS(problem.key, TLSSettings.Problem(description: problem.sentence)) }
     let chain: [NIOSSLCertificate]
     let key: NIOSSLPrivateKey
     do {

@@ -48,19 +48,26 @@ package struct TLSSettings: Sendable, Equatable {
 
   /// What makes these settings unusable, as a sentence naming the key; `nil` when they are
   /// usable. A listener without client authentication is refused on anything but loopback.
-  package var problem: (key: String, sentence: String)? {
-    guard !self.listen.isEmpty else { return nil }
+  package var problem: (key: String, sentence: String)? { self.problem(servingInheritedSocket: false) }
+
+  /// ``problem``, for listeners that include a TCP socket systemd passed: its address is not
+  /// known to be loopback, so it always requires client certificates.
+  package func problem(servingInheritedSocket: Bool) -> (key: String, sentence: String)? {
+    guard !self.listen.isEmpty || servingInheritedSocket else { return nil }
     if let address = self.listen.first(where: { if case .tcp = $0 { false } else { true } }) {
       return ("tls.listen", "tls.listen takes tcp:host:port addresses, not \(address)")
     }
-    if self.certificate.isEmpty { return ("tls.certificate", "tls.listen needs tls.certificate (the server's certificate, PEM)") }
-    if self.key.isEmpty { return ("tls.key", "tls.listen needs tls.key (the server certificate's private key, PEM)") }
+    if self.certificate.isEmpty { return ("tls.certificate", "a TLS listener needs tls.certificate (the server's certificate, PEM)") }
+    if self.key.isEmpty { return ("tls.key", "a TLS listener needs tls.key (the server certificate's private key, PEM)") }
     switch self.clientAuthentication {
     case .required where self.certificateAuthority.isEmpty:
-      return ("tls.ca", "tls.listen needs tls.ca (the CA client certificates chain to), or tls.clientAuthentication none on loopback")
+      return ("tls.ca", "a TLS listener needs tls.ca (the CA client certificates chain to), or tls.clientAuthentication none on loopback")
     case .none:
       if let remote = self.listen.first(where: { !$0.isLoopback }) {
         return ("tls.clientAuthentication", "tls.clientAuthentication none is only for loopback addresses, not \(remote)")
+      }
+      if servingInheritedSocket {
+        return ("tls.clientAuthentication", "tls.clientAuthentication none is only for loopback addresses, not a socket systemd passed")
       }
     case .required:
       break
