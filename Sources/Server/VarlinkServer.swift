@@ -122,7 +122,8 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     var bound: [any Channel] = []
     do {
       for listener in self.listeners {
-        bound.append(try await listener.bind(self.bootstrap(for: listener), logger: self.logger))
+        let index = self.counters.byListener.register(listener.name)
+        bound.append(try await listener.bind(self.bootstrap(for: listener, counted: index), logger: self.logger))
       }
     } catch {
       for server in bound { try? await server.close() }
@@ -152,7 +153,7 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     }
   }
 
-  private func bootstrap(for listener: VarlinkListener) -> ServerBootstrap {
+  private func bootstrap(for listener: VarlinkListener, counted index: Int) -> ServerBootstrap {
     let logger = self.logger
     return ServerBootstrap(group: self.loop)
       .serverChannelOption(.backlog, value: 256)
@@ -171,42 +172,48 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       .childChannelOption(.maxMessagesPerRead, value: 1)
       .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16 << 10))
       .childChannelInitializer { channel in
-        if let tls = listener.tls { return self.initialize(channel, tls: tls) }
-        return self.initialize(channel)
+        if let tls = listener.tls { return self.initialize(channel, tls: tls, listener: index) }
+        return self.initialize(channel, listener: index)
       }
   }
 
   /// Sets up a new Unix connection's pipeline for the process on the other end.
-  private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
+  private func initialize(_ channel: any Channel, listener: Int) -> EventLoopFuture<Void> {
     channel.eventLoop.makeCompletedFuture {
       let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
         Caller(socket: $0)
       } ?? nil
-      try self.addConnectionHandlers(to: channel, caller: peer, writesToSocket: true)
+      try self.addConnectionHandlers(to: channel, caller: peer, listener: listener, writesToSocket: true)
     }
   }
 
   /// Sets up a TLS connection's pipeline: the handshake first, within the frame timeout, then —
   /// for the identity its certificate gives — what every connection has.
-  private func initialize(_ channel: any Channel, tls: TLSServerContext) -> EventLoopFuture<Void> {
+  private func initialize(_ channel: any Channel, tls: TLSServerContext, listener: Int) -> EventLoopFuture<Void> {
     channel.eventLoop.makeCompletedFuture {
       let handshake = TLSHandshakeHandler(
         timeout: TimeAmount(self.limits().frameTimeout), refusals: self.refusedHandshakes, slots: self.handshakeSlots
       ) { caller, context in
-        try self.addConnectionHandlers(to: context.channel, caller: caller, writesToSocket: false, after: context.handler)
+        try self.addConnectionHandlers(
+          to: context.channel, caller: caller, listener: listener, writesToSocket: false, after: context.handler
+        )
       }
       try channel.pipeline.syncOperations.addHandlers(NIOSSLServerHandler(context: tls.context), handshake)
     }
   }
 
   /// Adds timeouts, framing and the calls, for `caller`; behind `handler` when given. Replies
-  /// go straight to the socket unless bytes must pass through the pipeline first (TLS).
+  /// go straight to the socket unless bytes must pass through the pipeline first (TLS). The
+  /// connection counts under its listener until it closes.
   private func addConnectionHandlers(
-    to channel: any Channel, caller: Caller?, writesToSocket: Bool, after handler: (any ChannelHandler)? = nil
+    to channel: any Channel, caller: Caller?, listener: Int, writesToSocket: Bool, after handler: (any ChannelHandler)? = nil
   ) throws {
     let limitsInForce = self.limits
     let channels = self.channels
     let limits = limitsInForce()
+    let byListener = self.counters.byListener
+    byListener.opened(listener)
+    channel.closeFuture.whenComplete { _ in byListener.closed(listener) }
     try channel.syncOptions?.setOption(
       .writeBufferWaterMark,
       value: .init(low: limits.maximumUnwrittenBytes / 2, high: limits.maximumUnwrittenBytes)

@@ -63,6 +63,10 @@ import Testing
     )
     #expect(output.status == 0, "\(output.stderr)")
     output = try await cli.run(
+      ["--address", address, "--ca", certificates.ca, "--cert", identity.certificate, "--key", identity.key, "status"]
+    )
+    #expect(output.stdout.contains("Listeners: unix:\(daemon.socketPath) 0, \(address) 1"), "its own connection: \(output.stdout)")
+    output = try await cli.run(
       ["get", "/primes/count"],
       environment: [
         "SWITCHYARD_ADDRESS": address, "SWITCHYARD_CA": certificates.ca, "SWITCHYARD_CERT": identity.certificate,

@@ -146,8 +146,11 @@ def test_every_method_over_tls_and_a_replica_rebuilt_with_jsonpatch(tls_daemon, 
             state, seq = jsonpatch.apply_patch(state, reply["patch"]), reply["seq"]
         assert state == target["state"]
         assert state["primes"]["count"] == 5
-        status = calls.call("Status")
-        assert "error" not in status, status
+        listeners = calls.call("Status")["parameters"]["listeners"]
+        assert listeners == [
+            {"address": f"unix:{tls_daemon.socket_path}", "connections": 0},
+            {"address": f"tcp:127.0.0.1:{tls_daemon.port}", "connections": 2},
+        ], listeners
 
 
 def test_policy_by_certificate_identity(tls_daemon, certificates):

@@ -54,13 +54,17 @@ import Testing
       loop: group.next(), logger: Logger(label: "test")
     )
     let running = Task { try await server.run {} }
-    defer { running.cancel() }
     var port: Int?
     for _ in 0..<200 where port == nil {
       port = await server.localAddresses().first?.port
       if port == nil { try await Task.sleep(for: .milliseconds(10)) }
     }
-    try await body(try #require(port))
+    var failure: (any Error)?
+    do { try await body(try #require(port)) } catch { failure = error }
+    // The server stops before its event loop does.
+    server.drain()
+    _ = await running.result
+    if let failure { throw failure }
   }
 
   @Test func aClientWithACertificateFromTheCAIsItsCertificatesIdentity() async throws {
