@@ -217,3 +217,17 @@ def test_sighup_reloads_certificates_without_dropping_established_connections(tl
         assert "error" not in established.call("Send", {"action": INCR})
         with TLSConnection(tls_daemon.port, ca, certificates["operator"]) as fresh:
             assert "error" not in fresh.call("Get")
+
+
+def test_a_flood_of_handshakes_that_never_finish_leaves_others_served(tls_daemon, certificates):
+    silent = [socket.create_connection(("127.0.0.1", tls_daemon.port), timeout=FRAME_TIMEOUT * 5) for _ in range(200)]
+    try:
+        with TLSConnection(tls_daemon.port, certificates["ca"], certificates["operator"]) as good:
+            assert "error" not in good.call("Get")
+        started = time.monotonic()
+        assert all(wait_closed(s) for s in silent), "every silent connection is closed at the frame timeout"
+        assert time.monotonic() - started < FRAME_TIMEOUT * 4
+    finally:
+        for s in silent:
+            s.close()
+    assert tls_daemon.log().count("refused a TLS handshake") == 1, "one line for the peer, not two hundred"
