@@ -100,6 +100,10 @@ final class VarlinkConnection: Sendable {
         connection.terminate(error)
       } catch let error as VarlinkFrameTooLarge {
         connection.terminate(SwitchyardConnectionError.messageTooLarge(limit: error.limit))
+      } catch let error as BoringSSLError {
+        // In TLS 1.3 the daemon refuses a client's certificate after the client's side of the
+        // handshake is done: its alert comes with the first read.
+        connection.terminate(SwitchyardConnectionError.cannotConnect(path: path, reason: "the TLS session failed: \(error)"))
       } catch {
         connection.terminate(SwitchyardConnectionError.connectionClosed)
       }
