@@ -175,6 +175,21 @@ let package = Package(
       ],
       path: "Sources/Journal"
     ),
+    // The change feed: the change log that numbers every change to the composed state and hands
+    // it to the journal writer, the history to resume from, and the subscriptions by path, each
+    // change encoded once per path. Neither NIO's channels nor the application's types.
+    .target(
+      name: "SwitchyardChangeFeed",
+      dependencies: [
+        "SwitchyardSynchronization",
+        "SwitchyardJSON",
+        "SwitchyardJournal",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "DequeModule", package: "swift-collections"),
+      ],
+      path: "Sources/ChangeFeed"
+    ),
     // Worker processes: the spawner, the link and its frames (both ends), the supervisor, how a
     // worker ended. Nothing of the pipeline: the daemon's host of a worker-hosted feature uses it.
     .target(
@@ -252,6 +267,7 @@ let package = Package(
         "SwitchyardSynchronization",
         "SwitchyardJSON",
         "SwitchyardJournal",
+        "SwitchyardChangeFeed",
         "SwitchyardTiming",
         "SwitchyardRuntime",
         "SwitchyardVarlink",
@@ -360,6 +376,7 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "SwitchyardTestSupport",
         "SwitchyardDaemon",
+        "SwitchyardChangeFeed",
         "SwitchyardSystemd",
         "SwitchyardJournal",
         "SwitchyardTiming",
@@ -385,6 +402,17 @@ let package = Package(
         "SwitchyardSynchronization",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
+      ]
+    ),
+    .testTarget(
+      name: "ChangeFeedTests",
+      dependencies: [
+        "SwitchyardChangeFeed",
+        "SwitchyardJSON",
+        "SwitchyardSynchronization",
+        "SwitchyardTestSupport",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(
@@ -437,6 +465,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(

@@ -1,4 +1,5 @@
 import ServiceLifecycle
+import SwitchyardChangeFeed
 import SwitchyardServer
 import SwitchyardSystemd
 

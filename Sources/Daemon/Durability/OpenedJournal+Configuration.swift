@@ -19,9 +19,4 @@ extension OpenedJournal {
       initialState: initialState, stillStarting: stillStarting, logger: logger
     )
   }
-
-  /// The last changes the journal holds, as the change log keeps its history.
-  var history: [LoggedChange] {
-    self.lastChanges.map { LoggedChange(seq: $0.seq, patch: $0.patch) }
-  }
 }

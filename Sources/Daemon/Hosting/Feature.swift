@@ -2,6 +2,7 @@ import ConcurrencyExtras
 import Dependencies
 import Logging
 import NIOCore
+import SwitchyardChangeFeed
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime

@@ -1,4 +1,5 @@
 import NIOCore
+import SwitchyardChangeFeed
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import SwitchyardAccess
+import SwitchyardChangeFeed
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import PrimeTime
+import SwitchyardTestSupport
 import SwitchyardWorkers
 import Testing
 
@@ -43,7 +44,7 @@ import Testing
       .actor("signUp", state: \.signUp, action: .case(\App.Action.Cases.signUp)) { SignUp() },
     ])
     let subscriber = try hosted.changeLog.subscribe(to: .root, since: nil, queueLimit: 1_000)
-    guard case let .snapshot(0, initial) = await subscriber.next() else {
+    guard case let .snapshot(0, initial) = await polled({ subscriber.take(limit: 1).first }) else {
       Issue.record("expected a snapshot at 0")
       return
     }
@@ -55,7 +56,7 @@ import Testing
     var last: UInt64 = 0
     // The modal's effect reaches the activity feed through the router: one more change.
     while last < 5 {
-      guard case let .encoded(next, bytes) = await subscriber.next() else {
+      guard case let .encoded(next, bytes) = await polled({ subscriber.take(limit: 1).first }) else {
         Issue.record("expected a patch")
         return
       }
