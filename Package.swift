@@ -160,8 +160,9 @@ let package = Package(
       name: "SwitchyardTiming",
       path: "Sources/Timing"
     ),
-    // The journal: the `Journal` protocol, the SQLite engine, the writer, recovery, backup, the
-    // state directory. Neither NIO nor the application's types: the daemon hands it values.
+    // The journal: the `Journal` protocol, the SQLite engine, the writer (a service of the
+    // daemon's group), recovery, backup, the state directory. Neither NIO nor the application's
+    // types: the daemon hands it values.
     .target(
       name: "SwitchyardJournal",
       dependencies: [
@@ -172,6 +173,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "HeapModule", package: "swift-collections"),
+        // The writer is a service of the daemon's group.
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       path: "Sources/Journal"
     ),
@@ -402,6 +405,7 @@ let package = Package(
         "SwitchyardSynchronization",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
     ),
     .testTarget(

@@ -226,8 +226,13 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
 
   /// Ends the actors' effects, then writes what is left of the journal.
   func stop() async {
+    await self.stopFeatures()
+    await self.changeLog.closeJournal()
+  }
+
+  /// Ends the durable timers, the actors' effects and the workers; the journal stays open.
+  func stopFeatures() async {
     self.timers.stop()
     for host in self.hosts { await host.stop() }
-    await self.changeLog.closeJournal()
   }
 }
