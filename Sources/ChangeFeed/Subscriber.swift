@@ -27,12 +27,12 @@ package final class Subscriber: Sendable {
 
   package let id: Int
   package let pointer: JSONPointer
-  package let limit: Int
+  let limit: Int
   /// How changes are encoded for it (``Subscriptions/Encode``).
-  package let encode: Subscriptions.Encode
+  let encode: Subscriptions.Encode
   /// The `since` it resumes from, its changes after it replayed; `nil` when it starts with a
   /// snapshot.
-  package let resumedFrom: UInt64?
+  let resumedFrom: UInt64?
   /// Each change comes with the feature that made it and its cause (`Subscribe` with `causes`).
   package let withCauses: Bool
   /// Its causes say who sent each request (uid, pid): only for callers that may read the journal.
@@ -74,19 +74,19 @@ package final class Subscriber: Sendable {
   }
 
   /// How many items wait to be delivered.
-  package var queuedCount: Int {
+  var queuedCount: Int {
     self.feed.queuedCount(of: self.id)
   }
 
   /// Queues `item` for this subscriber alone, after the changes before feed index `at` (by
   /// default, every change so far).
-  package func push(_ item: Item, at index: Int? = nil) {
+  func push(_ item: Item, at index: Int? = nil) {
     self.feed.push(item, at: index, to: self.id)
   }
 
   /// Drops whatever is queued and skips the changes so far; the caller hands the subscriber a
   /// snapshot instead.
-  package func reset() {
+  func reset() {
     self.feed.reset(self.id)
   }
 

@@ -80,13 +80,13 @@ package final class Subscriptions: Sendable {
 
   /// Hands `item`, which shows the state at `seq`, to `subscriber`: at once, or once `seq` is
   /// released, after every item held back before it.
-  package func push(_ item: Subscriber.Item, seq: UInt64, to subscriber: Subscriber) {
+  func push(_ item: Subscriber.Item, seq: UInt64, to subscriber: Subscriber) {
     self.push(item, seq: seq, to: [subscriber.id], of: subscriber.feed)
   }
 
   /// Hands `item` to `subscriber` at once, whatever is held back for the disk: a snapshot while
   /// the journal cannot be written, which would otherwise wait out the whole outage.
-  package func pushNow(_ item: Subscriber.Item, to subscriber: Subscriber) {
+  func pushNow(_ item: Subscriber.Item, to subscriber: Subscriber) {
     Self.hand(Addressed(feed: subscriber.feed, id: subscriber.id, at: subscriber.feed.endIndex, item: item))
   }
 
@@ -138,7 +138,7 @@ package final class Subscriptions: Sendable {
   /// - Parameters:
   ///   - withCauses: Each change comes with the feature that made it and its cause.
   ///   - withSenders: Its cause says who sent a request (uid, pid).
-  package func add(
+  func add(
     pointer: JSONPointer, queueLimit: Int, resumedFrom since: UInt64? = nil, withCauses: Bool = false, withSenders: Bool = true
   ) -> Subscriber {
     self.contents.withLock { contents in
@@ -191,7 +191,7 @@ package final class Subscriptions: Sendable {
   /// - Parameters:
   ///   - state: The composed state after the change.
   ///   - feature: The feature that made it, and `cause`, why: for the subscribers that asked.
-  package func deliver(_ change: LoggedChange, state: JSONValue, feature: String? = nil, cause: ChangeCause? = nil) {
+  func deliver(_ change: LoggedChange, state: JSONValue, feature: String? = nil, cause: ChangeCause? = nil) {
     guard self.feedCount.load(ordering: .relaxed) > 0 else { return }
     self.contents.withLock { contents in
       for (key, feed) in contents.byPath {
@@ -212,7 +212,7 @@ package final class Subscriptions: Sendable {
   }
 
   /// Hands `change` to one subscriber: a replay from the history.
-  package func deliver(_ change: LoggedChange, to subscriber: Subscriber, state: JSONValue) {
+  func deliver(_ change: LoggedChange, to subscriber: Subscriber, state: JSONValue) {
     switch Self.relative(change.patch, to: subscriber.pointer, in: state) {
     case nil: self.push(.end(reason: .pathRemoved), seq: change.seq, to: subscriber)
     case let patch? where patch.isEmpty: break
@@ -225,7 +225,7 @@ package final class Subscriptions: Sendable {
   }
 
   /// Ends every subscription with `reason`.
-  package func endAll(_ reason: SubscriptionEnd) {
+  func endAll(_ reason: SubscriptionEnd) {
     let feeds = self.contents.withLock { contents in
       defer {
         contents.byPath.removeAll()
