@@ -18,37 +18,13 @@
 #   DAEMON=.build/debug/switchyardd N=500 ROUNDS=1 Benchmarks/Peers/run.sh   a quick check of the harness
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-out=.build-bench
-mkdir -p "$out"
 N=${N:-20000}
 ETCD_N=${ETCD_N:-2000}
 ROUNDS=${ROUNDS:-5}
 PHASES=${PHASES:-unpinned pinned}
+NEEDED="redis-server:redis-server etcd:etcd-server"
+source Benchmarks/Peers/common.sh
 
-for tool in redis-server:redis-server etcd:etcd-server; do
-  command -v "${tool%%:*}" >/dev/null && continue
-  echo "installing ${tool#*:} (a peer)"
-  apt-get update -qq && apt-get install -y -qq "${tool#*:}" >/dev/null
-done
-cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread
-# DAEMON=path/to/switchyardd measures that binary instead of building the release one.
-daemon=${DAEMON:-}
-if [ -z "$daemon" ]; then
-  release=(-c release $(grep -v '^#' scripts/release-swift-flags) --scratch-path "$out")
-  swift build "${release[@]}" --product switchyardd >/dev/null
-  daemon="$(swift build "${release[@]}" --show-bin-path)/switchyardd"
-fi
-
-dir=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-
-wait_for_socket() { for _ in $(seq 1 200); do [ -S "$1" ] && return 0; sleep 0.05; done; echo "no socket $1" >&2; exit 1; }
 wait_for_etcd() {
   for _ in $(seq 1 200); do "$out/loadgen" pingpong etcd "$1" 1 >/dev/null 2>&1 && return 0; sleep 0.1; done
   echo "etcd did not answer at $1" >&2
@@ -98,12 +74,6 @@ start_all() { # $1: the command prefix (empty, or taskset)
   done
   wait_for_etcd "${address[etcd]}"
   sleep 1
-}
-
-stop_all() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  pids=()
 }
 
 systems=(switchyard-none switchyard-off switchyard-batched switchyard-strict redis-none redis-everysec redis-always redis-ping etcd)
