@@ -26,20 +26,23 @@ struct ActionDecoder: Sendable {
   init<Action: Codable & Sendable>(_ type: Action.Type) {
     let decoder = JSONBytesDecoder(refusesUnknownKeys: true)
     let decodeCases = caseDecoder(of: Action.self)
-    let decode = { @Sendable (value: JSONLayout.Value, call: VarlinkCallFrame) throws(VarlinkError) -> Action in
-      if let decodeCases, let decoded = decodeCases(call.actionBytes(at: value)) { return decoded }
-      do {
-        return try call.decode(Action.self, at: value, decoder: decoder)
-      } catch {
-        throw Self.invalidAction(error)
-      }
-    }
     self.decodeOne = { value, call, body throws(VarlinkError) in
-      try RoutedAction.with(try decode(value, call), body)
+      try RoutedAction.with(try Self.decode(value, of: call, decodeCases, decoder), body)
     }
     self.decodeMany = { values, call, body throws(VarlinkError) in
-      let actions = try values.map { value throws(VarlinkError) in try decode(value, call) }
+      let actions = try values.map { value throws(VarlinkError) in try Self.decode(value, of: call, decodeCases, decoder) }
       try RoutedActions.with(actions, body)
+    }
+  }
+
+  private static func decode<Action: Decodable>(
+    _ value: JSONLayout.Value, of call: VarlinkCallFrame, _ decodeCases: ((ActionBytes) -> Action?)?, _ decoder: JSONBytesDecoder
+  ) throws(VarlinkError) -> Action {
+    if let decodeCases, let decoded = decodeCases(call.actionBytes(at: value)) { return decoded }
+    do {
+      return try call.decode(Action.self, at: value, decoder: decoder)
+    } catch {
+      throw Self.invalidAction(error)
     }
   }
 
