@@ -81,7 +81,7 @@ final class ActorHost: FeatureHost {
     return RoutedFeature(
       host: host,
       offer: { action, _, ticket, cause in
-        route.extract(from: action.read(as: RootAction.self)) { local in
+        route.extract(from: action[as: RootAction.self]) { local in
           guard let ticket else { return store.enqueue(local, cause: cause) }
           store.enqueue(local, cause: cause) { version in ticket.done(host.seq(reducedAt: version)) }
         }

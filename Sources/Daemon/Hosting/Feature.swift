@@ -203,7 +203,7 @@ extension Feature {
       // Not `flatMap(check)`: in this unspecialized closure that is a generic call per action.
       internalAction = { action in
         var name: String?
-        _ = route.extract(from: action.read(as: RootAction.self)) { name = check($0) }
+        _ = route.extract(from: action[as: RootAction.self]) { name = check($0) }
         return name
       }
     } else {

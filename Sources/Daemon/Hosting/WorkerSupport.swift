@@ -26,10 +26,10 @@ struct WorkerSupport: Sendable {
   ) where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     let encoder = JSONValueEncoder()
     let decoder = JSONValueDecoder()
-    self.takes = { action in route.extract(from: action.read(as: RootAction.self)) { _ in } }
+    self.takes = { action in route.extract(from: action[as: RootAction.self]) { _ in } }
     self.extract = { action in
       var json: JSONValue?
-      _ = route.extract(from: action.read(as: RootAction.self)) { json = try? encoder.encode($0) }
+      _ = route.extract(from: action[as: RootAction.self]) { json = try? encoder.encode($0) }
       return json
     }
     if let embed = route.embed.map({ UncheckedSendable($0) }) {
@@ -48,7 +48,7 @@ struct WorkerSupport: Sendable {
         keepsTimers: keepsTimers,
         decodeGlobal: { bytes throws in
           var local: LocalAction?
-          try decodeGlobal(bytes) { local = route.extract(from: $0.read(as: RootAction.self)) }
+          try decodeGlobal(bytes) { local = route.extract(from: $0[as: RootAction.self]) }
           return local
         },
         reducer: reducer,

@@ -28,11 +28,18 @@ struct RoutedAction {
     }
   }
 
-  /// The action, as the type it was erased from.
-  @inline(__always)
+  /// The action, as the type it was erased from, read in place: handed to a function that
+  /// borrows it (a route's `extract`), it is not copied.
+  subscript<Action>(as type: Action.Type) -> Action {
+    unsafeAddress {
+      assert(self.type == ObjectIdentifier(Action.self), "a routed action is read as \(Action.self), not as its own type")
+      return self.pointer.assumingMemoryBound(to: Action.self)
+    }
+  }
+
+  /// A copy of the action, as the type it was erased from.
   func read<Action>(as type: Action.Type) -> Action {
-    assert(self.type == ObjectIdentifier(Action.self), "a routed action is read as \(Action.self), not as its own type")
-    return self.pointer.assumingMemoryBound(to: Action.self).pointee
+    self[as: type]
   }
 }
 
