@@ -52,7 +52,9 @@ final class ActorHost: FeatureHost {
   ///   them in the feature's own mailbox.
   /// - Parameter timers: Where the store's durable timers go; without one (a read-only route)
   ///   they are the store's own tasks.
-  static func start<RootAction, LocalState: Codable & Sendable, LocalAction: Sendable, R: Reducer<LocalState, LocalAction> & SendableMetatype>(
+  static func start<
+    RootAction, LocalState: Codable & Sendable, LocalAction: Sendable, R: Reducer<LocalState, LocalAction> & SendableMetatype
+  >(
     name: String,
     initialState: LocalState,
     executor: EventLoopStoreExecutor,

@@ -20,8 +20,12 @@ import SwitchyardVarlink
 /// is asked first; what it does not take — anything but the plain form of nested cases — goes
 /// through `Codable`, which also writes every error.
 struct ActionDecoder: Sendable {
-  private let decodeOne: @Sendable (JSONLayout.Value, VarlinkCallFrame, (RoutedAction) throws(VarlinkError) -> Void) throws(VarlinkError) -> Void
-  private let decodeMany: @Sendable ([JSONLayout.Value], VarlinkCallFrame, (RoutedActions) throws(VarlinkError) -> Void) throws(VarlinkError) -> Void
+  private let decodeOne: @Sendable (
+    JSONLayout.Value, VarlinkCallFrame, (RoutedAction) throws(VarlinkError) -> Void
+  ) throws(VarlinkError) -> Void
+  private let decodeMany: @Sendable (
+    [JSONLayout.Value], VarlinkCallFrame, (RoutedActions) throws(VarlinkError) -> Void
+  ) throws(VarlinkError) -> Void
 
   init<Action: Codable & Sendable>(_ type: Action.Type) {
     let decoder = JSONBytesDecoder(refusesUnknownKeys: true)
