@@ -99,8 +99,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let requests = RequestsInFlight()
     let hosted = try await RunningFeatures.start(
       self.application, configuration: self.configuration, launch: WorkerLaunch(logLevel: self.logLevel),
-      encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
-      encodeCausedChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1, feature: $2, cause: $3) },
+      encodeChange: { StoreResponder.encodeChange(seq: $0, patch: $1) },
+      encodeCausedChange: { StoreResponder.encodeChange(seq: $0, patch: $1, feature: $2, cause: $3) },
       loop: loop, journal: journal, metrics: self.metrics, requests: requests, logger: self.logger
     )
     let supervisor = Supervisor(configuration: self.configuration.supervision, children: hosted.workers, logger: self.logger)
