@@ -161,8 +161,8 @@ let package = Package(
       path: "Sources/Timing"
     ),
     // The journal: the `Journal` protocol, the SQLite engine, the writer (a service of the
-    // daemon's group), recovery, backup, the state directory. Neither NIO nor the application's
-    // types: the daemon hands it values.
+    // daemon's group), recovery, replay, backup, the state directory. Neither NIO nor the
+    // application's types: the daemon hands it values, and its reducers as closures to replay.
     .target(
       name: "SwitchyardJournal",
       dependencies: [
@@ -175,6 +175,8 @@ let package = Package(
         .product(name: "HeapModule", package: "swift-collections"),
         // The writer is a service of the daemon's group.
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        // A replay gives reducers the date and UUIDs the journal recorded them reading.
+        .product(name: "Dependencies", package: "swift-dependencies"),
       ],
       path: "Sources/Journal"
     ),
