@@ -50,6 +50,8 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   /// The open subscriptions and who holds them, so that a reload can end those whose caller
   /// may no longer read what they follow.
   let subscribers = Mutex<[Int: (subscriber: Subscriber, caller: Caller?)]>([:])
+  /// The inspector's URL, once the HTTP endpoint serves it.
+  let inspectorLink = InspectorLink()
 
   init(
     router: Router<Action>,
@@ -160,7 +162,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     case .describe:
       return .answering { self.describe(grants: grants) }
     case .status:
-      return .answering { self.status() }
+      return .answering { self.status(for: grants) }
     case .metrics:
       return .answering { self.metricsText() }
     }

@@ -253,7 +253,8 @@ public enum StoreInterface {
     # pending or refused since the start, and when the first pending one falls due.
     type Timers (maxPending: int, features: []FeatureTimers, nextDue: ?string)
 
-    # How the daemon is doing.
+    # How the daemon is doing; "inspector", the URL of the inspector in the browser (token
+    # included), only to a caller with the admin permission, when the HTTP endpoint serves it.
     method Status() -> (
       uptime: float,
       features: int,
@@ -263,7 +264,8 @@ public enum StoreInterface {
       seq: int,
       workers: []Worker,
       durability: Durability,
-      timers: ?Timers
+      timers: ?Timers,
+      inspector: ?string
     )
 
     # Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4): calls by

@@ -1,0 +1,67 @@
+import NIOCore
+import SwitchyardAccess
+import SwitchyardInspector
+import SwitchyardJSON
+import SwitchyardMetrics
+import SwitchyardSynchronization
+
+extension Daemon {
+  /// Mounts the inspector on the HTTP endpoint, when it is on, with a token made now; `Status`
+  /// gives its URL to the callers who may read the journal.
+  func serveInspector(on endpoint: ListeningMetricsServer?, responder: StoreResponder<State, Action>) {
+    guard let endpoint, let address = self.configuration.metricsListen, let port = endpoint.localAddress?.port else {
+      return
+    }
+    let token = InspectorToken()
+    let replay = responder.journalReader.map { reader in
+      JournalReplay<Action>(
+        features: Dictionary(
+          uniqueKeysWithValues: responder.features.map { ($0.name, .init(pointer: $0.pointer, reduce: $0.reduceAgain)) }
+        ),
+        reader: reader
+      )
+    }
+    let health: @Sendable () -> JSONValue = {
+      let features = responder.describe(grants: Grants())["features"] ?? .array([])
+      return .object(["status": .object(responder.status()), "features": features])
+    }
+    let state: @Sendable (JSONPointer) -> (seq: UInt64, value: JSONValue)? = { responder.changeLog.get($0) }
+    var reads = Inspector.Reads(journal: responder.journalReader, health: health, state: state)
+    if let replay {
+      reads.replay = { since, until, isWanted in
+        .object(try await replay.run(since: since, until: until, while: isWanted).json)
+      }
+    }
+    endpoint.mounts.mount(Inspector(token: token, reads: reads), at: Inspector.path)
+    // An address every interface answers on is reached at loopback from here.
+    let host =
+      switch address.host {
+      case "0.0.0.0", "": "127.0.0.1"
+      case "::": "[::1]"
+      case let host where host.contains(":"): "[\(host)]"
+      case let host: host
+      }
+    responder.inspectorLink.set("http://\(host):\(port)\(Inspector.path)?token=\(token)")
+  }
+}
+
+/// The inspector's URL, token included, once it is mounted: what `Status` tells an admin.
+final class InspectorLink: Sendable {
+  private let url = Mutex<String?>(nil)
+
+  func set(_ url: String) {
+    self.url.withLock { $0 = url }
+  }
+
+  var value: String? { self.url.withLock { $0 } }
+}
+
+extension StoreResponder {
+  /// `Status`, with the inspector's URL for a caller who may read the journal, as the token in
+  /// it lets the holder do.
+  func status(for grants: Grants) -> JSONObject {
+    var status = self.status()
+    if grants.isAdmin, let url = self.inspectorLink.value { status["inspector"] = .string(url) }
+    return status
+  }
+}
