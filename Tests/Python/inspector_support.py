@@ -23,7 +23,7 @@ def start_inspected_daemon(folder, environment=None):
         folder,
         environment={
             "SWITCHYARD_STATE_DIRECTORY": os.path.join(folder, "state"),
-            "SWITCHYARD_METRICS_LISTEN": f"127.0.0.1:{port}",
+            "SWITCHYARD_HTTP_LISTEN": f"127.0.0.1:{port}",
             **(environment or {}),
         },
     )

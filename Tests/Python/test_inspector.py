@@ -2,7 +2,11 @@
 only an admin's Status gives, the timeline's pages, past states, the live event stream and its
 resumption, and the bounds on what a client can make the daemon hold."""
 
+import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -37,6 +41,30 @@ def test_status_gives_an_admin_the_inspectors_url_with_its_token(inspected):
     status, page = fetch(inspected, "/inspector")
     assert status == 200
     assert b"Switchyard inspector" in page
+
+
+PEER_CALL = os.path.join(os.path.dirname(__file__), "..", "DaemonTests", "Access", "peer_call.py")
+
+
+@pytest.fixture
+def open_socket_daemon():
+    """Its socket open to every user, so that what a caller gets is the policy's doing."""
+    yield from inspected_daemon({"SWITCHYARD_SOCKET_MODE": "0666"})
+
+
+def test_status_gives_the_url_to_no_caller_who_may_not_read_the_journal(open_socket_daemon):
+    os.chmod(open_socket_daemon.folder, 0o755)
+    # A member of the socket's group (root's here) may read and write, not administer.
+    member = subprocess.run(
+        ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--groups=0", "/usr/bin/python3", PEER_CALL,
+         open_socket_daemon.socket_path, json.dumps({"method": "io.switchyard.Store.Status"})],
+        capture_output=True, text=True, timeout=30,
+    )
+    reply = json.loads(member.stdout.splitlines()[0])
+    assert "error" not in reply, reply
+    assert "seq" in reply["parameters"]
+    assert "inspector" not in reply["parameters"]
+    assert open_socket_daemon.token and open_socket_daemon.token not in member.stdout
 
 
 def test_every_read_needs_the_token_and_the_pages_files_do_not(inspected):
