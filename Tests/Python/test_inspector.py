@@ -142,6 +142,15 @@ def test_health_is_status_and_the_features(inspected):
     assert any(feature["isolation"] == "process" for feature in health["features"])
 
 
+def test_the_replay_check_reports_what_replaying_the_journal_found(inspected):
+    last = send(inspected, INCR, INCR, DECR)
+    report = read_json(inspected, "/inspector/api/replay")
+    assert report["replayed"] == last and report["to"] == last
+    assert "difference" not in report
+    status, _ = fetch(inspected, "/inspector/api/replay?since=x")
+    assert status == 400
+
+
 def test_bad_paths_methods_and_queries_are_refused_and_the_daemon_goes_on(inspected):
     cases = [
         ("/inspector/nothing", 404),

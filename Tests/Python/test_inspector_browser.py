@@ -1,13 +1,14 @@
 """The inspector in a real browser — Debian's chromium, headless, driven through its chromedriver
 by Selenium — on a real daemon: the timeline fills as actions are sent, a change opens on its diff
-and its state, the step button moves back in time, and the health view sees a worker's restart.
-Screenshots of each view go to SWITCHYARD_SCREENSHOTS (the build folder's inspector-screenshots by
-default)."""
+and its state, the step button moves back in time, the health view sees a worker's restart, and
+the live stream resumes after a reconnect. Screenshots of each view go to SWITCHYARD_SCREENSHOTS
+(the build folder's inspector-screenshots by default)."""
 
 import os
 import pathlib
 import shutil
 import signal
+import subprocess
 
 import pytest
 from selenium import webdriver
@@ -117,3 +118,22 @@ def test_the_health_view_sees_a_workers_restart(inspected, browser):
     send(inspected, INCR)
     wait.until(lambda b: "/s now" in b.find_element(By.ID, "rate-now").text)
     shoot(browser, "health")
+
+
+def test_the_live_stream_resumes_after_the_last_change_it_saw_across_a_reconnect(inspected, browser):
+    wait = WebDriverWait(browser, 15)
+    browser.get(inspected.inspector)
+    first = send(inspected, INCR)
+    wait.until(lambda b: [row.get_attribute("data-seq") for row in rows(b)] == [str(first)])
+    # The daemon's end of every connection of the endpoint is destroyed (ss -K), the event
+    # stream's included; changes are made before the browser is back.
+    port = inspected.http_port
+    killed = subprocess.run(
+        ["ss", "-K", "-t", "state", "established", f"( sport = :{port} )"], check=True, capture_output=True, text=True
+    )
+    assert f":{port}" in killed.stdout, "no connection of the endpoint was destroyed"
+    last = send(inspected, INCR, INCR)
+    wait.until(lambda b: "open" in b.find_element(By.ID, "live").get_attribute("class") and len(rows(b)) >= 3)
+    # Each change once: the browser resumed after the last id it saw (Last-Event-ID), not from
+    # where the page first asked.
+    assert [row.get_attribute("data-seq") for row in rows(browser)] == [str(seq) for seq in range(last, first - 1, -1)]
