@@ -101,6 +101,10 @@ extension Inspector {
   /// `/events?since=N`: every change after N (after the last one now, without it) as a
   /// server-sent event whose id is its seq, so that the browser resumes by itself.
   func events(_ query: InspectorQuery, on exchange: HTTPExchange) {
+    // A stream has no head of its own to give: HEAD would get the start of a body.
+    guard exchange.method == .GET else {
+      return exchange.respond(.methodNotAllowed, body: "the events are read with GET\n", headers: [("Allow", "GET")])
+    }
     let since: UInt64?
     do throws(InspectorQuery.Refusal) {
       since = try query.seq("since")

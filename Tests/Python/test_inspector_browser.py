@@ -14,6 +14,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -58,6 +59,11 @@ def shoot(browser, name):
     browser.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
 
 
+def waiting(browser, seconds):
+    """A wait that looks again at what the page redrew meanwhile."""
+    return WebDriverWait(browser, seconds, ignored_exceptions=(StaleElementReferenceException,))
+
+
 def rows(browser):
     return browser.find_elements(By.CSS_SELECTOR, "#timeline tbody tr")
 
@@ -68,7 +74,7 @@ def text_of(browser, selector):
 
 def test_the_timeline_fills_live_and_a_change_opens_on_its_diff_and_state_and_goes_back_in_time(inspected, browser):
     send(inspected, INCR, INCR, INCR)
-    wait = WebDriverWait(browser, 15)
+    wait = waiting(browser, 15)
     browser.get(inspected.inspector)
     wait.until(lambda b: len(rows(b)) >= 3 and "open" in b.find_element(By.ID, "live").get_attribute("class"))
 
@@ -103,9 +109,16 @@ def test_the_timeline_fills_live_and_a_change_opens_on_its_diff_and_state_and_go
     assert text_of(browser, "#state-seq") == str(last - 1)
     shoot(browser, "earlier")
 
+    # The replay check: today's reducers agree with every journaled change.
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-view="replay"]').click()
+    browser.find_element(By.CSS_SELECTOR, "#replay-form button").click()
+    wait.until(lambda b: "agrees with the journal" in b.find_element(By.ID, "replay-summary").text)
+    assert f"replayed {last} changes" in text_of(browser, "#replay-summary")
+    shoot(browser, "replay")
+
 
 def test_the_health_view_sees_a_workers_restart(inspected, browser):
-    wait = WebDriverWait(browser, 20)
+    wait = waiting(browser, 20)
     browser.get(inspected.inspector)
     browser.find_element(By.CSS_SELECTOR, 'nav button[data-view="health"]').click()
     worker = '#features tr[data-feature="primes"]'
@@ -117,11 +130,13 @@ def test_the_health_view_sees_a_workers_restart(inspected, browser):
     wait.until(lambda b: b.find_element(By.CSS_SELECTOR, f"{worker} .pid").text not in ("", str(pid)))
     send(inspected, INCR)
     wait.until(lambda b: "/s now" in b.find_element(By.ID, "rate-now").text)
+    # The worker's memory, from the same metrics `switchyard metrics` prints.
+    wait.until(lambda b: b.find_element(By.CSS_SELECTOR, f"{worker} .memory").text.endswith("MiB"))
     shoot(browser, "health")
 
 
 def test_the_live_stream_resumes_after_the_last_change_it_saw_across_a_reconnect(inspected, browser):
-    wait = WebDriverWait(browser, 15)
+    wait = waiting(browser, 15)
     browser.get(inspected.inspector)
     first = send(inspected, INCR)
     wait.until(lambda b: [row.get_attribute("data-seq") for row in rows(b)] == [str(first)])

@@ -26,6 +26,26 @@ export function get(path, params = {}) {
   return result;
 }
 
+/** The Prometheus text of `/metrics` (the endpoint's own, open to anyone it lets connect):
+ * `{name: [{labels, value}]}`. */
+export async function metrics() {
+  const read = async () => {
+    const response = await fetch('/metrics', { cache: 'no-store' });
+    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+    return response.text();
+  };
+  const result = queue.then(read, read);
+  queue = result.catch(() => {});
+  const samples = {};
+  for (const line of (await result).split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
+    if (!match) continue;
+    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    (samples[match[1]] ??= []).push({ labels, value: Number(match[3]) });
+  }
+  return samples;
+}
+
 /** The journal's changes after `since`, live; the browser reconnects by itself and resumes
  * after the last change it saw (Last-Event-ID). */
 export function follow(since) {
