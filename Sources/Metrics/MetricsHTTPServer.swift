@@ -5,19 +5,20 @@ import NIOPosix
 import ServiceLifecycle
 import SwitchyardSynchronization
 
-/// Serves the daemon's metrics over HTTP/1.1 for a Prometheus server to scrape: `GET /metrics`
-/// answers the Prometheus text, anything else 404 (405 for another method on `/metrics`).
+/// The daemon's HTTP/1.1 endpoint: `GET /metrics` answers the Prometheus text for a Prometheus
+/// server to scrape (405 for another method); a path under a route mounted on ``mounts`` (the
+/// inspector's `/inspector`) goes to that route; anything else is 404.
 ///
-/// Off unless `metrics.listen` names an address (`127.0.0.1:9464`); the Varlink socket stays the
-/// daemon's only other way in. It serves the text and nothing else — no state, no actions — so
-/// it has no access policy of its own: bind it where only the scraper reaches.
+/// Off unless `http.listen` (or its other name, `metrics.listen`) names an address
+/// (`127.0.0.1:9464`). The metrics have no access policy of their own — they hold no state and
+/// no action — so bind it where only the scraper reaches; a mounted route guards what it serves.
 ///
 /// What a client can make it hold is bounded all the same: at most ``connectionLimit``
 /// connections (more are closed at once), of which one peer address may hold
-/// ``connectionsPerPeer``, so that one client cannot take every slot from the scraper; each
-/// request must arrive whole within ``requestTimeout`` of its first byte (of the accept, for a
-/// connection's first request), so that a client sending a byte now and then holds its slot no
-/// longer than that; a connection is closed after ``idleTimeout`` without a request; and a
+/// ``connectionsPerPeer``, so that one client cannot take every slot from the scraper; a request
+/// is at most ``RequestDeadlineHandler/maximumBytes``, and must arrive whole within
+/// ``requestTimeout`` of its first byte (of the accept, for a connection's first request), so
+/// that a client sending a byte now and then holds its slot no longer than that; a connection is closed after ``idleTimeout`` without a request; and a
 /// response is written only while the client reads what came before — requests sent without
 /// reading the answers wait in the kernel's buffers, not in the daemon's.
 ///

@@ -20,10 +20,10 @@ import Testing
     var metrics = MetricsConfiguration()
     try SettingsSource(file: nil, environment: ["SWITCHYARD_HTTP_LISTEN": "127.0.0.1:8080"])
       .read([MetricsConfiguration.settings, MetricsConfiguration.httpSettings], into: &metrics)
-    #expect(metrics.listen == MetricsAddress(host: "127.0.0.1", port: 8080))
+    #expect(metrics.address == MetricsAddress(host: "127.0.0.1", port: 8080))
     try SettingsSource(file: nil, environment: ["SWITCHYARD_HTTP_LISTEN": "127.0.0.1:8081", "SWITCHYARD_METRICS_LISTEN": "127.0.0.1:9464"])
       .read([MetricsConfiguration.settings, MetricsConfiguration.httpSettings], into: &metrics)
-    #expect(metrics.listen == MetricsAddress(host: "127.0.0.1", port: 8081))
+    #expect(metrics.address == MetricsAddress(host: "127.0.0.1", port: 8081))
     let error = try #require(throws: ConfigurationError.self) {
       try SettingsSource(file: nil, environment: ["SWITCHYARD_HTTP_LISTEN": "nowhere"])
         .read([MetricsConfiguration.settings, MetricsConfiguration.httpSettings], into: &metrics)
