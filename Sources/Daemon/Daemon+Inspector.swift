@@ -41,7 +41,10 @@ extension Daemon {
       case let host where host.contains(":"): "[\(host)]"
       case let host: host
       }
-    responder.inspectorLink.set("http://\(host):\(port)\(Inspector.path)?token=\(token)")
+    let url = "http://\(host):\(port)\(Inspector.path)"
+    responder.inspectorLink.set("\(url)?token=\(token)")
+    // Without the token, which is for the journal's readers only: `switchyard status` gives it.
+    self.logger.info("serving the inspector; `switchyard status` gives an admin its URL", metadata: ["url": "\(url)"])
   }
 }
 
