@@ -97,6 +97,9 @@ def test_the_timeline_fills_live_and_a_change_opens_on_its_diff_and_state_and_go
     wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, state_value))
     assert text_of(browser, state_value) == str(count)
     shoot(browser, "change")
+    # A key of the tree gives the command that follows it.
+    browser.find_element(By.CSS_SELECTOR, '#state-tree li[data-pointer="/primes/count"] > .key').click()
+    wait.until(lambda b: "switchyard watch /primes/count" in b.find_element(By.ID, "copied").text)
 
     browser.find_element(By.ID, "state-before").click()
     wait.until(lambda b: b.find_element(By.CSS_SELECTOR, state_value).text == str(count - 1))
