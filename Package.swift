@@ -448,6 +448,7 @@ let package = Package(
         "SwitchyardInspector",
         "SwitchyardJSON",
         "SwitchyardJournal",
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(
