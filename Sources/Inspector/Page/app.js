@@ -47,6 +47,7 @@ async function start() {
   } catch (error) {
     document.getElementById('timeline-empty').hidden = false;
     document.getElementById('timeline-empty').textContent = error.message;
+    timeline.setLive('closed', 'not following');
   }
 }
 

@@ -50,7 +50,14 @@ export class Timeline {
   listen(since) {
     this.events = follow(since);
     this.events.addEventListener('open', () => this.setLive('open', 'live'));
-    this.events.addEventListener('error', () => this.setLive('connecting', 'reconnecting'));
+    this.events.addEventListener('error', () => {
+      // Refused rather than cut (a daemon started again has a new token): the browser gives up.
+      if (this.events.readyState === EventSource.CLOSED) {
+        this.setLive('closed', 'disconnected: `switchyard status` gives the URL of a daemon started again');
+      } else {
+        this.setLive('connecting', 'reconnecting');
+      }
+    });
     this.events.addEventListener('change', (event) => {
       const entry = JSON.parse(event.data);
       this.latest = entry.seq;
