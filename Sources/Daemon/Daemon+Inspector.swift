@@ -6,11 +6,23 @@ import SwitchyardMetrics
 import SwitchyardSynchronization
 
 extension Daemon {
-  /// Mounts the inspector on the HTTP endpoint, when it is on, with a token made now; `Status`
-  /// gives its URL to the callers who may read the journal.
+  /// Mounts the inspector on the HTTP endpoint, when it is on and `http.inspector` lets it be
+  /// served on its address, with a token made now; `Status` gives its URL to the callers who
+  /// may read the journal.
   func serveInspector(on endpoint: ListeningMetricsServer?, responder: StoreResponder<State, Action>) {
     guard let endpoint, let address = self.configuration.metricsListen, let port = endpoint.localAddress?.port else {
       return
+    }
+    switch self.configuration.metrics.inspector {
+    case .off: return
+    case .loopback where !address.isLoopback:
+      // Its token would cross the network in the clear.
+      self.logger.notice(
+        "the inspector is served on a loopback address only: set http.inspector to any to serve it here",
+        metadata: ["address": "\(address)"]
+      )
+      return
+    case .loopback, .any: break
     }
     let token = InspectorToken()
     let replay = responder.journalReader.map { reader in

@@ -8,8 +8,9 @@ extension MetricsConfiguration {
 
   /// `http.listen`: the endpoint's address under the name that fits all it serves (the metrics
   /// and the inspector); `metrics.listen` stays its other name, and gives way to it.
+  /// `http.inspector`: where the inspector is served.
   package static var httpSettings: SettingsSection<Self> {
-    SettingsSection("http", Self.listen(\.httpListen))
+    SettingsSection("http", Self.listen(\.httpListen), .choice("inspector", \.inspector, reloadable: false))
   }
 
   /// The endpoint's address, in whichever section; an error names the key it was read from.

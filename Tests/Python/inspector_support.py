@@ -19,14 +19,12 @@ def start_inspected_daemon(folder, environment=None):
     """A daemon that journals (a state directory) and serves the inspector; `.inspector` is the
     URL its Status gives, `.token` the token in it."""
     port = free_port()
-    daemon = Daemon(
-        folder,
-        environment={
-            "SWITCHYARD_STATE_DIRECTORY": os.path.join(folder, "state"),
-            "SWITCHYARD_HTTP_LISTEN": f"127.0.0.1:{port}",
-            **(environment or {}),
-        },
-    )
+    environment = {
+        "SWITCHYARD_STATE_DIRECTORY": os.path.join(folder, "state"),
+        "SWITCHYARD_HTTP_LISTEN": f"127.0.0.1:{port}",
+        **{name: value.format(port=port) for name, value in (environment or {}).items()},
+    }
+    daemon = Daemon(folder, environment=environment)
     wait_until_listening(port)
     daemon.http_port = port
     with daemon.raw() as connection:

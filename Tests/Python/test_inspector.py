@@ -4,16 +4,18 @@ resumption, and the bounds on what a client can make the daemon hold."""
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
 import pytest
 
 from conftest import INCR
-from inspector_support import EventStream, fetch, inspected_daemon, read_json
+from inspector_support import EventStream, fetch, inspected_daemon, read_json, start_inspected_daemon
 
 DECR = {"counter": {"decrTapped": {}}}
 
@@ -65,6 +67,26 @@ def test_status_gives_the_url_to_no_caller_who_may_not_read_the_journal(open_soc
     assert "seq" in reply["parameters"]
     assert "inspector" not in reply["parameters"]
     assert open_socket_daemon.token and open_socket_daemon.token not in member.stdout
+
+
+@pytest.mark.parametrize("environment", [
+    {"SWITCHYARD_HTTP_INSPECTOR": "off"},
+    # On every address: its token would cross the network in the clear, so not without asking.
+    {"SWITCHYARD_HTTP_LISTEN": "0.0.0.0:{port}"},
+])
+def test_the_inspector_is_served_only_where_it_may_be(environment):
+    folder = tempfile.mkdtemp(prefix="switchyard-py-")
+    try:
+        daemon = start_inspected_daemon(folder, environment)
+        try:
+            assert daemon.inspector is None
+            status, _ = fetch(daemon, "/inspector", token=None)
+            assert status == 404
+            assert fetch(daemon, "/metrics", token=None)[0] == 200
+        finally:
+            assert daemon.terminate() == 0
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_every_read_needs_the_token_and_the_pages_files_do_not(inspected):
