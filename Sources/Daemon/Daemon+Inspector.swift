@@ -9,7 +9,7 @@ extension Daemon {
   /// Mounts the inspector on the HTTP endpoint, when it is on and `http.inspector` lets it be
   /// served on its address, with a token made now; `Status` gives its URL to the callers who
   /// may read the journal.
-  func serveInspector(on endpoint: ListeningMetricsServer?, responder: StoreResponder<State, Action>) {
+  func serveInspector(on endpoint: ListeningMetricsServer?, responder: StoreResponder) {
     guard let endpoint, let address = self.configuration.metricsListen, let port = endpoint.localAddress?.port else {
       return
     }
@@ -25,24 +25,15 @@ extension Daemon {
     case .loopback, .any: break
     }
     let token = InspectorToken()
-    let replay = responder.journalReader.map { reader in
-      JournalReplay<Action>(
-        features: Dictionary(
-          uniqueKeysWithValues: responder.features.map { ($0.name, .init(pointer: $0.pointer, reduce: $0.reduceAgain)) }
-        ),
-        reader: reader
-      )
-    }
     let health: @Sendable () -> JSONValue = {
       let features = responder.describe(grants: Grants())["features"] ?? .array([])
       return .object(["status": .object(responder.status()), "features": features])
     }
     let state: @Sendable (JSONPointer) -> (seq: UInt64, value: JSONValue)? = { responder.changeLog.get($0) }
     var reads = Inspector.Reads(journal: responder.journalReader, health: health, state: state)
-    if let replay {
-      reads.replay = { since, until, isWanted in
-        .object(try await replay.run(since: since, until: until, while: isWanted).json)
-      }
+    if let reader = responder.journalReader {
+      let replay = responder.replay
+      reads.replay = { since, until, isWanted in .object(try await replay(reader, since, until, isWanted)) }
     }
     endpoint.mounts.mount(Inspector(token: token, reads: reads), at: Inspector.path)
     // An address every interface answers on is reached at loopback from here.
