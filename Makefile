@@ -42,6 +42,10 @@ SYSTEMD_PACKAGES := libsystemd-dev systemd-container
 # libsqlite3-dev (GRDB's SQLite, the journal), pinned the same way to the installed libsqlite3-0.
 PINNED_PACKAGES  := $(foreach p,$(SYSTEMD_PACKAGES),$(p):libsystemd0) libsqlite3-dev:libsqlite3-0
 
+# Debian's chromium and its chromedriver, for the inspector's browser test: installed when
+# missing, as they are (no installed package to pin them to).
+BROWSER_PACKAGES := chromium chromium-driver
+
 # Swift itself is the one prerequisite that is not installed here: it comes with the machine.
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "error: swift is not on PATH; install Swift 6.1 or later" >&2; exit 1; }
@@ -55,6 +59,14 @@ deps:
 	    || { echo "pinned install failed; apt-get update and retry"; apt-get update -qq && apt-get install -y -qq $$pkg=$$version; } \
 	    || { echo "error: could not install $$pkg=$$version" >&2; exit 1; }; \
 	done
+	@missing=; for pkg in $(BROWSER_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q ' ok installed' || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing$$missing"; \
+	  apt-get install -y -qq $$missing || { apt-get update -qq && apt-get install -y -qq $$missing; } \
+	    || { echo "error: could not install$$missing" >&2; exit 1; }; \
+	fi
 
 # One build for everything, tests included: building a single product after it (or the other way
 # round) plans again with other settings and compiles modules a second time.
@@ -88,7 +100,15 @@ PYTHON_STAMP        := $(BUILD_DIR)/python-requirements.stamp
 .PHONY: python-test
 python-test: build $(PYTHON_STAMP)
 	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
-	  $(VENV)/bin/python3 -m pytest -q Tests/Python
+	  SWITCHYARD_SCREENSHOTS=$(BUILD_DIR)/inspector-screenshots $(VENV)/bin/python3 -m pytest -q Tests/Python
+
+# The README's picture of the inspector: the browser test's screenshot of the timeline with a
+# change open, from a real daemon.
+.PHONY: inspector-screenshot
+inspector-screenshot: build $(PYTHON_STAMP)
+	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
+	  SWITCHYARD_SCREENSHOTS=$(BUILD_DIR)/inspector-screenshots $(VENV)/bin/python3 -m pytest -q Tests/Python/test_inspector_browser.py
+	mkdir -p docs/images && cp $(BUILD_DIR)/inspector-screenshots/change.png docs/images/inspector.png
 
 $(VENV)/pyvenv.cfg:
 	python3 -m venv $(VENV) || { \

@@ -258,6 +258,23 @@ let package = Package(
       ],
       path: "Sources/Metrics"
     ),
+    // The inspector in the browser: its page (HTML, CSS, JavaScript modules, SVG; compiled in,
+    // nothing to build) and the routes it mounts on the HTTP endpoint — the journal's timeline,
+    // past states, health and replay as JSON, new changes as server-sent events. The daemon
+    // hands it what it reads.
+    .target(
+      name: "SwitchyardInspector",
+      dependencies: [
+        "SwitchyardJSON",
+        "SwitchyardJournal",
+        "SwitchyardMetrics",
+        "SwitchyardSynchronization",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ],
+      path: "Sources/Inspector",
+      resources: [.embedInCode("Page")]
+    ),
     // Who may do what: the peer-credential policy, read from `switchyard.access`, and what it
     // grants the `Caller` the server read, checked against each call.
     .target(
@@ -285,6 +302,7 @@ let package = Package(
         "SwitchyardWorkers",
         "SwitchyardServer",
         "SwitchyardMetrics",
+        "SwitchyardInspector",
         "SwitchyardAccess",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -465,6 +483,15 @@ let package = Package(
         "SwitchyardSynchronization",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "InspectorTests",
+      dependencies: [
+        "SwitchyardInspector",
+        "SwitchyardJSON",
+        "SwitchyardJournal",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),

@@ -46,6 +46,7 @@ struct Status: AsyncParsableCommand {
 ///  Durability: strict, journal 0b1c2d3e… in run/state
 ///  Last stop: not clean (killed or crashed), on the same boot: nothing acknowledged lost
 ///     Clients: 2 connections, 1 subscriber
+///   Inspector: http://127.0.0.1:9464/inspector?token=…
 ///    Features: 3
 ///              primes        /primes        process  pid 4242  running  0 restarts
 ///              activityFeed  /activityFeed  actor
@@ -129,6 +130,8 @@ struct StatusView {
       let counts = listeners.map { "\($0["address"]?.stringValue ?? "?") \($0["connections"]?.intValue ?? 0)" }
       field("Listeners", counts.joined(separator: ", "))
     }
+    // Given only to a caller who may read the journal: the URL holds the inspector's token.
+    if let inspector = self.status["inspector"]?.stringValue { field("Inspector", inspector) }
     let features = self.describe?["features"]?.arrayValue ?? []
     field("Features", "\(self.status["features"]?.intValue ?? features.count)")
     let rows = features.map { feature -> [String] in

@@ -112,6 +112,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     self.logFeaturesStarted(workers: hosted.workers)
     let counters = ServerCounters(calls: self.metrics.calls, requests: requests)
     let responder = self.responder(hosted, journal: journal, configuration: configuration, counters: counters)
+    self.serveInspector(on: metricsServer, responder: responder)
     let status = self.statusLine(hosted, journal: journal, responder: responder, counters: counters)
     // Trapped now, before READY=1, so that a reload right after start-up finds the handler.
     let hangUps = await UnixSignalsSequence(trapping: .sighup)

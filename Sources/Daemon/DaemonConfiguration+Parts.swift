@@ -58,12 +58,15 @@ extension DaemonConfiguration {
     get { self.journal.timersMaxPending }
     set { self.journal.timersMaxPending = newValue }
   }
-  /// Where the metrics are served over HTTP for a Prometheus server to scrape
-  /// (`metrics.listen`, such as `127.0.0.1:9464`); `nil`, the default, serves them only through
-  /// Varlink (`io.switchyard.Store.Metrics`).
+  /// Where the HTTP endpoint serves the metrics for a Prometheus server to scrape, and the
+  /// inspector (`http.listen`, or `metrics.listen`, such as `127.0.0.1:9464`); `nil`, the
+  /// default, serves the metrics only through Varlink (`io.switchyard.Store.Metrics`).
   public var metricsListen: MetricsAddress? {
-    get { self.metrics.listen }
-    set { self.metrics.listen = newValue }
+    get { self.metrics.address }
+    set {
+      self.metrics.listen = newValue
+      self.metrics.httpListen = nil
+    }
   }
   /// How long a request to the metrics endpoint may take to arrive whole, from its first byte
   /// (`metrics.requestTimeout`): a client that sends a byte now and then is closed after it.

@@ -48,6 +48,7 @@ extension DaemonConfiguration {
     sections += JournalConfiguration.settings.map { $0.pullback(\.journal) }
     sections += [
       MetricsConfiguration.settings.pullback(\.metrics),
+      MetricsConfiguration.httpSettings.pullback(\.metrics),
       SettingsSection("", .features),
       AccessPolicy.settings.pullback(\.access),
     ]

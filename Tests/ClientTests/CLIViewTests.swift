@@ -66,6 +66,20 @@ struct CLIViewTests {
     assertSnapshot(of: view.render(style: Style(enabled: false)), as: .lines)
   }
 
+  /// The inspector's URL, which `Status` gives only to an admin, is printed as it comes.
+  @Test func statusPrintsTheInspectorsURLWhenStatusGivesIt() {
+    guard case var .object(object) = Self.status else {
+      Issue.record("Status is an object")
+      return
+    }
+    object["inspector"] = "http://127.0.0.1:9464/inspector?token=0123abcd"
+    let lines = StatusView(socket: "run/switchyard.sock", status: .object(object), describe: Self.describe)
+      .render(style: Style(enabled: false)).split(separator: "\n")
+    #expect(lines.contains("  Inspector: http://127.0.0.1:9464/inspector?token=0123abcd"))
+    let without = StatusView(socket: "run/switchyard.sock", status: Self.status, describe: Self.describe)
+    #expect(!without.render(style: Style(enabled: false)).contains("Inspector"))
+  }
+
   @Test func statusWithoutAJournalOrWorkers() {
     let status: JSONValue = [
       "uptime": 42, "features": 1, "connections": 1, "subscribers": 0, "actions": 0, "seq": 0, "workers": [],

@@ -111,6 +111,29 @@ struct MetricsHTTPServerTests {
     #expect(answer.hasPrefix("HTTP/1.1 200 OK"))
   }
 
+  /// A route mounted at a path answers it and the paths under it, from whatever thread its answer
+  /// is ready on; `/metrics` stays the metrics', and a path that only starts like the route's is
+  /// not the route's.
+  @Test func aMountedRouteAnswersItsPathsBesideTheMetrics() async throws {
+    var mounts: HTTPMounts?
+    let (port, running) = try await Self.start { server in mounts = server.mounts }
+    defer { running.cancel() }
+    try #require(mounts).mount(Echo(), at: "/echo")
+    let client = try TCPClient(port: port)
+    #expect(client.get("/echo").hasSuffix("\r\n\r\n/echo "))
+    #expect(client.get("/echo/deeper?seq=1").hasSuffix("\r\n\r\n/echo/deeper seq=1"))
+    #expect(client.get("/echoes").hasPrefix("HTTP/1.1 404"))
+    #expect(client.get("/metrics").contains("process_resident_memory_bytes"))
+  }
+
+  /// Answers with the path and the query it was asked, from a task of its own.
+  private struct Echo: HTTPRoute {
+    func respond(to exchange: HTTPExchange) {
+      let text = "\(exchange.path) \(exchange.query)"
+      Task.detached { exchange.respond(.ok, body: text) }
+    }
+  }
+
   /// Starts a server on a port the kernel chooses, set up by `configure`: its port, and the task
   /// that runs it (cancelling it stops the server).
   private static func start(
@@ -174,7 +197,12 @@ private final class TCPClient {
   /// Sends `GET /metrics` and returns the start of the answer: "" when the connection was
   /// closed without one.
   func scrape() -> String {
-    guard self.send(Array("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) else { return "" }
+    self.get("/metrics")
+  }
+
+  /// Sends `GET path` and returns the whole answer: "" when the connection was closed without one.
+  func get(_ path: String) -> String {
+    guard self.send(Array("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) else { return "" }
     var answer: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     // Read the head and the whole body, so that the next request's answer starts clean.

@@ -14,6 +14,23 @@ import Testing
     #expect(metrics.requestTimeout == .milliseconds(500))
   }
 
+  /// `http.listen` names the endpoint for all it serves; `metrics.listen` still does, and gives
+  /// way to it when both are set.
+  @Test func httpListenIsTheEndpointsOtherNameAndWins() throws {
+    var metrics = MetricsConfiguration()
+    try SettingsSource(file: nil, environment: ["SWITCHYARD_HTTP_LISTEN": "127.0.0.1:8080"])
+      .read([MetricsConfiguration.settings, MetricsConfiguration.httpSettings], into: &metrics)
+    #expect(metrics.address == MetricsAddress(host: "127.0.0.1", port: 8080))
+    try SettingsSource(file: nil, environment: ["SWITCHYARD_HTTP_LISTEN": "127.0.0.1:8081", "SWITCHYARD_METRICS_LISTEN": "127.0.0.1:9464"])
+      .read([MetricsConfiguration.settings, MetricsConfiguration.httpSettings], into: &metrics)
+    #expect(metrics.address == MetricsAddress(host: "127.0.0.1", port: 8081))
+    let error = try #require(throws: ConfigurationError.self) {
+      try SettingsSource(file: nil, environment: ["SWITCHYARD_HTTP_LISTEN": "nowhere"])
+        .read([MetricsConfiguration.settings, MetricsConfiguration.httpSettings], into: &metrics)
+    }
+    #expect(error.key == "http.listen")
+  }
+
   @Test func aBadValueIsRejectedWithItsKey() throws {
     var metrics = MetricsConfiguration()
     let source = SettingsSource(file: nil, environment: ["SWITCHYARD_METRICS_LISTEN": "localhost"])

@@ -57,6 +57,8 @@ final class StoreResponder: VarlinkResponder {
   /// The open subscriptions and who holds them, so that a reload can end those whose caller
   /// may no longer read what they follow.
   let subscribers = Mutex<[Int: (subscriber: Subscriber, caller: Caller?)]>([:])
+  /// The inspector's URL, once the HTTP endpoint serves it.
+  let inspectorLink = InspectorLink()
 
   /// The responder for the application whose features are `features`: the one place it knows
   /// their types, which it erases.
@@ -176,7 +178,7 @@ final class StoreResponder: VarlinkResponder {
     case .describe:
       return .answering { self.describe(grants: grants) }
     case .status:
-      return .answering { self.status() }
+      return .answering { self.status(for: grants) }
     case .metrics:
       return .answering { self.metricsText() }
     }

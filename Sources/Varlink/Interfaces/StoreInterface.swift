@@ -256,7 +256,9 @@ public enum StoreInterface {
     # A listener (the Unix socket, a TCP address with TLS) and its open connections.
     type Listener (address: string, connections: int)
 
-    # How the daemon is doing; "listeners" when it has more than its socket.
+    # How the daemon is doing; "listeners" when it has more than its socket; "inspector", the
+    # URL of the inspector in the browser (token included), only to a caller with the admin
+    # permission, when the HTTP endpoint serves it.
     method Status() -> (
       uptime: float,
       features: int,
@@ -267,7 +269,8 @@ public enum StoreInterface {
       workers: []Worker,
       durability: Durability,
       timers: ?Timers,
-      listeners: ?[]Listener
+      listeners: ?[]Listener,
+      inspector: ?string
     )
 
     # Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4): calls by

@@ -36,6 +36,8 @@ import Testing
     "journal.retentionAge": #"3600"#,
     "timers.maxPending": #"100"#,
     "metrics.listen": #""127.0.0.1:9464""#,
+    "http.listen": #""127.0.0.1:9465""#,
+    "http.inspector": #""off""#,
     "metrics.requestTimeout": #"2"#,
     "features": #"{"primes": {"isolation": "process"}}"#,
     "access.rules": #"{"operators": {"user": "root", "allow": ["read"]}}"#,
