@@ -40,6 +40,10 @@ SYSTEMD_PACKAGES := libsystemd-dev systemd-container
 # libsqlite3-dev (GRDB's SQLite, the journal), pinned the same way to the installed libsqlite3-0.
 PINNED_PACKAGES  := $(foreach p,$(SYSTEMD_PACKAGES),$(p):libsystemd0) libsqlite3-dev:libsqlite3-0
 
+# PostgreSQL 15's server programs: the PostgreSQL journal's tests start servers of their own
+# with its initdb (Tests/Support/PostgresServer.swift), installed only when missing.
+POSTGRES_BIN := /usr/lib/postgresql/15/bin
+
 # Swift itself is the one prerequisite that is not installed here: it comes with the machine.
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "error: swift is not on PATH; install Swift 6.1 or later" >&2; exit 1; }
@@ -53,6 +57,8 @@ deps:
 	    || { echo "pinned install failed; apt-get update and retry"; apt-get update -qq && apt-get install -y -qq $$pkg=$$version; } \
 	    || { echo "error: could not install $$pkg=$$version" >&2; exit 1; }; \
 	done
+	@[ -x $(POSTGRES_BIN)/initdb ] || { echo "installing postgresql-15"; \
+	  apt-get install -y -qq postgresql-15 || { apt-get update -qq && apt-get install -y -qq postgresql-15; }; }
 
 # One build for everything, tests included: building a single product after it (or the other way
 # round) plans again with other settings and compiles modules a second time.

@@ -43,6 +43,9 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    // postgres-nio's TLS, configured by the PostgreSQL journal (`sslmode`).
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     // The range swift-case-paths takes too, so that one swift-syntax is resolved and compiled.
     .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"605.0.0"),
@@ -175,6 +178,22 @@ let package = Package(
       ],
       path: "Sources/Journal"
     ),
+    // The journal in PostgreSQL: the same `Journal` over postgres-nio, one fenced leader (a lease
+    // row whose epoch every append checks). The daemon chooses it by `journal.engine`.
+    .target(
+      name: "SwitchyardPostgresJournal",
+      dependencies: [
+        "SwitchyardJournal",
+        "SwitchyardJSON",
+        "SwitchyardSynchronization",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ],
+      path: "Sources/PostgresJournal"
+    ),
     // Worker processes: the spawner, the link and its frames (both ends), the supervisor, how a
     // worker ended. Nothing of the pipeline: the daemon's host of a worker-hosted feature uses it.
     .target(
@@ -252,6 +271,7 @@ let package = Package(
         "SwitchyardSynchronization",
         "SwitchyardJSON",
         "SwitchyardJournal",
+        "SwitchyardPostgresJournal",
         "SwitchyardTiming",
         "SwitchyardRuntime",
         "SwitchyardVarlink",
@@ -381,10 +401,23 @@ let package = Package(
         "SwitchyardSettings",
         "SwitchyardTestSupport",
         "SwitchyardJournal",
+        // The contract suite runs against both engines.
+        "SwitchyardPostgresJournal",
         "SwitchyardJSON",
         "SwitchyardSynchronization",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
+      ]
+    ),
+    .testTarget(
+      name: "PostgresJournalTests",
+      dependencies: [
+        "SwitchyardTestSupport",
+        "SwitchyardJournal",
+        "SwitchyardPostgresJournal",
+        "SwitchyardSynchronization",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ]
     ),
     .testTarget(

@@ -42,6 +42,15 @@ extension Setting {
     }
   }
 
+  /// Text where empty means none; a secret one (it may hold a password) is kept out of the
+  /// configuration's access log.
+  package static func optionalText(_ name: String, _ path: WritableKeyPath<Root, String?>, reloadable: Bool, isSecret: Bool = false) -> Self {
+    Self(name, path, reloadable: reloadable) { input, value in
+      let read = input.config.string(forKey: input.configKey, isSecret: isSecret, default: value ?? "")
+      return read.isEmpty ? nil : read
+    }
+  }
+
   /// One of the names of `Value`'s cases.
   package static func choice<Value: RawRepresentable<String> & CaseIterable & Equatable>(
     _ name: String, _ path: WritableKeyPath<Root, Value>, reloadable: Bool

@@ -1,0 +1,60 @@
+import Foundation
+import SwitchyardRuntime
+import SwitchyardTestSupport
+import Testing
+
+/// `journal.engine = postgresql`: a real switchyardd with its journal in a real PostgreSQL,
+/// killed with SIGKILL and started again, finds every change it acknowledged there.
+@Suite(.serialized) struct PostgresJournalDaemonTests {
+  static let increment: JSONValue = ["action": ["counter": ["incrTapped": [:]]]]
+
+  private func daemon(_ state: TemporaryStateDirectory, database: String, socketPath: String? = nil) async throws -> DaemonProcess {
+    try await DaemonProcess(
+      socketPath: socketPath,
+      environment: [
+        "SWITCHYARD_DURABILITY_MODE": "strict", "SWITCHYARD_JOURNAL_ENGINE": "postgresql",
+        "SWITCHYARD_JOURNAL_POSTGRESQL": database,
+      ],
+      arguments: ["--state-directory", state.path]
+    )
+  }
+
+  @Test func everyAcknowledgedChangeOutlivesAKilledDaemonAndTimeTravelReadsThem() async throws {
+    let database = try await PostgresServer.shared().makeDatabase()
+    let state = TemporaryStateDirectory()
+    let first = try await daemon(state, database: database)
+    let client = try first.connect()
+    var acknowledged: [JSONValue?] = []
+    for _ in 1...20 { acknowledged.append(try client.call("io.switchyard.Store.Send", Self.increment)["seq"]) }
+    #expect(acknowledged == (1...20).map { .int(Int64($0)) })
+    #expect(try client.call("io.switchyard.Store.Status")["durability"]?["mode"] == "strict")
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+
+    let second = try await daemon(state, database: database, socketPath: first.socketPath)
+    let again = try second.connect()
+    #expect(try again.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 20)
+    #expect(try again.call("io.switchyard.Store.Send", Self.increment)["seq"] == 21, "the numbers go on where they stopped")
+    #expect(second.log.contains("replayed=20 seq=20"), "\(second.log)")
+    let seqs: JSONValue = .array((1...21).map { .int(Int64($0)) })
+    try await eventually { try Self.seqs(again.call("io.switchyard.Store.Journal")["entries"]) == seqs }
+    #expect(try Self.seqs(again.call("io.switchyard.Store.Journal")["entries"]) == seqs, "each once, in order")
+    #expect(try again.call("io.switchyard.Store.Get", ["path": "/primes/count", "at": 7])["state"] == 7)
+    #expect(try again.call("io.switchyard.Store.Replay", ["since": 0, "until": 21])["replayed"] == 21)
+    #expect(await second.terminate() == 0)
+  }
+
+  private static func seqs(_ entries: JSONValue?) -> JSONValue? {
+    guard case let .array(entries)? = entries else { return nil }
+    return .array(entries.map { $0["seq"] ?? .null })
+  }
+
+  @Test func aDaemonWithoutTheDatabaseItNamesDoesNotStartAndSaysWhy() async throws {
+    let state = TemporaryStateDirectory()
+    await #expect(throws: (any Error).self) {
+      try await DaemonProcess(
+        environment: ["SWITCHYARD_JOURNAL_ENGINE": "postgresql"], arguments: ["--state-directory", state.path]
+      )
+    }
+  }
+}
