@@ -73,7 +73,14 @@ package final class PostgresJournal: Journal {
       configuration: settings.clientConfiguration(parameters: [("synchronous_commit", mode == .strict ? "on" : "off")]),
       eventLoopGroup: Self.eventLoops, backgroundLogger: logger
     )
-    let running = Task { await client.run() }
+    // Leases asked for before `run()` began wait for it, with a warning in the log: the start
+    // waits until the task has begun it.
+    let (started, starting) = AsyncStream<Void>.makeStream()
+    let running = Task {
+      starting.finish()
+      await client.run()
+    }
+    for await _ in started {}
     do {
       try await Self.migrate(client, logger: logger)
       let state = try await Self.hasID(client, logger: logger) ? nil : try initialState()
