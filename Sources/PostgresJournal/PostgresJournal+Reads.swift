@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import PostgresNIO
 import SwitchyardJSON
@@ -41,29 +42,14 @@ extension PostgresJournal {
     try await self.client.withConnection { connection in
       try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: self.logger)
       do {
-        var after = Int64(clamping: seq)
+        var after = seq
         paging: while true {
-          let rows = try await connection.query(
-            PostgresQuery(
-              unsafeSQL: """
-                SELECT \(Self.changeColumns) FROM (
-                  SELECT *, sum(\(Self.byteCount)) OVER (ORDER BY seq) AS running, \(Self.byteCount) AS bytes
-                  FROM change WHERE seq > $1 AND seq <= $2 AND ($3::text IS NULL OR feature = $3::text) ORDER BY seq LIMIT $4
-                ) page WHERE running = bytes OR running <= $5 ORDER BY seq
-                """,
-              binds: Self.bindings(
-                after, Int64(clamping: last ?? .max), feature, Int64(Self.pageRows), Int64(Self.pageBytes)
-              )
-            ),
-            logger: self.logger
-          )
-          var page: [JournaledChange] = []
-          for try await row in rows { page.append(try JournaledChange(row)) }
+          let page = try await Self.page(after: after, through: last, feature: feature, on: connection, logger: self.logger)
           guard let end = page.last else { break }
           for change in page {
             if try !body(change) { break paging }
           }
-          after = Int64(clamping: end.seq)
+          after = end.seq
         }
         try await connection.query("COMMIT", logger: self.logger)
       } catch {
@@ -71,6 +57,30 @@ extension PostgresJournal {
         throw error
       }
     }
+  }
+
+  /// The changes after `seq` and up to `last`, only those of `feature` when one is named, in
+  /// order: at most ``pageRows`` of them and ``pageBytes`` of changes, though always the first.
+  static func page(
+    after seq: UInt64, through last: UInt64?, feature: String?, on connection: PostgresConnection, logger: Logger
+  ) async throws -> [JournaledChange] {
+    let rows = try await connection.query(
+      PostgresQuery(
+        unsafeSQL: """
+          SELECT \(Self.changeColumns) FROM (
+            SELECT *, sum(\(Self.byteCount)) OVER (ORDER BY seq) AS running, \(Self.byteCount) AS bytes
+            FROM change WHERE seq > $1 AND seq <= $2 AND ($3::text IS NULL OR feature = $3::text) ORDER BY seq LIMIT $4
+          ) page WHERE running = bytes OR running <= $5 ORDER BY seq
+          """,
+        binds: Self.bindings(
+          Int64(clamping: seq), Int64(clamping: last ?? .max), feature, Int64(Self.pageRows), Int64(Self.pageBytes)
+        )
+      ),
+      logger: logger
+    )
+    var page: [JournaledChange] = []
+    for try await row in rows { page.append(try JournaledChange(row)) }
+    return page
   }
 
   package func snapshot(atOrBefore seq: UInt64) async throws -> JournalSnapshot? {

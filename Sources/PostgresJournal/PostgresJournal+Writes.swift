@@ -12,8 +12,9 @@ extension PostgresJournal {
   private static let rowsPerInsert = 1000
 
   /// Moves the lease row's `last_seq` from the one before `changes` to their last, where this
-  /// daemon's epoch still holds and has not expired, then inserts them: one transaction. A group
-  /// this daemon already committed (the reply to its COMMIT was lost) is not written twice.
+  /// daemon's epoch still holds and has not expired, then inserts them: one transaction, which
+  /// wakes the followers (``PostgresJournalFollower``) as it commits. A group this daemon already
+  /// committed (the reply to its COMMIT was lost) is not written twice.
   package func append(_ changes: [JournaledChange], timers: [TimerOperation]) async throws {
     guard let first = changes.first?.seq else {
       if !timers.isEmpty { try await self.fencedWrite { connection in try await self.apply(timers, on: connection) } }
@@ -27,7 +28,7 @@ extension PostgresJournal {
       let moved = try await connection.query(
         """
         UPDATE lease SET last_seq = \(last) WHERE id = 1 AND epoch = \(self.lease.epoch) AND expires_at > now()
-          AND last_seq = \(Int64(clamping: first) - 1) RETURNING last_seq
+          AND last_seq = \(Int64(clamping: first) - 1) RETURNING last_seq, pg_notify('switchyard_journal', last_seq::text)
         """,
         logger: self.logger
       )

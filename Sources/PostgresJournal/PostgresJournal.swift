@@ -70,7 +70,9 @@ package final class PostgresJournal: Journal {
     versions: StateVersions = [:], initialState: () throws -> [UInt8], logger: Logger
   ) async throws -> PostgresJournal {
     let client = PostgresClient(
-      configuration: settings.clientConfiguration(parameters: [("synchronous_commit", mode == .strict ? "on" : "off")]),
+      configuration: settings.clientConfiguration(parameters: [
+        ("synchronous_commit", mode == .strict ? "on" : "off"), ("application_name", "switchyard"),
+      ]),
       eventLoopGroup: Self.eventLoops, backgroundLogger: logger
     )
     // Leases asked for before `run()` began wait for it, with a warning in the log: the start
