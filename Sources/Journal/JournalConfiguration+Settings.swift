@@ -21,7 +21,7 @@ extension JournalConfiguration {
         .nonNegative("retention", \.snapshots.retention, reloadable: false),
         .optionalSeconds("retentionAge", \.snapshots.retentionAge, reloadable: false),
         .choice("engine", \.engine, reloadable: false),
-        .optionalText("postgresql", \.postgresql, reloadable: false, isSecret: true),
+        .secret("postgresql", \.postgresql, reloadable: false),
         .optionalText("leaseHolder", \.leaseHolder, reloadable: false),
         .seconds("leaseDuration", \.leaseDuration, reloadable: false, upTo: 3600, expectation: "a number of seconds in (0, 3600]")
       ),

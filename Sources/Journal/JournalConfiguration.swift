@@ -1,3 +1,5 @@
+import SwitchyardSettings
+
 /// How the journal keeps what the features change: when a change counts as kept, when
 /// snapshots are written, how much is kept, and how many durable timers wait.
 package struct JournalConfiguration: Sendable, Equatable {
@@ -14,7 +16,7 @@ package struct JournalConfiguration: Sendable, Equatable {
   package var engine: Engine = .sqlite
   /// The PostgreSQL journal's database (`journal.postgresql`): a `postgresql://` URL or
   /// libpq-style parameters (`host=/run/postgresql dbname=switchyard`).
-  package var postgresql: String?
+  package var postgresql: SecretText?
   /// The name this daemon holds the PostgreSQL journal's lease under (`journal.leaseHolder`);
   /// the host's name without one.
   package var leaseHolder: String?

@@ -12,7 +12,7 @@ extension PostgresJournal {
   /// let opened = try await OpenedJournal.open(directory: path, …, engine: engine, …)
   /// ```
   package static func engine(_ configuration: JournalConfiguration, logger: Logger) throws -> OpenedJournal.Engine {
-    guard let text = configuration.postgresql else {
+    guard let text = configuration.postgresql?.value else {
       throw PostgresConnectionSettingsError(
         "journal.engine is postgresql and journal.postgresql names no database (a postgresql:// URL or libpq-style parameters)"
       )

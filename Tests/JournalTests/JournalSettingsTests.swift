@@ -29,7 +29,8 @@ import Testing
     ])
     try source.read(JournalConfiguration.settings, into: &journal)
     #expect(journal.engine == .postgresql)
-    #expect(journal.postgresql == "host=/run/postgresql dbname=switchyard")
+    #expect(journal.postgresql?.value == "host=/run/postgresql dbname=switchyard")
+    #expect("\(journal.postgresql!)" == "(secret)", "never shown")
     #expect(journal.leaseHolder == "node-a")
     #expect(journal.leaseDuration == .milliseconds(2500))
   }
