@@ -64,10 +64,13 @@ package final class PostgresJournal: Journal {
 
   /// Connects, brings the schema up to date, creates the journal (with `initialState` as its
   /// snapshot at 0, at the state `versions`, and a new id) when the database holds none, and
-  /// takes the lease as `terms` say.
+  /// takes the lease as `terms` say. A server that has not answered within `answerWithin` fails
+  /// the start (``PostgresJournalError/unreachable(location:after:)``), where postgres-nio would
+  /// try again for ever.
   package static func open(
     _ settings: PostgresConnectionSettings, mode: DurabilityMode, lease terms: PostgresLeaseTerms,
-    versions: StateVersions = [:], initialState: () throws -> [UInt8], logger: Logger
+    versions: StateVersions = [:], answerWithin limit: Duration = .seconds(10), initialState: () throws -> [UInt8],
+    logger: Logger
   ) async throws -> PostgresJournal {
     let client = PostgresClient(
       configuration: settings.clientConfiguration(parameters: [
@@ -84,7 +87,7 @@ package final class PostgresJournal: Journal {
     }
     for await _ in started {}
     do {
-      try await Self.migrate(client, logger: logger)
+      try await Self.within(limit, location: settings.location) { try await Self.migrate(client, logger: logger) }
       let state = try await Self.hasID(client, logger: logger) ? nil : try initialState()
       let id = try await Self.create(client, initialState: state, versions: versions, logger: logger)
       let lease = try await PostgresLease.take(terms, client: client, logger: logger)
@@ -96,6 +99,25 @@ package final class PostgresJournal: Journal {
     } catch {
       running.cancel()
       throw error
+    }
+  }
+
+  /// `body`'s result, or ``PostgresJournalError/unreachable(location:after:)`` once `limit` has
+  /// passed without it (`body` is cancelled then).
+  private static func within(
+    _ limit: Duration, location: String, _ body: @escaping @Sendable () async throws -> Void
+  ) async throws {
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        try await body()
+        return true
+      }
+      group.addTask {
+        try await Task.sleep(for: limit)
+        return false
+      }
+      defer { group.cancelAll() }
+      guard try await group.next() == true else { throw PostgresJournalError.unreachable(location: location, after: limit) }
     }
   }
 
@@ -189,6 +211,8 @@ package enum PostgresJournalError: Error, Equatable, CustomStringConvertible {
   case backupByPgDump(location: String)
   /// The database has the schema and no journal id.
   case noIdentity
+  /// The server did not answer the start within the time it had.
+  case unreachable(location: String, after: Duration)
 
   package var description: String {
     switch self {
@@ -196,6 +220,7 @@ package enum PostgresJournalError: Error, Equatable, CustomStringConvertible {
       "the journal is in PostgreSQL (\(location)): back up its database with pg_dump (pg_dump --format=custom --dbname=…), "
         + "restore it with pg_restore into an empty database"
     case .noIdentity: "the database holds the journal's tables but no journal id"
+    case let .unreachable(location, limit): "PostgreSQL (\(location)) did not answer within \(limit): is it running, and reachable?"
     }
   }
 }

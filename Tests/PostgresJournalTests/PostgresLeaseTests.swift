@@ -118,3 +118,18 @@ import Testing
     }
   }
 }
+
+/// A server that does not answer stops the start, where postgres-nio would try for ever.
+@Suite struct PostgresJournalStartTests {
+  @Test func aServerThatDoesNotAnswerFailsTheStartInTime() async throws {
+    let settings = PostgresConnectionSettings(host: "/nonexistent", user: "switchyard", database: "journal")
+    let started = ContinuousClock.now
+    await #expect(throws: PostgresJournalError.unreachable(location: settings.location, after: .milliseconds(500))) {
+      try await PostgresJournal.open(
+        settings, mode: .strict, lease: PostgresLeaseTerms(holder: "a"), answerWithin: .milliseconds(500),
+        initialState: { Array("{}".utf8) }, logger: Logger(label: "start-test")
+      )
+    }
+    #expect(ContinuousClock.now - started < .seconds(5))
+  }
+}
