@@ -8,30 +8,34 @@ import Testing
 @Suite(.serialized) struct PostgresJournalDaemonTests {
   static let increment: JSONValue = ["action": ["counter": ["incrTapped": [:]]]]
 
-  private func daemon(_ state: TemporaryStateDirectory, database: String, socketPath: String? = nil) async throws -> DaemonProcess {
+  private func daemon(
+    _ state: TemporaryStateDirectory, database: String, mode: String, socketPath: String? = nil
+  ) async throws -> DaemonProcess {
     try await DaemonProcess(
       socketPath: socketPath,
       environment: [
-        "SWITCHYARD_DURABILITY_MODE": "strict", "SWITCHYARD_JOURNAL_ENGINE": "postgresql",
+        "SWITCHYARD_DURABILITY_MODE": mode, "SWITCHYARD_JOURNAL_ENGINE": "postgresql",
         "SWITCHYARD_JOURNAL_POSTGRESQL": database,
       ],
       arguments: ["--state-directory", state.path]
     )
   }
 
-  @Test func everyAcknowledgedChangeOutlivesAKilledDaemonAndTimeTravelReadsThem() async throws {
+  /// `batched` answers once PostgreSQL committed: a killed daemon loses nothing of it either.
+  @Test(arguments: ["strict", "batched"])
+  func everyAcknowledgedChangeOutlivesAKilledDaemonAndTimeTravelReadsThem(_ mode: String) async throws {
     let database = try await PostgresServer.shared().makeDatabase()
     let state = TemporaryStateDirectory()
-    let first = try await daemon(state, database: database)
+    let first = try await daemon(state, database: database, mode: mode)
     let client = try first.connect()
     var acknowledged: [JSONValue?] = []
     for _ in 1...20 { acknowledged.append(try client.call("io.switchyard.Store.Send", Self.increment)["seq"]) }
     #expect(acknowledged == (1...20).map { .int(Int64($0)) })
-    #expect(try client.call("io.switchyard.Store.Status")["durability"]?["mode"] == "strict")
+    #expect(try client.call("io.switchyard.Store.Status")["durability"]?["mode"] == .string(mode))
     first.signal(SIGKILL)
     _ = await first.process.exit()
 
-    let second = try await daemon(state, database: database, socketPath: first.socketPath)
+    let second = try await daemon(state, database: database, mode: mode, socketPath: first.socketPath)
     let again = try second.connect()
     #expect(try again.call("io.switchyard.Store.Get", ["path": "/primes/count"])["state"] == 20)
     #expect(try again.call("io.switchyard.Store.Send", Self.increment)["seq"] == 21, "the numbers go on where they stopped")
@@ -41,6 +45,11 @@ import Testing
     #expect(try Self.seqs(again.call("io.switchyard.Store.Journal")["entries"]) == seqs, "each once, in order")
     #expect(try again.call("io.switchyard.Store.Get", ["path": "/primes/count", "at": 7])["state"] == 7)
     #expect(try again.call("io.switchyard.Store.Replay", ["since": 0, "until": 21])["replayed"] == 21)
+    // The copy is pg_dump's to make, and the reply says so.
+    let refusal = #expect(throws: VarlinkErrorReply.self) { try again.call("io.switchyard.Store.Backup") }
+    #expect(refusal?.name == "io.switchyard.Store.BackupFailed")
+    let reason = "\(refusal?.parameters ?? .null)"
+    #expect(reason.contains("pg_dump"), "\(reason)")
     #expect(await second.terminate() == 0)
   }
 
