@@ -53,6 +53,35 @@ import Testing
     #expect(await second.terminate() == 0)
   }
 
+  /// The fixture's `reminders`: its durable timers are in PostgreSQL too, back after a kill -9
+  /// and fired at once, in the order they fell due while the daemon was down.
+  @Test func durableTimersOutliveAKilledDaemon() async throws {
+    let environment = [
+      "SWITCHYARD_JOURNAL_ENGINE": "postgresql", "SWITCHYARD_JOURNAL_POSTGRESQL": try await PostgresServer.shared().makeDatabase(),
+    ]
+    let state = TemporaryStateDirectory()
+    func remind(_ id: String, after seconds: Double) -> JSONValue {
+      ["action": ["reminders": ["remind": ["id": .string(id), "after": .double(seconds)]]]]
+    }
+    let first = try await DaemonProcess(environment: environment, arguments: ["--state-directory", state.path], executable: "switchyard-fixture")
+    let client = try first.connect()
+    try client.call("io.switchyard.Store.Send", remind("second", after: 1.6))
+    try client.call("io.switchyard.Store.Send", remind("first", after: 1.5))
+    try client.call("io.switchyard.Store.Send", remind("cancelled", after: 1.55))
+    try client.call("io.switchyard.Store.Send", ["action": ["reminders": ["cancel": ["id": "cancelled"]]]])
+    #expect(try client.call("io.switchyard.Store.Get", ["path": "/reminders/fired"])["state"] == [], "none fell due before the kill")
+    first.signal(SIGKILL)
+    _ = await first.process.exit()
+    try await Task.sleep(for: .milliseconds(2000))
+
+    let second = try await DaemonProcess(
+      socketPath: first.socketPath, environment: environment, arguments: ["--state-directory", state.path], executable: "switchyard-fixture"
+    )
+    let again = try second.connect()
+    try await eventually { try again.call("io.switchyard.Store.Get", ["path": "/reminders/fired"])["state"] == ["first", "second"] }
+    #expect(await second.terminate() == 0)
+  }
+
   private static func seqs(_ entries: JSONValue?) -> JSONValue? {
     guard case let .array(entries)? = entries else { return nil }
     return .array(entries.map { $0["seq"] ?? .null })
