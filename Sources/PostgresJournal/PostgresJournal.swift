@@ -102,22 +102,27 @@ package final class PostgresJournal: Journal {
     }
   }
 
-  /// `body`'s result, or ``PostgresJournalError/unreachable(location:after:)`` once `limit` has
-  /// passed without it (`body` is cancelled then).
+  /// Waits for `body`, or throws ``PostgresJournalError/unreachable(location:after:)`` once
+  /// `limit` has passed without it: at once, not when `body` ends (a lease postgres-nio's pool
+  /// is trying to connect for ends only with the pool, which the caller closes then).
   private static func within(
     _ limit: Duration, location: String, _ body: @escaping @Sendable () async throws -> Void
   ) async throws {
-    try await withThrowingTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        try await body()
-        return true
+    let answered = FirstAnswer()
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      let timer = Task {
+        try? await Task.sleep(for: limit)
+        if answered.claim() { continuation.resume(throwing: PostgresJournalError.unreachable(location: location, after: limit)) }
       }
-      group.addTask {
-        try await Task.sleep(for: limit)
-        return false
+      Task {
+        do {
+          try await body()
+          if answered.claim() { continuation.resume() }
+        } catch {
+          if answered.claim() { continuation.resume(throwing: error) }
+        }
+        timer.cancel()
       }
-      defer { group.cancelAll() }
-      guard try await group.next() == true else { throw PostgresJournalError.unreachable(location: location, after: limit) }
     }
   }
 
@@ -221,6 +226,18 @@ package enum PostgresJournalError: Error, Equatable, CustomStringConvertible {
         + "restore it with pg_restore into an empty database"
     case .noIdentity: "the database holds the journal's tables but no journal id"
     case let .unreachable(location, limit): "PostgreSQL (\(location)) did not answer within \(limit): is it running, and reachable?"
+    }
+  }
+}
+
+/// Which of two racing tasks answers: the first to claim it.
+private final class FirstAnswer: Sendable {
+  private let claimed = Mutex(false)
+
+  func claim() -> Bool {
+    self.claimed.withLock { claimed in
+      defer { claimed = true }
+      return !claimed
     }
   }
 }
