@@ -7,6 +7,8 @@
 #   make bench   run the runtime benchmarks and print their ratios to the references
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
 #   make bench-ab BASELINE=…  this build against an older switchyardd, interleaved rounds
+#   make bench-peers  the same work on Switchyard, Redis and etcd, each durability side by side
+#   make bench-scale  how the cost grows: fan-out and journal length, with plots
 #   make bench-lookups  count the Swift runtime's generic metadata look-ups per Send, by caller
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
 #                   APP=… PACKAGE=… installs another application's daemon the same way
@@ -166,6 +168,17 @@ bench: deps
 # End-to-end: switchyardd against a C echo server and Redis, started by the same run.
 bench-e2e: deps
 	Benchmarks/EndToEnd/run.sh
+
+# The same work on Switchyard, Redis 7 and etcd 3.4 (installed when missing), each durability
+# side by side, in interleaved rounds: medians, ranges and the ratios the goals are set on.
+.PHONY: bench-peers bench-scale
+bench-peers: deps
+	Benchmarks/Peers/run.sh
+
+# The curves: fan-out to 10–10,000 subscribers against Redis, a journal of 10–10,000,000 changes;
+# data and SVG plots under .build-bench/scale.
+bench-scale: deps
+	Benchmarks/Peers/scale.sh
 
 # A change to the daemon against the build before it: BASELINE=path/to/old/switchyardd, in ROUNDS
 # interleaved rounds pinned to one CPU (a release build of the old commit made with

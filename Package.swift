@@ -163,8 +163,9 @@ let package = Package(
       name: "SwitchyardTiming",
       path: "Sources/Timing"
     ),
-    // The journal: the `Journal` protocol, the SQLite engine, the writer, recovery, backup, the
-    // state directory. Neither NIO nor the application's types: the daemon hands it values.
+    // The journal: the `Journal` protocol, the SQLite engine, the writer (a service of the
+    // daemon's group), recovery, replay, backup, the state directory. Neither NIO nor the
+    // application's types: the daemon hands it values, and its reducers as closures to replay.
     .target(
       name: "SwitchyardJournal",
       dependencies: [
@@ -175,6 +176,10 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "HeapModule", package: "swift-collections"),
+        // The writer is a service of the daemon's group.
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        // A replay gives reducers the date and UUIDs the journal recorded them reading.
+        .product(name: "Dependencies", package: "swift-dependencies"),
       ],
       path: "Sources/Journal"
     ),
@@ -193,6 +198,21 @@ let package = Package(
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ],
       path: "Sources/PostgresJournal"
+    ),
+    // The change feed: the change log that numbers every change to the composed state and hands
+    // it to the journal writer, the history to resume from, and the subscriptions by path, each
+    // change encoded once per path. Neither NIO's channels nor the application's types.
+    .target(
+      name: "SwitchyardChangeFeed",
+      dependencies: [
+        "SwitchyardSynchronization",
+        "SwitchyardJSON",
+        "SwitchyardJournal",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "DequeModule", package: "swift-collections"),
+      ],
+      path: "Sources/ChangeFeed"
     ),
     // Worker processes: the spawner, the link and its frames (both ends), the supervisor, how a
     // worker ended. Nothing of the pipeline: the daemon's host of a worker-hosted feature uses it.
@@ -272,6 +292,7 @@ let package = Package(
         "SwitchyardJSON",
         "SwitchyardJournal",
         "SwitchyardPostgresJournal",
+        "SwitchyardChangeFeed",
         "SwitchyardTiming",
         "SwitchyardRuntime",
         "SwitchyardVarlink",
@@ -380,6 +401,7 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "SwitchyardTestSupport",
         "SwitchyardDaemon",
+        "SwitchyardChangeFeed",
         "SwitchyardSystemd",
         "SwitchyardJournal",
         "SwitchyardTiming",
@@ -407,6 +429,18 @@ let package = Package(
         "SwitchyardSynchronization",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ]
+    ),
+    .testTarget(
+      name: "ChangeFeedTests",
+      dependencies: [
+        "SwitchyardChangeFeed",
+        "SwitchyardJSON",
+        "SwitchyardSynchronization",
+        "SwitchyardTestSupport",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(
@@ -470,6 +504,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(

@@ -8,12 +8,17 @@
 //   loadgen pingpong-poll PROTO PATH N       the same, the reply awaited in `poll` (as an event-driven
 //                                            client, redis-benchmark or NIO, awaits it in epoll)
 //   loadgen pipeline PROTO PATH N DEPTH      N requests with DEPTH of them in flight
+//   loadgen concurrent PROTO PATH N CLIENTS  N requests from CLIENTS connections, one in flight
+//                                            each (etcd's gateway answers a connection's
+//                                            pipelined requests one after another)
 //   loadgen fanout PROTO PATH SUBSCRIBERS N  N changes, each delivered to every subscriber
 //
 // PROTO is `switchyard` (io.switchyard.Store.Send of {"counter":{"incrTapped":{}}}), `echo`
-// (the same bytes, reflected) or `redis` (PING; PUBLISH/SUBSCRIBE for fanout). Each run prints
-// one line of key=value figures. Written in C so that the load generator costs the same for
-// every server it measures.
+// (the same bytes, reflected), `redis` (PING; PUBLISH/SUBSCRIBE for fanout), `redis-work` (FCALL
+// of a Redis function `bump` that does HINCRBY and PUBLISH: the same work as the Send, loaded by
+// Benchmarks/Peers/run.sh) or `etcd` (a put through etcd's JSON gateway, HTTP/1.1). PATH is a
+// Unix socket's path, or `tcp:HOST:PORT`. Each run prints one line of key=value figures. Written
+// in C so that the load generator costs the same for every server it measures.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -22,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -42,7 +50,26 @@ static void die(const char *what) {
   exit(2);
 }
 
+// A TCP connection to `tcp:HOST:PORT`, with Nagle's delay off as every peer's client has it.
+static int connect_tcp(const char *address) {
+  char host[256];
+  const char *colon = strrchr(address, ':');
+  if (!colon || (size_t)(colon - address) >= sizeof host) die("tcp address");
+  memcpy(host, address, (size_t)(colon - address));
+  host[colon - address] = 0;
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *found;
+  if (getaddrinfo(host, colon + 1, &hints, &found) != 0) die("getaddrinfo");
+  int fd = socket(found->ai_family, SOCK_STREAM, 0);
+  if (fd < 0) die("socket");
+  if (connect(fd, found->ai_addr, found->ai_addrlen) != 0) die("connect");
+  freeaddrinfo(found);
+  int on = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+  return fd;
+}
+
 static int connect_to(const char *path) {
+  if (strncmp(path, "tcp:", 4) == 0) return connect_tcp(path + 4);
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
   if (fd < 0) die("socket");
   struct sockaddr_un address = {.sun_family = AF_UNIX};
@@ -63,18 +90,61 @@ static void write_all(int fd, const char *bytes, size_t count) {
   }
 }
 
+// etcd's put of `counter` = `1`, keys and values in base64 as its JSON gateway takes them.
+static const char ETCD_PUT_BODY[] = "{\"key\":\"Y291bnRlcg==\",\"value\":\"MQ==\"}";
+
 // The request of a protocol, with its terminator.
 static size_t request(const char *proto, char *buffer, size_t size) {
   if (strcmp(proto, "redis") == 0) return (size_t)snprintf(buffer, size, "PING\r\n");
+  if (strcmp(proto, "redis-work") == 0) return (size_t)snprintf(buffer, size, "FCALL bump 1 counter\r\n");
+  if (strcmp(proto, "etcd") == 0)
+    return (size_t)snprintf(buffer, size,
+                            "POST /v3/kv/put HTTP/1.1\r\nHost: etcd\r\nContent-Type: application/json\r\n"
+                            "Content-Length: %zu\r\n\r\n%s",
+                            strlen(ETCD_PUT_BODY), ETCD_PUT_BODY);
   size_t length = strlen(SEND);
   memcpy(buffer, SEND, length);
   buffer[length] = 0;
   return length + 1;
 }
 
-// How many replies `bytes` ends: NUL-ended messages, or lines for Redis.
+// How many HTTP responses `bytes` begins, carrying a status line cut by a read over to the next
+// read (one connection a process). A response that is not 200 stops the run: a failing peer
+// must not be measured as a fast one.
+static int http_responses(const char *bytes, ssize_t count) {
+  static const char status[] = "HTTP/1.1 ";
+  static __thread char carried[sizeof status + 3];
+  static __thread size_t carried_count = 0;
+  char window[sizeof carried + 65536];
+  memcpy(window, carried, carried_count);
+  size_t length = carried_count + (size_t)(count < 65536 ? count : 65536);
+  memcpy(window + carried_count, bytes, length - carried_count);
+  int found = 0;
+  size_t needed = sizeof status - 1 + 3;
+  size_t i = 0;
+  for (; i + needed <= length; i++) {
+    if (memcmp(window + i, status, sizeof status - 1) != 0) continue;
+    if (memcmp(window + i + sizeof status - 1, "200", 3) != 0) {
+      fprintf(stderr, "etcd answered: %.40s\n", window + i);
+      exit(2);
+    }
+    found++;
+  }
+  carried_count = length - i;
+  memcpy(carried, window + i, carried_count);
+  return found;
+}
+
+// How many replies `bytes` ends: NUL-ended messages, lines for Redis, responses for etcd. An
+// error reply from Redis stops the run.
 static int terminators(const char *proto, const char *bytes, ssize_t count) {
-  char end = strcmp(proto, "redis") == 0 ? '\n' : 0;
+  if (strcmp(proto, "etcd") == 0) return http_responses(bytes, count);
+  int redis = strncmp(proto, "redis", 5) == 0;
+  if (redis && count > 0 && (bytes[0] == '-' || memmem(bytes, (size_t)count, "\n-", 2) != NULL)) {
+    fprintf(stderr, "redis answered: %.*s\n", (int)(count < 200 ? count : 200), bytes);
+    exit(2);
+  }
+  char end = redis ? '\n' : 0;
   int found = 0;
   for (ssize_t i = 0; i < count; i++) found += bytes[i] == end;
   return found;
@@ -237,6 +307,51 @@ static void pipeline(const char *proto, const char *path, long n, int depth) {
   printf("rate=%.0f p50_us=%.1f p99_us=%.1f\n", n / (elapsed / 1e6), percentile(latencies, n, 0.5),
          percentile(latencies, n, 0.99));
   close(fd);
+}
+
+typedef struct {
+  const char *proto;
+  const char *path;
+  long n;
+  double *latencies;
+} Client;
+
+static void *run_client(void *context) {
+  Client *c = context;
+  int fd = connect_to(c->path);
+  char message[256], buffer[65536];
+  size_t length = request(c->proto, message, sizeof message);
+  for (long i = 0; i < c->n; i++) {
+    double sent = now_us();
+    write_all(fd, message, length);
+    int replies = 0;
+    while (replies == 0) {
+      ssize_t count = read(fd, buffer, sizeof buffer);
+      if (count <= 0) die("read");
+      replies += terminators(c->proto, buffer, count);
+    }
+    c->latencies[i] = now_us() - sent;
+  }
+  close(fd);
+  return NULL;
+}
+
+static void concurrent(const char *proto, const char *path, long n, int clients) {
+  long each = n / clients;
+  Client *all = calloc((size_t)clients, sizeof(Client));
+  pthread_t *threads = calloc((size_t)clients, sizeof(pthread_t));
+  double *latencies = malloc(sizeof(double) * (size_t)(each * clients));
+  double start = now_us();
+  for (int i = 0; i < clients; i++) {
+    all[i] = (Client){.proto = proto, .path = path, .n = each, .latencies = latencies + each * i};
+    pthread_create(&threads[i], NULL, run_client, &all[i]);
+  }
+  for (int i = 0; i < clients; i++) pthread_join(threads[i], NULL);
+  double elapsed = now_us() - start;
+  long total = each * clients;
+  qsort(latencies, (size_t)total, sizeof(double), compare);
+  printf("rate=%.0f p50_us=%.1f p99_us=%.1f\n", total / (elapsed / 1e6), percentile(latencies, total, 0.5),
+         percentile(latencies, total, 0.99));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -404,6 +519,7 @@ int main(int argc, char **argv) {
   if (argc == 5 && strcmp(argv[1], "pingpong") == 0) pingpong(argv[2], argv[3], atol(argv[4]), 0);
   else if (argc == 5 && strcmp(argv[1], "pingpong-poll") == 0) pingpong(argv[2], argv[3], atol(argv[4]), 1);
   else if (argc == 6 && strcmp(argv[1], "pipeline") == 0) pipeline(argv[2], argv[3], atol(argv[4]), atoi(argv[5]));
+  else if (argc == 6 && strcmp(argv[1], "concurrent") == 0) concurrent(argv[2], argv[3], atol(argv[4]), atoi(argv[5]));
   else if (argc == 6 && strcmp(argv[1], "fanout") == 0) fanout(argv[2], argv[3], atoi(argv[4]), atol(argv[5]));
   else {
     fprintf(stderr, "usage: see the comment at the top of loadgen.c\n");

@@ -41,7 +41,7 @@ extension Daemon {
     return ceiling
   }
 
-  func logFeaturesStarted(workers: [WorkerHost<Action>]) {
+  func logFeaturesStarted(workers: [WorkerHost]) {
     for feature in self.application.features {
       let isolation = workers.contains { $0.name == feature.name } ? "process" : "actor"
       self.logger.info("feature started", metadata: ["feature": "\(feature.name)", "isolation": "\(isolation)"])
@@ -51,9 +51,9 @@ extension Daemon {
   /// The `io.switchyard.Store` interface over the hosted features, which also samples the
   /// metrics.
   func responder(
-    _ hosted: RunningFeatures<State, Action>, journal: OpenedJournal?, configuration: LiveConfiguration,
+    _ hosted: RunningFeatures, journal: OpenedJournal?, configuration: LiveConfiguration,
     counters: ServerCounters
-  ) -> StoreResponder<State, Action> {
+  ) -> StoreResponder {
     let responder = StoreResponder(
       router: hosted.router,
       drains: hosted.drains,
@@ -85,7 +85,7 @@ extension Daemon {
 
   /// The daemon's status line (`STATUS=`) and the actions routed so far, computed when asked.
   func statusLine(
-    _ hosted: RunningFeatures<State, Action>, journal: OpenedJournal?, responder: StoreResponder<State, Action>,
+    _ hosted: RunningFeatures, journal: OpenedJournal?, responder: StoreResponder,
     counters: ServerCounters
   ) -> @Sendable () -> (line: StatusLine, actions: Int) {
     let featureCount = hosted.hosts.count
@@ -107,7 +107,7 @@ extension Daemon {
 
   /// Pings systemd's watchdog while every feature answers its probe, when the unit sets
   /// `WatchdogSec=`.
-  func watchdog(manager: ServiceManager, router: Router<Action>, features: [String]) -> Watchdog? {
+  func watchdog(manager: ServiceManager, router: Router, features: [String]) -> Watchdog? {
     guard let interval = manager.watchdogInterval else { return nil }
     self.logger.info("watchdog enabled", metadata: ["interval": "\(interval)"])
     return Watchdog(manager: manager, period: interval / 2, probe: { router.probe($0) }, featureNames: features, logger: self.logger)

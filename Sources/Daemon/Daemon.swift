@@ -70,8 +70,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   /// Starts the features and serves until a termination signal.
   ///
   /// Builds the daemon's parts in the order they start, then runs them as one `ServiceGroup`:
-  /// a graceful shutdown reaches them last first, so the features, their workers and the
-  /// journal stop after the server has answered every call in flight.
+  /// a graceful shutdown reaches them last first, so the features and their workers stop after
+  /// the server has answered every call in flight, and the journal closes after them.
   ///
   /// - Parameter onListening: Called once the socket accepts connections.
   /// - Throws: ``ApplicationError`` when the application is inconsistent, `SystemdError` when
@@ -99,8 +99,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let requests = RequestsInFlight()
     let hosted = try await RunningFeatures.start(
       self.application, configuration: self.configuration, launch: WorkerLaunch(logLevel: self.logLevel),
-      encodeChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1) },
-      encodeCausedChange: { StoreResponder<State, Action>.encodeChange(seq: $0, patch: $1, feature: $2, cause: $3) },
+      encodeChange: { StoreResponder.encodeChange(seq: $0, patch: $1) },
+      encodeCausedChange: { StoreResponder.encodeChange(seq: $0, patch: $1, feature: $2, cause: $3) },
       loop: loop, journal: journal, metrics: self.metrics, requests: requests, logger: self.logger
     )
     let supervisor = Supervisor(configuration: self.configuration.supervision, children: hosted.workers, logger: self.logger)
@@ -118,8 +118,13 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       responder: responder, counters: counters, listener: listener, limits: { configuration.value.limits },
       connectionCeiling: connectionCeiling, loop: loop, logger: self.logger
     )
+    let hosting = HostingService(stop: { await supervisor.stop(); await hosted.stopFeatures() })
+    let changeLog = hosted.changeLog
     let services: [(any Service)?] = [
-      HostingService(stop: { await supervisor.stop(); await hosted.stop() }),
+      // First, so that a graceful shutdown reaches it last: it closes once the hosts, which the
+      // server's last calls reached, have stopped making changes.
+      hosted.journal.map { JournalWriterService(writer: $0, after: { await hosting.stopped() }, finalState: { changeLog.composed }) },
+      hosting,
       ServerService(server: server, changeLog: hosted.changeLog, manager: manager) {
         responder.socketGroup.store(Int64(socketGroup(boundAt: listener.socketPath)), ordering: .relaxed)
         manager.ready(status: status().line.description)

@@ -1,4 +1,5 @@
 import ServiceLifecycle
+import SwitchyardChangeFeed
 import SwitchyardServer
 import SwitchyardSystemd
 
@@ -30,21 +31,34 @@ struct ServerService<Responder: VarlinkResponder>: Service {
   }
 }
 
-/// The hosted features, their workers and the journal, as the group's first service: the last
-/// a graceful shutdown reaches, once the server has answered every call. It then ends the
-/// workers and the actors' effects and closes the journal with its clean stop record.
+/// The hosted features and their workers, as the group's service after the journal's: a
+/// graceful shutdown reaches it once the server has answered every call. It then ends the
+/// workers and the actors' effects; the journal, which waits for ``stopped()``, closes after it.
 ///
 /// ```swift
-/// HostingService(stop: { await supervisor.stop(); await hosted.stop() })
+/// let hosting = HostingService(stop: { await supervisor.stop(); await hosted.stopFeatures() })
+/// JournalWriterService(writer: writer, after: { await hosting.stopped() }, finalState: { changeLog.composed })
 /// ```
 struct HostingService: Service {
   let stop: @Sendable () async -> Void
+  /// Finished once the stop has returned: nothing makes changes any more.
+  private let end = AsyncStream<Never>.makeStream()
+
+  init(stop: @escaping @Sendable () async -> Void) {
+    self.stop = stop
+  }
 
   func run() async throws {
     // Cancelled rather than shut down when the group fails: the stop is the same.
     try? await gracefulShutdown()
     // In a task of its own, so that the group's cancellation cannot cut the stop short: the
-    // workers are ended and the journal closed whatever the group's state.
+    // workers are ended whatever the group's state.
     await Task { await self.stop() }.value
+    self.end.continuation.finish()
+  }
+
+  /// Returns once the features and workers have stopped, whether the group shut down or failed.
+  func stopped() async {
+    for await _ in self.end.stream {}
   }
 }

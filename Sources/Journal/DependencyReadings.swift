@@ -5,7 +5,7 @@ import SwitchyardJSON
 /// the date (`date.now`) and UUIDs (`uuid()`) — in the order it read them.
 ///
 /// Journaled with the change the reduction made, so that `Replay` can reduce the action again
-/// with the values production had (the daemon's `DependencyReplay`): a reducer that stamps what it records
+/// with the values production had (``DependencyReplay``): a reducer that stamps what it records
 /// with the time replays equal.
 ///
 /// ```swift
@@ -14,6 +14,10 @@ import SwitchyardJSON
 ///
 /// Dates are kept as seconds since 2001, `Date`'s own measure, so that they come back exactly.
 package struct DependencyReadings: Sendable, Equatable {
+  /// How many readings of each a reduction keeps, whatever an action makes it read: what is
+  /// journaled with a change stays small.
+  package static let limit = 1_024
+
   package var dates: [Date] = []
   package var uuids: [UUID] = []
 

@@ -7,7 +7,7 @@ import SwitchyardJSON
 ///
 /// ```swift
 /// let opened = try await OpenedJournal.open(
-///   directory: "/var/lib/switchyard", mode: .strict, interval: .seconds(1), historyLimit: 1000, historyBytes: 1 << 20,
+///   directory: "/var/lib/switchyard", configuration: JournalConfiguration(), historyLimit: 1000, historyBytes: 1 << 20,
 ///   initialState: { initialState }, logger: logger
 /// )
 /// // opened.recovered.state at opened.recovered.seq; opened.journal.id names the history
@@ -15,8 +15,8 @@ import SwitchyardJSON
 package struct OpenedJournal: Sendable {
   package let directory: StateDirectory
   package let journal: any Journal
-  package let mode: DurabilityMode
-  package let interval: Duration
+  /// The settings it was opened with: its durability, snapshots, retention and timers.
+  package let configuration: JournalConfiguration
   package let recovered: Recovery.Recovered
   /// The last changes the journal holds, up to `historyLimit` and `historyBytes`: a subscriber
   /// of the last run resumes from them with `since`.
@@ -33,6 +33,9 @@ package struct OpenedJournal: Sendable {
   /// once there is room, and until then the journal is served read-only.
   package let unwrittenStart: (start: JournalStart, reason: JournalWriteError)?
 
+  package var mode: DurabilityMode { self.configuration.mode }
+  package var interval: Duration { self.configuration.interval }
+
   package var status: DurabilityStatus {
     DurabilityStatus(mode: self.mode.rawValue, directory: self.directory.path, journal: self.journal.id, report: self.report)
   }
@@ -41,6 +44,7 @@ package struct OpenedJournal: Sendable {
   /// with `initialState` as the first snapshot, computed only then) and recovers its state.
   ///
   /// - Parameters:
+  ///   - configuration: The journal's settings; recovery reads its durability mode and interval.
   ///   - historyLimit: How many of the last changes to read (``lastChanges``), and
   ///     `historyBytes`, how many bytes of them at most.
   ///   - migrator: The state versions the application declares, and its migrations: a state
@@ -52,15 +56,15 @@ package struct OpenedJournal: Sendable {
   /// The journal is read and written on a ``JournalThread`` of the start's own: it blocks on
   /// the disk, and Swift's cooperative pool must not.
   package static func open(
-    directory path: String, mode: DurabilityMode, interval: Duration, historyLimit: Int, historyBytes: Int,
-    migrator: StateMigrator = .none, engine: Engine? = nil, initialState: () throws -> JSONValue, stillStarting: () -> Void = {},
-    logger: Logger
+    directory path: String, configuration: JournalConfiguration, historyLimit: Int, historyBytes: Int,
+    migrator: StateMigrator = .none, engine: Engine? = nil, initialState: () throws -> JSONValue,
+    stillStarting: () -> Void = {}, logger: Logger
   ) async throws -> OpenedJournal {
     let thread = JournalThread(name: "journal-start")
     defer { thread.stop() }
     return try await withTaskExecutorPreference(thread) {
       try await Self.recover(
-        path, mode: mode, interval: interval, historyLimit: historyLimit, historyBytes: historyBytes, migrator: migrator,
+        path, configuration: configuration, historyLimit: historyLimit, historyBytes: historyBytes, migrator: migrator,
         engine: engine, initialState: initialState, stillStarting: stillStarting, logger: logger
       )
     }
@@ -74,9 +78,10 @@ package struct OpenedJournal: Sendable {
   ) async throws -> any Journal
 
   private static func recover(
-    _ path: String, mode: DurabilityMode, interval: Duration, historyLimit: Int, historyBytes: Int,
+    _ path: String, configuration: JournalConfiguration, historyLimit: Int, historyBytes: Int,
     migrator: StateMigrator, engine: Engine?, initialState: () throws -> JSONValue, stillStarting: () -> Void, logger: Logger
   ) async throws -> OpenedJournal {
+    let (mode, interval) = (configuration.mode, configuration.interval)
     let directory = try StateDirectory(path: path)
     if let mode = directory.tightenedFrom {
       logger.warning(
@@ -174,8 +179,8 @@ package struct OpenedJournal: Sendable {
       throw RecoveryError(.unreadable, "cannot read the journal's durable timers: \(error)", underlying: error)
     }
     return OpenedJournal(
-      directory: directory, journal: journal, mode: mode,
-      interval: interval, recovered: recovered, lastChanges: lastChanges, timers: timers,
+      directory: directory, journal: journal, configuration: configuration, recovered: recovered, lastChanges: lastChanges,
+      timers: timers,
       run: run, report: report, reached: reached, unwrittenStart: unwrittenStart
     )
   }

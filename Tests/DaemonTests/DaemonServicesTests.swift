@@ -1,12 +1,16 @@
+import Foundation
 import Logging
 import ServiceLifecycle
+import SwitchyardJournal
 import SwitchyardSynchronization
+import SwitchyardTestSupport
 import Testing
 
 @testable import SwitchyardDaemon
 
-/// The daemon's parts run as one service group: the hosting service, first in the group, is
-/// stopped last, and it stops to the end whether the group shuts down or fails.
+/// The daemon's parts run as one service group: the hosting service, first in the group after the
+/// journal's, is stopped last but for the journal, and both stop to the end whether the group
+/// shuts down or fails.
 @Suite struct DaemonServicesTests {
   @Test func aGracefulShutdownStopsTheHostingLastAfterTheOtherServices() async throws {
     let events = Events()
@@ -44,6 +48,42 @@ import Testing
     )
     await #expect(throws: GaveUp.self) { try await group.run() }
     #expect(events.all == ["hosting stopped"])
+  }
+
+  @Test(arguments: [false, true])
+  func theJournalClosesOnceTheHostingHasStoppedWhetherTheGroupShutsDownOrFails(_ fails: Bool) async throws {
+    let events = Events()
+    let directory = TemporaryStateDirectory()
+    try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+    let journal = try SQLiteJournal(path: directory.path + "/journal.sqlite", mode: .strict, initialState: { Array("{}".utf8) })
+    let writer = JournalWriter(
+      journal: journal, mode: .strict, interval: .seconds(1), lastSeq: 0, lastSnapshotSeq: 0, logger: Logger(label: "test"),
+      released: { _ in }
+    )
+    let hosting = HostingService(stop: {
+      // Sleeps through the group's cancellation: the journal waits for the end of it.
+      try? await Task.sleep(for: .milliseconds(50))
+      events.append("hosting stopped")
+    })
+    let services: [any Service] = [
+      JournalWriterService(writer: writer, after: { await hosting.stopped() }) {
+        events.append("journal closing")
+        return nil
+      },
+      hosting,
+    ]
+    if fails {
+      let group = ServiceGroup(services: services + [Failing()], logger: Logger(label: "test"))
+      await #expect(throws: GaveUp.self) { try await group.run() }
+    } else {
+      let group = ServiceGroup(services: services, logger: Logger(label: "test"))
+      try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+      }
+    }
+    #expect(events.all == ["hosting stopped", "journal closing"])
   }
 }
 

@@ -17,3 +17,16 @@ public func eventually(within timeout: Duration = .seconds(5), _ condition: () t
     try await Task.sleep(for: .milliseconds(10))
   }
 }
+
+/// The first value `take` gives, asking every millisecond: how a test reads a queue that nothing
+/// else delivers.
+///
+/// ```swift
+/// let item = await polled { subscriber.take(limit: 1).first }
+/// ```
+public func polled<Value>(_ take: () -> Value?) async -> Value {
+  while true {
+    if let value = take() { return value }
+    try? await Task.sleep(for: .milliseconds(1))
+  }
+}

@@ -21,14 +21,9 @@ extension OpenedJournal {
       case .postgresql: try PostgresJournal.engine(configuration.journal, logger: logger)
       }
     return try await Self.open(
-      directory: path, mode: configuration.durabilityMode, interval: configuration.durabilityInterval,
-      historyLimit: configuration.historyLimit, historyBytes: configuration.historyBytes, migrator: migrator,
-      engine: engine, initialState: initialState, stillStarting: stillStarting, logger: logger
+      directory: path, configuration: configuration.journal, historyLimit: configuration.historyLimit,
+      historyBytes: configuration.historyBytes, migrator: migrator, engine: engine, initialState: initialState,
+      stillStarting: stillStarting, logger: logger
     )
-  }
-
-  /// The last changes the journal holds, as the change log keeps its history.
-  var history: [LoggedChange] {
-    self.lastChanges.map { LoggedChange(seq: $0.seq, patch: $0.patch) }
   }
 }

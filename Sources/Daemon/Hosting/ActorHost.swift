@@ -1,4 +1,3 @@
-import ConcurrencyExtras
 import Dependencies
 import NIOCore
 import SwitchyardJournal
@@ -16,59 +15,57 @@ import SwitchyardTiming
 ///
 /// The store runs on the daemon's event loop, so those callbacks run on the loop's thread, one
 /// at a time: what they share is bound to the loop, not locked.
-final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, LocalAction: Sendable>: FeatureHost {
+final class ActorHost: FeatureHost {
   let name: String
-  private let route: any ActionRoute<RootAction, LocalAction>
-  private let store: Store<LocalState, LocalAction>
+  private let store: any HostedStore
   private let sink: ChangeSink
-  private let internalActionName: @Sendable (RootAction) -> String?
   /// What the reductions read of the date and UUIDs, for the journal; `nil` without one.
   private let recorder: DependencyRecorder?
-  private let versions: NIOLoopBoundBox<ActorHostVersions>
+  private let versions: NIOLoopBoundBox<Versions>
   private let observation = Mutex<StoreObservation?>(nil)
 
-  fileprivate init(
-    name: String,
-    route: some ActionRoute<RootAction, LocalAction>,
-    store: Store<LocalState, LocalAction>,
-    loop: any EventLoop,
-    sink: ChangeSink,
-    recorder: DependencyRecorder?,
-    internalAction: @escaping @Sendable (RootAction) -> String?
-  ) {
+  /// The store's version (its own count of changes) against the change log's numbers: read and
+  /// written on the store's isolation — the loop — only, by the observer and by the reductions'
+  /// callbacks.
+  private struct Versions {
+    /// The store's version when a reduction last reported, and the latest change's.
+    var reported: UInt64
+    var changed: UInt64
+    /// The change log's number for the latest change.
+    var seq: UInt64 = 0
+  }
+
+  fileprivate init(name: String, store: any HostedStore, loop: any EventLoop, sink: ChangeSink, recorder: DependencyRecorder?) {
     self.name = name
-    self.route = route
     self.store = store
     self.sink = sink
     self.recorder = recorder
-    self.internalActionName = internalAction
-    self.versions = NIOLoopBoundBox.makeBoxSendingValue(ActorHostVersions(reported: 0, changed: 0), eventLoop: loop)
+    self.versions = NIOLoopBoundBox.makeBoxSendingValue(Versions(reported: 0, changed: 0), eventLoop: loop)
   }
 
-  /// Starts the feature's store from `initialState` on `executor` and observes it into `sink`.
+  /// Starts the feature's store from `initialState` on `executor`, observes it into `sink`, and
+  /// returns how the router reaches it: `route` reads the global actions, and the store takes
+  /// the local action itself (the client's text is for worker processes).
   ///
-  /// - Parameter effectActions: Where the global actions of effects go (the router) when the
-  ///   route can embed them, so that listeners on read-only routes see them; a read-only route
-  ///   keeps them in the feature's own mailbox.
+  /// - Parameter effectActions: Where the actions of effects go (to the router, embedded) when
+  ///   the route can embed them, so that listeners on read-only routes see them; `nil` keeps
+  ///   them in the feature's own mailbox.
   /// - Parameter timers: Where the store's durable timers go; without one (a read-only route)
   ///   they are the store's own tasks.
-  static func start<R: Reducer<LocalState, LocalAction> & SendableMetatype>(
+  static func start<
+    RootAction, LocalState: Codable & Sendable, LocalAction: Sendable, R: Reducer<LocalState, LocalAction> & SendableMetatype
+  >(
     name: String,
     initialState: LocalState,
     executor: EventLoopStoreExecutor,
     route: some ActionRoute<RootAction, LocalAction>,
-    internalAction: @escaping @Sendable (RootAction) -> String?,
+    internalAction: @escaping @Sendable (RoutedAction) -> String?,
     prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
     reducer: @escaping @Sendable () -> R,
     sink: ChangeSink,
-    effectActions: @escaping @Sendable (RootAction) -> Void,
+    effectActions: (@Sendable (LocalAction) -> Void)?,
     timers: (any TimerHost<LocalAction>)?
-  ) async throws -> ActorHost {
-    var localEffectActions: (@Sendable (LocalAction) -> Void)?
-    if let embed = route.embed {
-      let embed = UncheckedSendable(embed)
-      localEffectActions = { effectActions(embed.value($0)) }
-    }
+  ) async throws -> RoutedFeature {
     let metrics = sink.metrics
     // With a journal, what the reductions read of the date and UUIDs is journaled with their
     // changes, for `Replay`.
@@ -79,25 +76,20 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
     let store = DependencyRecorder.recording(recorder, prepareDependencies) { dependencies in
       Store<LocalState, LocalAction>(
         initialState: initialState, executor: executor, reducer: makeReducer, withDependencies: dependencies,
-        effectActions: localEffectActions, timers: timers
+        effectActions: effectActions, timers: timers
       )
     }
-    let host = try await store.observing(
-      name: name, route: route, loop: executor.loop, sink: sink, recorder: recorder, internalAction: internalAction
+    let host = try await store.observing(name: name, loop: executor.loop, sink: sink, recorder: recorder)
+    return RoutedFeature(
+      host: host,
+      offer: { action, _, ticket, cause in
+        route.extract(from: action[as: RootAction.self]) { local in
+          guard let ticket else { return store.enqueue(local, cause: cause) }
+          store.enqueue(local, cause: cause) { version in ticket.done(host.seq(reducedAt: version)) }
+        }
+      },
+      internalAction: internalAction
     )
-    return host
-  }
-
-  /// The store takes the local action itself: `text` is for worker processes.
-  func offer(_ action: RootAction, text: () -> UnsafeRawBufferPointer?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
-    self.route.extract(from: action) { local in
-      guard let ticket else { return self.store.enqueue(local, cause: cause) }
-      self.store.enqueue(local, cause: cause) { version in ticket.done(self.seq(reducedAt: version)) }
-    }
-  }
-
-  func internalAction(_ action: RootAction) -> String? {
-    self.internalActionName(action)
   }
 
   func probe(_ answered: @escaping @Sendable () -> Void) {
@@ -127,7 +119,7 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
 
   /// Starts from the store's version `version`, observed through `observation`.
   fileprivate func observed(from version: UInt64, through observation: StoreObservation) {
-    self.versions.value = ActorHostVersions(reported: version, changed: version)
+    self.versions.value = Versions(reported: version, changed: version)
     self.observation.withLock { $0 = observation }
   }
 
@@ -143,34 +135,24 @@ final class ActorHost<RootAction: Sendable, LocalState: Codable & Sendable, Loca
   }
 }
 
+/// What an ``ActorHost`` asks of its store besides the actions its route hands it.
+private protocol HostedStore: Sendable {
+  func probe(_ answered: @escaping @Sendable () -> Void)
+  var mailboxDepth: Int { get }
+  func cancelEffects() async
+}
+
+extension Store: HostedStore {}
+
 extension Store where State: Encodable {
   /// Observes the store into a new host, on the store's isolation: no change can come between
   /// the version the host starts from and its observer.
-  fileprivate func observing<RootAction: Sendable>(
-    name: String,
-    route: some ActionRoute<RootAction, Action>,
-    loop: any EventLoop,
-    sink: ChangeSink,
-    recorder: DependencyRecorder?,
-    internalAction: @escaping @Sendable (RootAction) -> String?
-  ) throws -> ActorHost<RootAction, State, Action> where State: Codable {
-    let host = ActorHost(name: name, route: route, store: self, loop: loop, sink: sink, recorder: recorder, internalAction: internalAction)
+  fileprivate func observing(name: String, loop: any EventLoop, sink: ChangeSink, recorder: DependencyRecorder?) throws -> ActorHost {
+    let host = ActorHost(name: name, store: self, loop: loop, sink: sink, recorder: recorder)
     let (snapshot, observation) = try self.observe(includingCauses: { host.published($0, cause: $1) })
     host.observed(from: snapshot.version, through: observation)
     return host
   }
-}
-
-/// An ``ActorHost``'s store version (its own count of changes) against the change log's numbers:
-/// read and written on the store's isolation — the loop — only, by the observer and by the
-/// reductions' callbacks. Not nested in the host, which is generic over the application's types: a nested
-/// type would be generic too, and the runtime would be asked for its metadata on every lock.
-private struct ActorHostVersions {
-  /// The store's version when a reduction last reported, and the latest change's.
-  var reported: UInt64
-  var changed: UInt64
-  /// The change log's number for the latest change.
-  var seq: UInt64 = 0
 }
 
 /// Runs `base`, timing each reduction into the feature's metrics: two reads of the monotonic

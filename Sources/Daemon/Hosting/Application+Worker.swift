@@ -29,13 +29,12 @@ extension Application {
   /// Reads the application's action from a client's text as the daemon did before it passed the
   /// text on: from its cases when the action type reads them, through `Codable` otherwise. The
   /// daemon refused unknown keys already.
-  private static func globalActionDecoder() -> GlobalActionDecoder<Action> {
+  private static func globalActionDecoder() -> GlobalActionDecoder {
     let decodeCases = caseDecoder(of: Action.self)
     let decoder = JSONBytesDecoder(refusesUnknownKeys: false)
-    return { action in
-      if let decodeCases, let decoded = decodeCases(action) { return decoded }
-      return try decoder.decode(Action.self, from: action.bytes, layout: action.layout, at: action.value)
+    return { action, body in
+      if let decodeCases, let decoded = decodeCases(action) { return RoutedAction.with(decoded, body) }
+      RoutedAction.with(try decoder.decode(Action.self, from: action.bytes, layout: action.layout, at: action.value), body)
     }
   }
-
 }

@@ -24,7 +24,7 @@ import SwitchyardSynchronization
 /// unless a reduction read something. A reduction's first ``limit`` readings of each are kept,
 /// whatever an action makes it read: what is journaled with a change stays small.
 final class DependencyRecorder: Sendable {
-  static let limit = 1_024
+  static let limit = DependencyReadings.limit
 
   /// The thread reducing now; 0 between reductions.
   private let reducingThread = Atomic<UInt>(0)

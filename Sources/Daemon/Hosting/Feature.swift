@@ -2,6 +2,7 @@ import ConcurrencyExtras
 import Dependencies
 import Logging
 import NIOCore
+import SwitchyardChangeFeed
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime
@@ -41,7 +42,7 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   public let restart: RestartPolicy
   /// What running in a worker process takes; `nil` when the feature's state or action is not
   /// Codable, so it can only run in an actor.
-  let worker: WorkerSupport<RootAction>?
+  let worker: WorkerSupport?
   /// Which of the feature's actions only its effects may send (``InternalActions``).
   let visibility: ActionVisibility
   /// The global action the feature receives first when the daemon starts again from its
@@ -53,7 +54,7 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   let timerRefused: (@Sendable (_ id: String) -> RootAction)?
   /// The internal action's name when the feature takes `action` and it is one of its internal
   /// actions, which a client may not send; `nil` otherwise.
-  let internalAction: @Sendable (RootAction) -> String?
+  let internalAction: @Sendable (RoutedAction) -> String?
   /// One of the feature's actions as its JSON and embedded in a global action: where `Describe`
   /// finds the case names that lead from the application's action to the feature's. `nil` for
   /// a read-only route, or an action with no case that takes no payload.
@@ -71,10 +72,7 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   /// action. What `Replay` checks the journal with.
   let reduceAgain: @Sendable (_ state: JSONValue, _ action: RootAction, _ replay: DependencyReplay) throws -> JSONValue?
   /// Starts the feature in an actor (``ActorHost``) whose store runs on the executor given.
-  let startActor: @Sendable (
-    RootState, ChangeSink, EventLoopStoreExecutor, _ effectActions: @escaping @Sendable (RootAction) -> Void,
-    _ timers: TimerSupport<RootAction>
-  ) async throws -> any FeatureHost<RootAction>
+  let startActor: @Sendable (RootState, ChangeSink, EventLoopStoreExecutor, HostingContext) async throws -> RoutedFeature
 }
 
 extension Feature {
@@ -195,18 +193,18 @@ extension Feature {
     _ timerRefused: (@Sendable (_ id: String) -> LocalAction)?,
     _ prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
     _ reducer: @escaping @Sendable () -> R,
-    worker: WorkerSupport<RootAction>?
+    worker: WorkerSupport?
   ) -> Self where R: Reducer<LocalState, LocalAction> & SendableMetatype {
     let toLocalState = UncheckedSendable(toLocalState)
     let encoder = JSONValueEncoder()
     let visibility = ActionVisibility(of: LocalAction.self)
-    let internalAction: @Sendable (RootAction) -> String?
+    let internalAction: @Sendable (RoutedAction) -> String?
     // Declared names are matched against the action as it encodes.
     if let check = visibility.check(for: LocalAction.self) {
       // Not `flatMap(check)`: in this unspecialized closure that is a generic call per action.
       internalAction = { action in
         var name: String?
-        _ = route.extract(from: action) { name = check($0) }
+        _ = route.extract(from: action[as: RootAction.self]) { name = check($0) }
         return name
       }
     } else {
@@ -247,8 +245,10 @@ extension Feature {
         }
         return try encoder.encode(localState)
       },
-      startActor: { root, sink, executor, effectActions, timers in
-        try await ActorHost.start(
+      startActor: { root, sink, executor, context in
+        // Effects' actions and timers leave the feature as global actions, embedded here.
+        let embed = route.embed.map { UncheckedSendable($0) }
+        return try await ActorHost.start(
           name: name,
           initialState: root[keyPath: toLocalState.value],
           executor: executor,
@@ -257,9 +257,14 @@ extension Feature {
           prepareDependencies: prepareDependencies,
           reducer: reducer,
           sink: sink,
-          effectActions: effectActions,
-          timers: route.embed.map { embed in
-            FeatureTimers(feature: name, embed: UncheckedSendable(embed), support: timers)
+          effectActions: embed.map { embed in
+            { @Sendable local in RoutedAction.with(embed.value(local), context.effectActions) }
+          },
+          timers: embed.map { embed in
+            FeatureTimers(
+              feature: name, encode: { @Sendable local in RoutedAction.with(embed.value(local), context.timers.journalText) },
+              support: context.timers
+            )
           }
         )
       }
@@ -276,7 +281,7 @@ public enum FeatureIsolation: String, Sendable, CaseIterable {
 }
 
 /// What starting a feature's host takes, whatever its isolation.
-struct HostingContext<RootAction: Sendable>: Sendable {
+struct HostingContext: Sendable {
   let changeLog: ChangeLog
   /// The daemon's event loop: the stores of actor-hosted features run on it
   /// (``EventLoopStoreExecutor``), and so do the links to worker processes.
@@ -285,9 +290,9 @@ struct HostingContext<RootAction: Sendable>: Sendable {
   /// the loop.
   var drains: LoopDrains? = nil
   /// Where effects' global actions go: the router.
-  let effectActions: @Sendable (RootAction) -> Void
-  /// Where the actor features' durable timers go.
-  let timers: TimerSupport<RootAction>
+  let effectActions: @Sendable (RoutedAction) -> Void
+  /// Where the features' durable timers go.
+  let timers: TimerSupport
   let launch: WorkerLaunch
   let probeTimeout: Duration
   let logger: Logger
@@ -304,16 +309,14 @@ extension Feature {
     isolation: FeatureIsolation,
     restart: RestartPolicy,
     initialState: RootState,
-    context: HostingContext<RootAction>
-  ) async throws -> any FeatureHost<RootAction> {
+    context: HostingContext
+  ) async throws -> RoutedFeature {
     let sink = ChangeSink(
       pointer: self.pointer, changeLog: context.changeLog, metrics: context.metrics?.feature(named: self.name)
     )
     switch isolation {
     case .actor:
-      return try await self.startActor(
-        initialState, sink, EventLoopStoreExecutor(context.loop, drains: context.drains), context.effectActions, context.timers
-      )
+      return try await self.startActor(initialState, sink, EventLoopStoreExecutor(context.loop, drains: context.drains), context)
     case .process:
       guard let support = self.worker else {
         throw ApplicationError(
@@ -328,7 +331,6 @@ extension Feature {
         name: self.name,
         restart: restart,
         support: support,
-        internalAction: self.internalAction,
         sink: sink,
         effectActions: context.effectActions,
         timers: context.timers,
@@ -336,7 +338,7 @@ extension Feature {
         loop: context.loop,
         probeTimeout: context.probeTimeout,
         logger: context.logger
-      )
+      ).routed(internalAction: self.internalAction)
     }
   }
 }

@@ -1,4 +1,3 @@
-import ConcurrencyExtras
 import Foundation
 import Logging
 import SwitchyardJournal
@@ -6,9 +5,10 @@ import SwitchyardRuntime
 
 /// What a feature's durable timers need of the daemon: where they are kept, and how a global
 /// action is written for the journal.
-struct TimerSupport<RootAction: Sendable>: Sendable {
+struct TimerSupport: Sendable {
   let timers: DurableTimers
-  let encode: @Sendable (RootAction) -> [UInt8]?
+  /// The global action as the journal keeps it; `nil` when it does not encode.
+  let journalText: @Sendable (RoutedAction) -> [UInt8]?
   let logger: Logger
 }
 
@@ -18,13 +18,14 @@ struct TimerSupport<RootAction: Sendable>: Sendable {
 ///
 /// Only a feature whose route can embed its actions has one: a read-only route's store keeps
 /// its timers as tasks, which do not outlive the daemon.
-struct FeatureTimers<RootAction: Sendable, LocalAction>: TimerHost {
+struct FeatureTimers<LocalAction>: TimerHost {
   let feature: String
-  let embed: UncheckedSendable<(LocalAction) -> RootAction>
-  let support: TimerSupport<RootAction>
+  /// The global action a local one embeds in, as the journal keeps it (``TimerSupport/journalText``).
+  let encode: @Sendable (LocalAction) -> [UInt8]?
+  let support: TimerSupport
 
   func schedule(_ action: LocalAction, at deadline: Date, ids: [EffectID]) {
-    guard let own = ids.last, let text = self.support.encode(self.embed.value(action)) else {
+    guard let own = ids.last, let text = self.encode(action) else {
       self.support.logger.error(
         "a durable timer's action does not encode: the timer is dropped",
         metadata: ["feature": "\(self.feature)", "action": "\(action)"]

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import SwitchyardChangeFeed
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime
@@ -15,14 +16,14 @@ import SwitchyardWorkers
 /// Each feature gets the host its isolation asks for, built the same way whichever it is; the
 /// router routes to them in declaration order; their changes go to the change log, which
 /// numbers them and hands them to the subscriptions.
-struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
-  let router: Router<Action>
+struct RunningFeatures: Sendable {
+  let router: Router
   let changeLog: ChangeLog
   let subscriptions: Subscriptions
   /// Every feature's host, in declaration order.
-  let hosts: [any FeatureHost<Action>]
+  let hosts: [any FeatureHost]
   /// The hosts of the features in worker processes, for their supervisor.
-  let workers: [WorkerHost<Action>]
+  let workers: [WorkerHost]
   /// What writes the journal, when there is one.
   let journal: JournalWriter?
   /// The durable timers of every feature.
@@ -40,7 +41,10 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
   ///   answered on the thread that read it.
   /// - Parameter journal: The journal and what it recovered, when there is a state directory:
   ///   the features start from the recovered state, and the numbers go on from its seq.
-  static func start(
+  ///
+  /// The one place, with ``Feature``, that knows the application's types: what it hands the
+  /// pipeline is erased (``RoutedAction``, ``RoutedFeature``).
+  static func start<State: Codable & Sendable, Action: Codable & Sendable>(
     _ application: Application<State, Action>,
     configuration: DaemonConfiguration,
     launch: WorkerLaunch,
@@ -83,21 +87,26 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
       historyID: opened?.journal.id ?? UUID().uuidString.lowercased(),
       subscriptions: subscriptions, journal: writer, logger: logger
     )
-    let router = Router<Action>(logger: logger)
+    let router = Router()
+    // An effect's action goes to every feature whose route takes it, journaled with its text.
+    let routeEffect: @Sendable (RoutedAction, ChangeCause?, (@Sendable () -> Void)?) -> Void = { [weak router] action, cause, reduced in
+      guard let router, !router.routeEffectAction(action, cause: cause, reduced: reduced) else { return }
+      logger.warning("an effect sent an action that no feature takes", metadata: ["action": "\(action.read(as: Action.self))"])
+    }
     let refusals = Dictionary(
       application.features.compactMap { feature in feature.timerRefused.map { (feature.name, $0) } }, uniquingKeysWith: { first, _ in first }
     )
     let timers = DurableTimers(
       pending: opened?.timers ?? [], journal: writer, limit: configuration.timersMaxPending, logger: logger,
-      refused: { [weak router] timer in
+      refused: { timer in
         // Routed as the feature's effect would route it, so it is journaled and seen like one.
         guard let action = refusals[timer.feature]?(timer.key) else { return }
-        router?.routeEffectAction(action, cause: writer == nil ? nil : .effect(Self.journalText(of: action)))
+        RoutedAction.with(action) { routeEffect($0, writer == nil ? nil : .effect(Self.journalText(of: action)), nil) }
       }
-    ) { [weak router] timer, reduced in
+    ) { timer, reduced in
       do {
         let action = try JSONValueDecoder.journal.decode(Action.self, from: JSONValue(parsing: timer.action))
-        router?.routeEffectAction(action, cause: writer == nil ? nil : .timer(timer.action), reduced: reduced)
+        RoutedAction.with(action) { routeEffect($0, writer == nil ? nil : .timer(timer.action), reduced) }
       } catch {
         reduced()
         logger.error(
@@ -107,14 +116,14 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
       }
     }
     let drains = LoopDrains(loop: loop)
-    let context = HostingContext<Action>(
+    let context = HostingContext(
       changeLog: changeLog,
       loop: loop,
       drains: drains,
-      effectActions: { [weak router] action in
-        router?.routeEffectAction(action, cause: writer == nil ? nil : .effect(Self.journalText(of: action)))
+      effectActions: { action in
+        routeEffect(action, writer == nil ? nil : .effect(Self.journalText(of: action.read(as: Action.self))), nil)
       },
-      timers: TimerSupport(timers: timers, encode: { Self.journalText(of: $0) }, logger: logger),
+      timers: TimerSupport(timers: timers, journalText: { Self.journalText(of: $0.read(as: Action.self)) }, logger: logger),
       launch: launch,
       probeTimeout: configuration.supervision.probeTimeout,
       logger: logger,
@@ -131,10 +140,10 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
         ]
       )
     }
-    var hosts: [any FeatureHost<Action>] = []
+    var features: [RoutedFeature] = []
     for feature in application.features {
       let settings = configuration.features[feature.name]
-      hosts.append(
+      features.append(
         try await feature.host(
           isolation: settings?.isolation ?? feature.isolation,
           restart: settings?.restart ?? feature.restart,
@@ -143,11 +152,11 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
         )
       )
     }
-    router.attach(hosts)
+    router.attach(features)
     // Started again from a journal: each feature hears of it first, before any client.
     if let opened, opened.recovered.seq > 0 {
       for action in application.features.compactMap(\.afterRestart) {
-        router.routeEffectAction(action, cause: .restart(Self.journalText(of: action)))
+        RoutedAction.with(action) { routeEffect($0, .restart(Self.journalText(of: action)), nil) }
       }
     }
     // Then the timers that fell due while the daemon was down, in order.
@@ -156,8 +165,8 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
       router: router,
       changeLog: changeLog,
       subscriptions: subscriptions,
-      hosts: hosts,
-      workers: hosts.compactMap { $0 as? WorkerHost<Action> },
+      hosts: features.map(\.host),
+      workers: features.compactMap { $0.host as? WorkerHost },
       journal: writer,
       timers: timers,
       drains: drains
@@ -166,13 +175,13 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
 
   /// A global action as the journal keeps it: compact JSON text, or `nil` when it does not
   /// encode (the change is journaled all the same, without its action).
-  static func journalText(of action: Action) -> [UInt8]? {
+  static func journalText(of action: some Encodable) -> [UInt8]? {
     try? JSONValueEncoder().encode(action).serializedBytes()
   }
 
   /// The application's state from the one the journal recovered. When it does not decode, the
   /// error names the feature whose state does not, where in it, and what to do.
-  private static func decode(
+  private static func decode<State: Codable & Sendable, Action: Codable & Sendable>(
     _ recovered: Recovery.Recovered, features: [Feature<State, Action>]
   ) throws(RecoveryError) -> State {
     for feature in features {
@@ -197,7 +206,7 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
     }
   }
 
-  private static func undecodable(feature: Feature<State, Action>, error: any Error, seq: UInt64) -> String {
+  private static func undecodable<State, Action>(feature: Feature<State, Action>, error: any Error, seq: UInt64) -> String {
     """
     the state of feature "\(feature.name)" recovered from the journal (at \(seq)) does not decode: \
     \(Self.describe(error, under: feature.pointer)). Its state type changed since the journal was \
@@ -225,8 +234,13 @@ struct RunningFeatures<State: Codable & Sendable, Action: Codable & Sendable>: S
 
   /// Ends the actors' effects, then writes what is left of the journal.
   func stop() async {
+    await self.stopFeatures()
+    await self.changeLog.closeJournal()
+  }
+
+  /// Ends the durable timers, the actors' effects and the workers; the journal stays open.
+  func stopFeatures() async {
     self.timers.stop()
     for host in self.hosts { await host.stop() }
-    await self.changeLog.closeJournal()
   }
 }

@@ -7,16 +7,14 @@ import SwitchyardSystemd
 import SwitchyardVarlink
 import SwitchyardWorkers
 
-/// A worker process and its link, not yet handed a state.
-struct LaunchedWorker: @unchecked Sendable {
-  let generation: Int
-  let pid: pid_t
-  let page: SharedPage
-  let link: WorkerChannel
-}
-
 extension WorkerHost {
-  typealias Launched = LaunchedWorker
+  /// A worker process and its link, not yet handed a state.
+  struct Launched: @unchecked Sendable {
+    let generation: Int
+    let pid: pid_t
+    let page: SharedPage
+    let link: WorkerChannel
+  }
 
   /// Starts a worker from the feature's part of the daemon's state — the standby when one is
   /// ready, a new process otherwise — and returns once it is ready or has ended, as OTP's

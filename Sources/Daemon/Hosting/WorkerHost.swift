@@ -21,19 +21,18 @@ import SwitchyardWorkers
 /// crashed it: it fails its request with `FeatureCrashed` instead of crashing the next worker.
 ///
 /// Its life cycle — launching, the standby, reaping, restarts — is in `WorkerHost+Lifecycle.swift`.
-final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
+final class WorkerHost: FeatureHost, SupervisedWorker {
   typealias Exit = WorkerExit
 
   let name: String
   let restart: RestartPolicy
-  let support: WorkerSupport<RootAction>
-  private let internalActionName: @Sendable (RootAction) -> String?
+  let support: WorkerSupport
   /// Where the worker's changes go.
   let sink: ChangeSink
   /// Where the global actions of the worker's effects go: the router.
-  private let effectActions: @Sendable (RootAction) -> Void
+  private let effectActions: @Sendable (RoutedAction) -> Void
   /// Where the worker's durable timers go.
-  private let timers: TimerSupport<RootAction>?
+  private let timers: TimerSupport?
   let launch: WorkerLaunch
   /// The event loop the link to the worker runs on: the daemon's, so that a `Send` read there
   /// goes to the worker and its reply comes back without another thread.
@@ -42,21 +41,13 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
   let logger: Logger
   let contents = Mutex(Contents())
 
-  // Not nested in this class, which is generic over the application's action: a type nested
-  // in it would be generic too, and each use of one (a `Deque<Pending>` append, a lock on
-  // `Contents`) would ask the Swift runtime for its metadata, eleven times a worker `Send`.
-  typealias Pending = WorkerPendingAction
-  typealias Phase = WorkerHostPhase
-  typealias Contents = WorkerHostContents
-
   init(
     name: String,
     restart: RestartPolicy,
-    support: WorkerSupport<RootAction>,
-    internalAction: @escaping @Sendable (RootAction) -> String? = { _ in nil },
+    support: WorkerSupport,
     sink: ChangeSink,
-    effectActions: @escaping @Sendable (RootAction) -> Void,
-    timers: TimerSupport<RootAction>? = nil,
+    effectActions: @escaping @Sendable (RoutedAction) -> Void,
+    timers: TimerSupport? = nil,
     launch: WorkerLaunch,
     loop: any EventLoop,
     probeTimeout: Duration = .seconds(3),
@@ -67,7 +58,6 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
     self.name = name
     self.restart = restart
     self.support = support
-    self.internalActionName = internalAction
     self.sink = sink
     self.effectActions = effectActions
     self.timers = timers
@@ -91,7 +81,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
   /// of the global action when there is one, which the worker decodes itself, so that the daemon
   /// does not encode anew what it was handed as bytes; the local action encoded otherwise (an
   /// effect's action, a timer's).
-  func offer(_ action: RootAction, text: () -> UnsafeRawBufferPointer?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
+  func offer(_ action: RoutedAction, text: () -> UnsafeRawBufferPointer?, ticket: RouteTicket?, cause: ChangeCause?) -> Bool {
     guard self.support.takes(action) else { return false }
     if let text = text() {
       // Framed straight from the call's bytes: the only copy is the frame's own.
@@ -101,8 +91,9 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
     return self.enqueue(ticket: ticket, cause: cause) { WorkerMessage.action(id: $0, action: local).frame() }
   }
 
-  func internalAction(_ action: RootAction) -> String? {
-    self.internalActionName(action)
+  /// How the router reaches the feature: this host's ``offer(_:text:ticket:cause:)``.
+  func routed(internalAction: @escaping @Sendable (RoutedAction) -> String?) -> RoutedFeature {
+    RoutedFeature(host: self, offer: { self.offer($0, text: $1, ticket: $2, cause: $3) }, internalAction: internalAction)
   }
 
   /// The supervisor ends the worker; the host has nothing of its own to stop.
@@ -151,7 +142,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
   /// in the answers that did come. One that goes on and then sticks is caught by the next probe,
   /// at most two timeouts later.
   func probe(_ answered: @escaping @Sendable () -> Void) {
-    let sent = self.contents.withLock { contents -> (id: UInt64, generation: Int, loop: any EventLoop, progress: WorkerProgress)? in
+    let sent = self.contents.withLock { contents -> (id: UInt64, generation: Int, loop: any EventLoop, progress: Progress)? in
       guard contents.phase == .running, let link = contents.link else { return nil }
       let id = contents.nextID
       contents.nextID += 1
@@ -166,8 +157,8 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
   }
 
   /// Probe `id` went out when the worker was at `progress`, `probeTimeout` ago.
-  private func probeTimedOut(id: UInt64, generation: Int, progress: WorkerProgress) {
-    let verdict = self.contents.withLock { contents -> WorkerProbeVerdict in
+  private func probeTimedOut(id: UInt64, generation: Int, progress: Progress) {
+    let verdict = self.contents.withLock { contents -> ProbeVerdict in
       guard contents.generation == generation, contents.probes[id] != nil, let pid = contents.pid,
         !contents.shuttingDown, !contents.killedAsUnresponsive
       else { return .settled }
@@ -251,7 +242,7 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
     case let .effect(action):
       if let embed = self.support.embed {
         do {
-          self.effectActions(try embed(action))
+          try embed(action, self.effectActions)
         } catch {
           self.logger.error("an effect's action from the worker cannot be decoded", metadata: ["error": "\(error)"])
         }
@@ -270,7 +261,9 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
         throw WorkerError.protocolViolation("the worker scheduled a durable timer on a route that cannot embed its action")
       }
       do {
-        guard let text = timers.encode(try embed(action)) else { throw WorkerError.protocolViolation("the timer's action does not encode") }
+        var text: [UInt8]?
+        try embed(action) { text = timers.journalText($0) }
+        guard let text else { throw WorkerError.protocolViolation("the timer's action does not encode") }
         timers.timers.schedule(JournaledTimer(feature: self.name, key: own, ids: ids, deadline: deadline, action: text))
       } catch {
         self.logger.error("a durable timer's action from the worker cannot be decoded", metadata: ["error": "\(error)"])
@@ -303,78 +296,80 @@ final class WorkerHost<RootAction: Sendable>: FeatureHost, SupervisedWorker {
   }
 }
 
-/// An action routed to a worker-hosted feature, kept until the worker answers it.
-struct WorkerPendingAction {
-  let id: UInt64
-  /// The `action` or `globalAction` frame, kept to send again to the next worker.
-  let frame: ByteBuffer
-  let ticket: RouteTicket?
-  /// Why it was sent, for the journal's row of the change it makes.
-  let cause: ChangeCause?
-  let isLifecycle: Bool
-}
-
-/// What a health probe unanswered for the probe timeout comes to.
-enum WorkerProbeVerdict {
-  /// Nothing is left to do: it was answered, or the worker it went to is gone or going.
-  case settled
-  /// The worker answered actions meanwhile: it is alive, and this answers the probe.
-  case busy(answer: @Sendable () -> Void)
-  /// The worker answered nothing: it is killed.
-  case stuck(pid_t)
-}
-
-/// Where a worker-hosted feature's current worker is in its life.
-enum WorkerHostPhase: String {
-  case starting, running, restarting, stopped
-}
-
-/// What a ``WorkerHost`` guards with its lock.
-struct WorkerHostContents: ~Copyable {
-  var phase = WorkerHostPhase.starting
-  /// The active worker's generation: every process the host starts gets the next number, and
-  /// events of other generations (an old worker's, the standby's) are told apart by it.
-  var generation = 0
-  var lastGeneration = 0
-  var standby: LaunchedWorker?
-  var isPreparingStandby = false
-  var link: WorkerChannel?
-  var pid: pid_t?
-  var page: SharedPage?
-  var pending = Deque<WorkerPendingAction>()
-  var sent = 0
-  var nextID: UInt64 = 1
-  var probes: [UInt64: @Sendable () -> Void] = [:]
-  var restarts = 0
-  var lastExit: String?
-  var shuttingDown = false
-  var endedAt: ContinuousClock.Instant?
-  var lastRestart: Duration?
-  /// Who waits for the current worker to end (a supervisor that terminates it).
-  var endWaiters: [CheckedContinuation<WorkerExit, Never>] = []
-  /// Who waits for the current worker to be ready, or to end before it is.
-  var readyWaiters: [CheckedContinuation<Void, Never>] = []
-  var ended: (status: Int32?, linkClosed: Bool) = (nil, false)
-  /// The current worker was killed because it left a health probe unanswered.
-  var killedAsUnresponsive = false
-  /// The current worker was killed because it was not ready this long after it was handed the
-  /// state.
-  var unreadyAfter: Duration?
-  /// How many actions the workers answered.
-  var answeredActions: UInt64 = 0
-  /// What the reduction of the action about to be answered read of the date and UUIDs.
-  var readings: (id: UInt64, json: JSONValue)?
-
-  /// How far the current worker has got: a worker whose progress changes while its probe waits
-  /// behind a backlog is busy, not stuck.
-  var progress: WorkerProgress {
-    WorkerProgress(answered: self.answeredActions, reducing: self.page?.actionID ?? 0)
+extension WorkerHost {
+  /// An action routed to a worker-hosted feature, kept until the worker answers it.
+  struct Pending {
+    let id: UInt64
+    /// The `action` or `globalAction` frame, kept to send again to the next worker.
+    let frame: ByteBuffer
+    let ticket: RouteTicket?
+    /// Why it was sent, for the journal's row of the change it makes.
+    let cause: ChangeCause?
+    let isLifecycle: Bool
   }
-}
 
-/// How far a worker has got: the actions it answered, and the one it reduces now (its id, 0
-/// between actions), as it notes in the page it shares with the daemon.
-struct WorkerProgress: Equatable {
-  let answered: UInt64
-  let reducing: UInt64
+  /// What a health probe unanswered for the probe timeout comes to.
+  enum ProbeVerdict {
+    /// Nothing is left to do: it was answered, or the worker it went to is gone or going.
+    case settled
+    /// The worker answered actions meanwhile: it is alive, and this answers the probe.
+    case busy(answer: @Sendable () -> Void)
+    /// The worker answered nothing: it is killed.
+    case stuck(pid_t)
+  }
+
+  /// Where a worker-hosted feature's current worker is in its life.
+  enum Phase: String {
+    case starting, running, restarting, stopped
+  }
+
+  /// What the host guards with its lock.
+  struct Contents: ~Copyable {
+    var phase = Phase.starting
+    /// The active worker's generation: every process the host starts gets the next number, and
+    /// events of other generations (an old worker's, the standby's) are told apart by it.
+    var generation = 0
+    var lastGeneration = 0
+    var standby: Launched?
+    var isPreparingStandby = false
+    var link: WorkerChannel?
+    var pid: pid_t?
+    var page: SharedPage?
+    var pending = Deque<Pending>()
+    var sent = 0
+    var nextID: UInt64 = 1
+    var probes: [UInt64: @Sendable () -> Void] = [:]
+    var restarts = 0
+    var lastExit: String?
+    var shuttingDown = false
+    var endedAt: ContinuousClock.Instant?
+    var lastRestart: Duration?
+    /// Who waits for the current worker to end (a supervisor that terminates it).
+    var endWaiters: [CheckedContinuation<WorkerExit, Never>] = []
+    /// Who waits for the current worker to be ready, or to end before it is.
+    var readyWaiters: [CheckedContinuation<Void, Never>] = []
+    var ended: (status: Int32?, linkClosed: Bool) = (nil, false)
+    /// The current worker was killed because it left a health probe unanswered.
+    var killedAsUnresponsive = false
+    /// The current worker was killed because it was not ready this long after it was handed the
+    /// state.
+    var unreadyAfter: Duration?
+    /// How many actions the workers answered.
+    var answeredActions: UInt64 = 0
+    /// What the reduction of the action about to be answered read of the date and UUIDs.
+    var readings: (id: UInt64, json: JSONValue)?
+
+    /// How far the current worker has got: a worker whose progress changes while its probe waits
+    /// behind a backlog is busy, not stuck.
+    var progress: Progress {
+      Progress(answered: self.answeredActions, reducing: self.page?.actionID ?? 0)
+    }
+  }
+
+  /// How far a worker has got: the actions it answered, and the one it reduces now (its id, 0
+  /// between actions), as it notes in the page it shares with the daemon.
+  struct Progress: Equatable {
+    let answered: UInt64
+    let reducing: UInt64
+  }
 }

@@ -2,13 +2,13 @@ import NIOCore
 import SwitchyardWorkers
 
 /// Hands each frame from a worker to its host.
-final class WorkerLinkHandler<RootAction: Sendable>: ChannelInboundHandler, Sendable {
+final class WorkerLinkHandler: ChannelInboundHandler, Sendable {
   typealias InboundIn = ByteBuffer
 
-  let host: WorkerHost<RootAction>
+  let host: WorkerHost
   let generation: Int
 
-  init(host: WorkerHost<RootAction>, generation: Int) {
+  init(host: WorkerHost, generation: Int) {
     self.host = host
     self.generation = generation
   }

@@ -1,3 +1,4 @@
+import SwitchyardChangeFeed
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime

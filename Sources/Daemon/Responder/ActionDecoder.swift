@@ -9,28 +9,78 @@ import SwitchyardVarlink
 /// notes which keys the action asked for and refuses the others as it goes (no re-encoding).
 ///
 /// ```swift
-/// let action = try ActionDecoder<App.Action>().decode(call.parameterLayout("action")!, of: call)
+/// let decoder = ActionDecoder(App.Action.self)
+/// let ticket = try decoder.decode(call.parameterLayout("action")!, of: call) { router.route($0) }
 /// ```
+///
+/// The application's action type is known only where the decoder is made: the action is handed
+/// on erased (``RoutedAction``), valid while `body` runs.
 ///
 /// An action type that reads its cases from the bytes (`@DescribedAction(decoding: .fromCases)`)
 /// is asked first; what it does not take — anything but the plain form of nested cases — goes
 /// through `Codable`, which also writes every error.
-struct ActionDecoder<Action: Codable & Sendable>: Sendable {
-  private let decoder = JSONBytesDecoder(refusesUnknownKeys: true)
-  private let decodeCases = caseDecoder(of: Action.self)
+struct ActionDecoder: Sendable {
+  private let decodeOne: @Sendable (
+    JSONLayout.Value, VarlinkCallFrame, (RoutedAction) throws(VarlinkError) -> Void
+  ) throws(VarlinkError) -> Void
+  private let decodeMany: @Sendable (
+    [JSONLayout.Value], VarlinkCallFrame, (RoutedActions) throws(VarlinkError) -> Void
+  ) throws(VarlinkError) -> Void
 
-  func decode(_ action: JSONLayout.Value, of call: VarlinkCallFrame) throws(VarlinkError) -> Action {
-    if let decodeCases, let decoded = decodeCases(call.actionBytes(at: action)) { return decoded }
+  init<Action: Codable & Sendable>(_ type: Action.Type) {
+    let decoder = JSONBytesDecoder(refusesUnknownKeys: true)
+    let decodeCases = caseDecoder(of: Action.self)
+    self.decodeOne = { value, call, body throws(VarlinkError) in
+      try RoutedAction.with(try Self.decode(value, of: call, decodeCases, decoder), body)
+    }
+    self.decodeMany = { values, call, body throws(VarlinkError) in
+      let actions = try values.map { value throws(VarlinkError) in try Self.decode(value, of: call, decodeCases, decoder) }
+      try RoutedActions.with(actions, body)
+    }
+  }
+
+  private static func decode<Action: Decodable>(
+    _ value: JSONLayout.Value, of call: VarlinkCallFrame, _ decodeCases: ((ActionBytes) -> Action?)?, _ decoder: JSONBytesDecoder
+  ) throws(VarlinkError) -> Action {
+    if let decodeCases, let decoded = decodeCases(call.actionBytes(at: value)) { return decoded }
     do {
-      return try call.decode(Action.self, at: action, decoder: self.decoder)
-    } catch let error as JSONUnknownKeyError {
-      let path = Self.wirePath(error.codingPath).joined(separator: ".")
-      throw VarlinkError(SwitchyardError.invalidAction(reason: "unknown key \"\(error.key)\"", path: path))
-    } catch let error as DecodingError {
-      let (reason, path) = Self.describe(error)
-      throw VarlinkError(SwitchyardError.invalidAction(reason: reason, path: path))
+      return try call.decode(Action.self, at: value, decoder: decoder)
     } catch {
-      throw VarlinkError(SwitchyardError.invalidAction(reason: "\(error)", path: ""))
+      throw Self.invalidAction(error)
+    }
+  }
+
+  /// Decodes the action at `value` of `call` and hands it to `body`.
+  func decode<Result>(
+    _ value: JSONLayout.Value, of call: VarlinkCallFrame, _ body: (RoutedAction) throws(VarlinkError) -> Result
+  ) throws(VarlinkError) -> Result {
+    var result: Result?
+    try self.decodeOne(value, call) { action throws(VarlinkError) in result = try body(action) }
+    // `decodeOne` calls `body` unless it throws.
+    return result!
+  }
+
+  /// Decodes the actions at `values` of `call`, all of them before any is handed on, and hands
+  /// them to `body`.
+  func decode<Result>(
+    _ values: [JSONLayout.Value], of call: VarlinkCallFrame, _ body: (RoutedActions) throws(VarlinkError) -> Result
+  ) throws(VarlinkError) -> Result {
+    var result: Result?
+    try self.decodeMany(values, call) { actions throws(VarlinkError) in result = try body(actions) }
+    return result!
+  }
+
+  /// The refusal for an action that does not decode.
+  private static func invalidAction(_ error: any Error) -> VarlinkError {
+    switch error {
+    case let error as JSONUnknownKeyError:
+      let path = Self.wirePath(error.codingPath).joined(separator: ".")
+      return VarlinkError(SwitchyardError.invalidAction(reason: "unknown key \"\(error.key)\"", path: path))
+    case let error as DecodingError:
+      let (reason, path) = Self.describe(error)
+      return VarlinkError(SwitchyardError.invalidAction(reason: reason, path: path))
+    default:
+      return VarlinkError(SwitchyardError.invalidAction(reason: "\(error)", path: ""))
     }
   }
 

@@ -96,18 +96,13 @@ extension StoreResponder {
       return .failing(error)
     }
     guard let reader = self.journalReader else { return .failing(VarlinkError(SwitchyardError.noJournal)) }
-    let replay = JournalReplay<Action>(
-      features: Dictionary(
-        uniqueKeysWithValues: self.features.map { ($0.name, .init(pointer: $0.pointer, reduce: $0.reduceAgain)) }
-      ),
-      reader: reader
-    )
+    let replay = self.replay
     return PreparedCall(isBarrier: true) { answer in
       reader.read {
         guard answer.isActive else { return }
         do throws(JournalReadError) {
-          let report = try await replay.run(since: since, until: until, while: { answer.isActive })
-          answer.reply(.encoded(ByteBuffer(bytes: VarlinkReply(parameters: report.json).frame())))
+          let report = try await replay(reader, since, until, { answer.isActive })
+          answer.reply(.encoded(ByteBuffer(bytes: VarlinkReply(parameters: report).frame())))
           answer.finish()
         } catch .abandoned {
           return

@@ -31,28 +31,12 @@ extension StoreResponder {
             "dates": feature.dates.json,
           ]
           if let worker = self.workers[feature.name] { description["worker"] = worker().json }
-          if let prefix = Self.actionPrefix(of: feature) { description["actionPrefix"] = .string(prefix) }
+          if let prefix = feature.actionPrefix { description["actionPrefix"] = .string(prefix) }
           return .object(description)
         }
       ),
       "access": grants.json,
     ]
-  }
-
-  /// The case names, dotted, that lead from the application's action to the feature's: where
-  /// the short form of its actions starts (`signUp` for `signUp.submitTapped`; empty when the
-  /// feature's cases are the application's own). `nil` when the route cannot embed, or the
-  /// feature's action has no case without a payload to find it with.
-  static func actionPrefix(of feature: Feature<State, Action>) -> String? {
-    guard let sample = feature.routeSample, let global = try? JSONValueEncoder().encode(sample.global) else { return nil }
-    var tokens: [String] = []
-    var value = global
-    while value != sample.local {
-      guard case let .object(members) = value, members.count == 1, let only = members.elements.first else { return nil }
-      tokens.append(only.key)
-      value = only.value
-    }
-    return tokens.joined(separator: ".")
   }
 
   /// `Status`: how the daemon is doing.

@@ -1,4 +1,5 @@
 import NIOCore
+import SwitchyardChangeFeed
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime
@@ -167,10 +168,6 @@ extension StoreResponder {
 /// Writes what a subscriber has queued to its connection, on the connection's event loop, as
 /// many changes as are queued in one write; until the client leaves too much unread, then again
 /// once it has read enough.
-///
-/// Not generic over the application, though the responder that starts it is: it runs once per
-/// subscriber per change, and code generic over the application's types asks the Swift runtime
-/// for their metadata each time it runs.
 struct SubscriptionDelivery: Sendable {
   let subscriber: Subscriber
   let method: String

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import SwitchyardAccess
+import SwitchyardChangeFeed
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime
@@ -18,8 +19,8 @@ import SwitchyardWorkers
 /// their order and reduce while earlier replies are still being written. Every other call is a
 /// barrier: it runs when its turn to answer comes, and the connection reads nothing after it
 /// until it is answered, so a `Get` sees exactly the sends before it.
-final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable>: VarlinkResponder {
-  let router: Router<Action>
+final class StoreResponder: VarlinkResponder {
+  let router: Router
   /// The actor features' drains, run as soon as a call read on the loop is routed.
   let drains: LoopDrains?
   let changeLog: ChangeLog
@@ -28,7 +29,13 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   /// The durable timers, for `Status` and the metrics.
   let timers: DurableTimers?
   let subscriptions: Subscriptions
-  let features: [Feature<State, Action>]
+  /// What `Describe` says of each feature, in declaration order.
+  let features: [ServedFeature]
+  /// `Replay`: the journal read by `reader` reduced again through the features' reducers, from
+  /// after `since` up to `until`, while `isWanted` says so; its report.
+  let replay: @Sendable (
+    _ reader: JournalReader, _ since: UInt64?, _ until: UInt64?, _ isWanted: @escaping @Sendable () -> Bool
+  ) async throws(JournalReadError) -> JSONObject
   /// The features hosted in worker processes, by name: how their workers are doing.
   let workers: [String: @Sendable () -> WorkerSnapshot]
   let configuration: LiveConfiguration
@@ -41,7 +48,7 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   let version: String
   let started = ContinuousClock.now
   let actionCount = Atomic<Int>(0)
-  let decoder = ActionDecoder<Action>()
+  let decoder: ActionDecoder
   /// Reads the journal, when there is one: `Get` at a seq, `Journal`, `Replay`.
   let journalReader: JournalReader?
   /// The group that owns the socket file (by default, the group that may read and write),
@@ -51,8 +58,10 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
   /// may no longer read what they follow.
   let subscribers = Mutex<[Int: (subscriber: Subscriber, caller: Caller?)]>([:])
 
-  init(
-    router: Router<Action>,
+  /// The responder for the application whose features are `features`: the one place it knows
+  /// their types, which it erases.
+  init<State: Codable & Sendable, Action: Codable & Sendable>(
+    router: Router,
     drains: LoopDrains? = nil,
     changeLog: ChangeLog,
     subscriptions: Subscriptions,
@@ -77,7 +86,14 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     self.drains = drains
     self.changeLog = changeLog
     self.subscriptions = subscriptions
-    self.features = features
+    self.features = features.map(ServedFeature.init)
+    self.decoder = ActionDecoder(Action.self)
+    let reducing = Dictionary(
+      uniqueKeysWithValues: features.map { ($0.name, JournalReplay<Action>.Reducing(pointer: $0.pointer, reduce: $0.reduceAgain)) }
+    )
+    self.replay = { reader, since, until, isWanted throws(JournalReadError) in
+      try await JournalReplay(features: reducing, reader: reader).run(since: since, until: until, while: isWanted).json
+    }
     self.workers = workers
     self.configuration = configuration
     self.counters = counters
@@ -187,21 +203,22 @@ final class StoreResponder<State: Codable & Sendable, Action: Codable & Sendable
     let count: Int
     do throws(VarlinkError) {
       if method == .send {
-        // One action: no arrays, which in this generic code cost a metadata look-up each.
         guard let layout = call.parameterLayout("action") else { throw .invalidParameter("action") }
-        let action = try self.decoder.decode(layout, of: call)
-        try self.checkJournalIsWritable()
-        let cause = self.cause(of: layout, in: call, caller: caller)
-        ticket = self.routeNow { self.router.route(action, text: { call.bytes(of: layout) }, cause: cause) }
+        ticket = try self.decoder.decode(layout, of: call) { action throws(VarlinkError) in
+          try self.checkJournalIsWritable()
+          let cause = self.cause(of: layout, in: call, caller: caller)
+          return self.routeNow { self.router.route(action, text: { call.bytes(of: layout) }, cause: cause) }
+        }
         count = 1
       } else {
         guard let batch = call.parameterLayout("actions"), call.isArray(batch) else { throw .invalidParameter("actions") }
         let layouts = call.elements(of: batch)
-        let actions = try layouts.map { action throws(VarlinkError) in try self.decoder.decode(action, of: call) }
-        try self.checkJournalIsWritable()
-        let causes = self.changeLog.isJournaled ? layouts.compactMap { self.cause(of: $0, in: call, caller: caller) } : nil
-        ticket = self.routeNow { self.router.route(actions, texts: { call.bytes(of: layouts[$0]) }, causes: causes) }
-        count = actions.count
+        ticket = try self.decoder.decode(layouts, of: call) { actions throws(VarlinkError) in
+          try self.checkJournalIsWritable()
+          let causes = self.changeLog.isJournaled ? layouts.compactMap { self.cause(of: $0, in: call, caller: caller) } : nil
+          return self.routeNow { self.router.route(actions, texts: { call.bytes(of: layouts[$0]) }, causes: causes) }
+        }
+        count = layouts.count
       }
     } catch {
       return .failing(error)

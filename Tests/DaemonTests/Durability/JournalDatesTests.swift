@@ -79,7 +79,7 @@ import Testing
         ]
     )
     let due = Date(timeIntervalSince1970: 1_800_000_000.125)
-    _ = try await hosted.router.send([.reminders(.add("jam", due: due))])
+    _ = try await hosted.router.send([AppAction.reminders(.add("jam", due: due))])
     #expect(hosted.changeLog.get("/reminders/items/2/due")?.value == "2027-01-15T08:00:00.125Z")
     await hosted.stop()
   }

@@ -89,7 +89,7 @@ import Testing
   }
 
   /// Starts the application on the journal in `directory` the way the daemon does.
-  func start(_ features: [Feature<AppState, AppAction>], in directory: Directory) async throws -> RunningFeatures<AppState, AppAction> {
+  func start(_ features: [Feature<AppState, AppAction>], in directory: Directory) async throws -> RunningFeatures {
     var configuration = DaemonConfiguration()
     configuration.stateDirectory = directory.path
     let application = Application(initialState: AppState(), features: features)
@@ -122,7 +122,7 @@ import Testing
     let first = try await start(features, in: directory)
     let expected: JSONValue = ["items": [["text": "milk", "done": true], ["text": "eggs", "done": false], ["text": "tea", "done": false]]]
     #expect(first.changeLog.get("/notes/items")?.value == expected["items"], "the journaled change too, then migrated")
-    _ = try await first.router.send([.notes(.add("jam"))])
+    _ = try await first.router.send([AppAction.notes(.add("jam"))])
     await first.stop()
 
     // The migrated state was kept at once: the next start migrates nothing, and the change

@@ -43,10 +43,10 @@ import Testing
     )
     var seqs: [UInt64] = []
     for email in ["a", "a@", "a@b.c"] {
-      seqs.append(try await hosted.router.send([.signUp(.emailChanged(email))]))
+      seqs.append(try await hosted.router.send([App.Action.signUp(.emailChanged(email))]))
     }
     // An action that changes nothing is done at the latest number.
-    seqs.append(try await hosted.router.send([.signUp(.emailChanged("a@b.c"))]))
+    seqs.append(try await hosted.router.send([App.Action.signUp(.emailChanged("a@b.c"))]))
     #expect(reductions.value == Array(repeating: true, count: 4), "every reduction on the store loop")
     #expect(seqs == [1, 2, 3, 3])
     #expect(hosted.changeLog.currentSeq == 3)

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import PrimeTime
+import SwitchyardTestSupport
 import SwitchyardWorkers
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
 /// The router, in process: routing, ordering and numbering, without the socket in between.
 @Suite struct RouterTests {
   /// Starts `features` of PrimeTime the way the daemon does.
-  func start(_ features: [Feature<App.State, App.Action>]) async throws -> RunningFeatures<App.State, App.Action> {
+  func start(_ features: [Feature<App.State, App.Action>]) async throws -> RunningFeatures {
     try await RunningFeatures.start(
       Application(initialState: App.State(), features: features),
       configuration: DaemonConfiguration(),
@@ -28,7 +29,7 @@ import Testing
   @Test func anActionNoRouteTakesIsAnError() async throws {
     let hosted = try await self.start([.actor("primes", state: \.primes, action: App.primesRoute) { Primes() }])
     await #expect(throws: RouterError.actionNotRouted(index: 1)) {
-      try await hosted.router.send([.counter(.incrTapped), .signUp(.submitTapped), .counter(.incrTapped)])
+      try await hosted.router.send([App.Action.counter(.incrTapped), .signUp(.submitTapped), .counter(.incrTapped)])
     }
     // The actions before the refused one were routed; the ones after it were not.
     #expect(hosted.changeLog.get(JSONPointer(tokens: ["primes", "count"]))?.value == 1)
@@ -43,19 +44,19 @@ import Testing
       .actor("signUp", state: \.signUp, action: .case(\App.Action.Cases.signUp)) { SignUp() },
     ])
     let subscriber = try hosted.changeLog.subscribe(to: .root, since: nil, queueLimit: 1_000)
-    guard case let .snapshot(0, initial) = await subscriber.next() else {
+    guard case let .snapshot(0, initial) = await polled({ subscriber.take(limit: 1).first }) else {
       Issue.record("expected a snapshot at 0")
       return
     }
     var replica = initial
     let seq = try await hosted.router.send(
-      [.counter(.incrTapped), .counter(.incrTapped), .signUp(.emailChanged("a@b.c")), .primeModal(.saveFavoritePrimeTapped)]
+      [App.Action.counter(.incrTapped), .counter(.incrTapped), .signUp(.emailChanged("a@b.c")), .primeModal(.saveFavoritePrimeTapped)]
     )
     #expect(seq >= 4)
     var last: UInt64 = 0
     // The modal's effect reaches the activity feed through the router: one more change.
     while last < 5 {
-      guard case let .encoded(next, bytes) = await subscriber.next() else {
+      guard case let .encoded(next, bytes) = await polled({ subscriber.take(limit: 1).first }) else {
         Issue.record("expected a patch")
         return
       }
@@ -82,7 +83,7 @@ import Testing
     await withTaskGroup(of: Void.self) { group in
       for n in [2, 3, 5, 7, 11, 13] {
         group.addTask {
-          _ = try? await router.send([.favoritePrimes(.loaded([n]))])
+          _ = try? await router.send([App.Action.favoritePrimes(.loaded([n]))])
         }
       }
     }

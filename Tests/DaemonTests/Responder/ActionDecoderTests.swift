@@ -13,7 +13,9 @@ import Testing
     return try frame.withUnsafeBytes { bytes in
       let call = try VarlinkCallFrame(parsing: bytes)
       let action = try #require(call.parameterLayout("action"))
-      return Result { () throws(VarlinkError) in try ActionDecoder<App.Action>().decode(action, of: call) }
+      return Result { () throws(VarlinkError) in
+        try ActionDecoder(App.Action.self).decode(action, of: call) { $0.read(as: App.Action.self) }
+      }
     }
   }
 

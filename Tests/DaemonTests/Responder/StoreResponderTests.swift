@@ -15,7 +15,7 @@ import Testing
 /// The responder without a socket: every method of `io.switchyard.Store` and
 /// `org.varlink.service`, and every error it answers with, as a client would read them.
 @Suite struct StoreResponderTests {
-  typealias Responder = StoreResponder<App.State, App.Action>
+  typealias Responder = StoreResponder
 
   /// PrimeTime in actors, and a responder over it; with `routingOnTheLoop`, one that reduces
   /// what it routes on the actors' loop while it routes, as the daemon's does.

@@ -1,9 +1,9 @@
 import Logging
 import NIOCore
+import SwitchyardJSON
 import Testing
 
-@testable import SwitchyardDaemon
-@testable import SwitchyardRuntime
+@testable import SwitchyardChangeFeed
 
 /// With a journal, subscribers see a change only once it is kept: until `release(upTo:)` says
 /// the journal has it, every item that shows it waits, in order.

@@ -1,9 +1,9 @@
 import Logging
 import NIOCore
+import SwitchyardJSON
 import Testing
 
-@testable import SwitchyardDaemon
-@testable import SwitchyardRuntime
+@testable import SwitchyardChangeFeed
 
 /// The change log: every change numbered in order, the composed state, a bounded history to
 /// resume from.
@@ -38,14 +38,6 @@ import Testing
     #expect(log.append(JSONPatch(operations: [.remove(path: "/nope")])) == nil)
     #expect(log.currentSeq == 0)
     #expect(log.get()?.value == ["a": ["n": 0], "b": ["n": 0]])
-  }
-
-  @Test func aSinkMovesItsFeaturesChangesUnderItsPointer() {
-    let log = self.changeLog()
-    let sink = ChangeSink(pointer: "/b", changeLog: log)
-    #expect(sink.append(self.set("/n", 7)) == 1)
-    #expect(sink.state == ["n": 7])
-    #expect(log.get("/a")?.value == ["n": 0])
   }
 
   @Test func aSubscriberResumesFromTheHistoryWhileItHoldsTheChangesAfterItsSince() async throws {

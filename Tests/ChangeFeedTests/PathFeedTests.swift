@@ -2,7 +2,7 @@ import NIOCore
 import SwitchyardSynchronization
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardChangeFeed
 
 /// A path's feed: its changes are appended once and read by every subscriber at its own cursor;
 /// what a subscriber gets alone goes out between the changes it falls between; the feed keeps

@@ -1,10 +1,10 @@
 import Logging
 import NIOCore
+import SwitchyardJSON
 import SwitchyardSynchronization
 import Testing
 
-@testable import SwitchyardDaemon
-@testable import SwitchyardRuntime
+@testable import SwitchyardChangeFeed
 
 /// Fan-out: each change encoded once per subscribed path, the same bytes for every subscriber
 /// of the path; a subscriber that falls behind gets a fresh snapshot, one whose path goes away

@@ -1,8 +1,8 @@
 import DequeModule
 import Foundation
 import Logging
+import SwitchyardJSON
 import SwitchyardJournal
-import SwitchyardRuntime
 import SwitchyardSynchronization
 
 /// The composed state of every hosted feature, numbered: each change a feature publishes is
@@ -16,7 +16,7 @@ import SwitchyardSynchronization
 /// Numbers have no gaps: the state at `seq` is the initial state with every change up to `seq`
 /// applied. This is the one place every change passes through, in order, and where the
 /// journal hangs from: each change goes to the ``JournalWriter`` as it is numbered.
-final class ChangeLog: Sendable {
+package final class ChangeLog: Sendable {
   private struct Contents: ~Copyable {
     var seq: UInt64 = 0
     var state: JSONValue
@@ -29,12 +29,13 @@ final class ChangeLog: Sendable {
 
   /// Which history the sequence numbers belong to: the journal's id, or without a journal a new
   /// one each time the daemon starts. A `since` from another history means nothing here.
-  let historyID: String
+  package let historyID: String
   private let contents: Mutex<Contents>
   private let historyLimit: Atomic<Int>
   private let historyByteLimit: Atomic<Int>
   private let subscriptions: Subscriptions
-  private let journal: JournalWriter?
+  // Usable from the daemon's inlined reads of it: every `Send` asks whether to wait for it.
+  @usableFromInline let journal: JournalWriter?
   private let logger: Logger
 
   /// - Parameters:
@@ -43,7 +44,7 @@ final class ChangeLog: Sendable {
   ///   - history: The last changes up to `seq`, as the journal kept them.
   ///   - historyLimit: How many changes the history keeps.
   ///   - historyBytes: How many bytes of changes it keeps: the oldest go first past either.
-  init(
+  package init(
     initialState: JSONValue,
     seq: UInt64 = 0,
     history: [LoggedChange] = [],
@@ -73,7 +74,7 @@ final class ChangeLog: Sendable {
   ///
   /// - Returns: The change's sequence number, or `nil` when the patch does not apply, which is
   ///   a bug in the host that made it (logged as critical; the state stays as it was).
-  func append(_ patch: JSONPatch, feature: String? = nil, cause: ChangeCause? = nil) -> UInt64? {
+  package func append(_ patch: JSONPatch, feature: String? = nil, cause: ChangeCause? = nil) -> UInt64? {
     self.contents.withLock { contents in
       do {
         try patch.apply(to: &contents.state)
@@ -103,39 +104,39 @@ final class ChangeLog: Sendable {
 
   /// Calls `body` once the change numbered `seq` is kept as the durability mode asks (at once
   /// without a journal), or with the reason the journal cannot be written.
-  func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable (_ unavailable: String?) -> Void) {
+  package func whenDurable(_ seq: UInt64, _ body: @escaping @Sendable (_ unavailable: String?) -> Void) {
     guard let journal = self.journal else { return body(nil) }
     journal.whenDurable(seq, body)
   }
 
   /// The journal, to read from (``JournalReader``); `nil` without a state directory.
-  var journalWriter: JournalWriter? {
+  package var journalWriter: JournalWriter? {
     self.journal
   }
 
   /// Whether a change is answered only once the journal keeps it (``whenDurable(_:_:)`` may
   /// wait): not without a journal, nor with durability off.
-  var answersWaitForTheJournal: Bool {
+  @inlinable package var answersWaitForTheJournal: Bool {
     self.journal?.mode.waitsForTheJournal ?? false
   }
 
   /// Whether a journal keeps the changes: only then are their causes worth making.
-  var isJournaled: Bool {
+  @inlinable package var isJournaled: Bool {
     self.journal != nil
   }
 
   /// Why the journal cannot be written now, if it cannot.
-  var journalUnavailable: String? {
+  @inlinable package var journalUnavailable: String? {
     self.journal?.unavailable
   }
 
   /// The sequence number of the latest change.
-  var currentSeq: UInt64 {
+  package var currentSeq: UInt64 {
     self.contents.withLock { $0.seq }
   }
 
   /// The state, or the part at `pointer`, with the sequence number it is at.
-  func get(_ pointer: JSONPointer = .root) -> (seq: UInt64, value: JSONValue)? {
+  package func get(_ pointer: JSONPointer = .root) -> (seq: UInt64, value: JSONValue)? {
     self.contents.withLock { contents in
       contents.state.value(at: pointer).map { (contents.seq, $0) }
     }
@@ -150,7 +151,7 @@ final class ChangeLog: Sendable {
   ///
   /// With `withCauses`, each change comes with the feature that made it and its cause — who sent
   /// it only `withSenders`; changes replayed from the history come without (it keeps none).
-  func subscribe(
+  package func subscribe(
     to pointer: JSONPointer, since: (seq: UInt64, history: String)?, queueLimit: Int, withCauses: Bool = false,
     withSenders: Bool = true
   ) throws(SubscriptionError) -> Subscriber {
@@ -186,14 +187,14 @@ final class ChangeLog: Sendable {
 
   /// Whether a subscription with `since` of this history would be replayed from the history in
   /// memory, rather than start with a snapshot.
-  func historyCovers(since: UInt64) -> Bool {
+  package func historyCovers(since: UInt64) -> Bool {
     self.contents.withLock { contents in
       since <= contents.seq && (since == contents.seq || contents.history.first.map { $0.seq <= since + 1 } == true)
     }
   }
 
   /// A fresh snapshot for a subscriber whose queue overflowed, replacing what it had queued.
-  func resnapshot(_ subscriber: Subscriber) -> Subscriber.Item {
+  package func resnapshot(_ subscriber: Subscriber) -> Subscriber.Item {
     self.contents.withLock { contents in
       subscriber.reset()
       guard let value = contents.state.value(at: subscriber.pointer) else { return .end(reason: .pathRemoved) }
@@ -203,7 +204,7 @@ final class ChangeLog: Sendable {
 
   /// Changes how many changes, and how many bytes of them, the history keeps; it shrinks with
   /// the next change.
-  func setHistoryLimit(_ limit: Int, bytes: Int = .max) {
+  package func setHistoryLimit(_ limit: Int, bytes: Int = .max) {
     self.historyLimit.store(max(0, limit), ordering: .relaxed)
     self.historyByteLimit.store(max(0, bytes), ordering: .relaxed)
   }
@@ -225,14 +226,19 @@ final class ChangeLog: Sendable {
     contents.historyBytes += weight
   }
 
+  /// The composed state with the sequence number it is at: what the journal keeps as a snapshot
+  /// when it closes.
+  package var composed: (seq: UInt64, state: JSONValue) {
+    self.contents.withLock { (seq: $0.seq, state: $0.state) }
+  }
+
   /// Writes what is left of the journal, with the state as a snapshot, and closes it.
-  func closeJournal() async {
-    let final = self.contents.withLock { (seq: $0.seq, state: $0.state) }
-    await self.journal?.close(final: final)
+  package func closeJournal() async {
+    await self.journal?.close(final: self.composed)
   }
 
   /// Refuses new subscriptions and ends the open ones, and the calls that follow the journal.
-  func shutDown() {
+  package func shutDown() {
     self.contents.withLock { $0.isShuttingDown = true }
     self.subscriptions.endAll(.shuttingDown)
     self.journal?.endFollowing()
@@ -240,7 +246,7 @@ final class ChangeLog: Sendable {
 }
 
 /// Why a subscription could not start.
-enum SubscriptionError: Error, Equatable, Sendable {
+package enum SubscriptionError: Error, Equatable, Sendable {
   /// The state has nothing at the pointer.
   case pathNotFound(JSONPointer)
   /// The daemon is shutting down.

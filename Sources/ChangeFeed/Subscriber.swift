@@ -1,7 +1,7 @@
 import DequeModule
 import NIOCore
+import SwitchyardJSON
 import SwitchyardSynchronization
-import SwitchyardRuntime
 
 /// One subscription: where it reads in its path's ``PathFeed``, and what it gets besides.
 ///
@@ -12,8 +12,8 @@ import SwitchyardRuntime
 /// Whoever delivers the items to the client ``attach(_:)``es a function that schedules a
 /// delivery; a change or a push schedules one only when none is due yet, so a burst of changes
 /// costs one delivery, which takes them all (``takeBatch(limit:)``).
-final class Subscriber: Sendable {
-  enum Item: Sendable {
+package final class Subscriber: Sendable {
+  package enum Item: Sendable {
     /// The whole value at the subscription's path, at `seq`.
     case snapshot(seq: UInt64, value: JSONValue)
     /// The change at `seq`, relative to the subscription's path, encoded as the subscriber
@@ -25,8 +25,8 @@ final class Subscriber: Sendable {
     case overflow
   }
 
-  let id: Int
-  let pointer: JSONPointer
+  package let id: Int
+  package let pointer: JSONPointer
   let limit: Int
   /// How changes are encoded for it (``Subscriptions/Encode``).
   let encode: Subscriptions.Encode
@@ -34,9 +34,9 @@ final class Subscriber: Sendable {
   /// snapshot.
   let resumedFrom: UInt64?
   /// Each change comes with the feature that made it and its cause (`Subscribe` with `causes`).
-  let withCauses: Bool
+  package let withCauses: Bool
   /// Its causes say who sent each request (uid, pid): only for callers that may read the journal.
-  let withSenders: Bool
+  package let withSenders: Bool
   /// The changes to its path, which it shares with the other subscribers of the path.
   let feed: PathFeed
   /// Resumed, its first reply names the history, which no shared encoding of a change does.
@@ -61,13 +61,13 @@ final class Subscriber: Sendable {
 
   /// Whether the next change written must name the history: the subscription resumed and has
   /// written nothing yet.
-  var announcesHistoryNext: Bool {
+  package var announcesHistoryNext: Bool {
     self.resumedFrom != nil && self.announcesHistory.load(ordering: .relaxed)
   }
 
   /// Whether the reply about to be written is the first, of a resumed subscription, and must
   /// name the history; `true` once at most.
-  func takeHistoryAnnouncement() -> Bool {
+  package func takeHistoryAnnouncement() -> Bool {
     // Most subscribers never resumed: no atomic read-modify-write on their deliveries.
     guard self.resumedFrom != nil else { return false }
     return self.announcesHistory.exchange(false, ordering: .relaxed)
@@ -92,48 +92,48 @@ final class Subscriber: Sendable {
 
   /// Ends the subscription once the changes before feed index `at` (by default, every change so
   /// far) and the items queued before it are delivered.
-  func end(_ reason: SubscriptionEnd, at index: Int? = nil) {
+  package func end(_ reason: SubscriptionEnd, at index: Int? = nil) {
     self.feed.end(reason, at: index, for: self.id)
   }
 
   /// Starts delivering: `schedule` is called whenever items wait and no delivery is due, from
   /// whatever thread pushed them, possibly under the change log's lock — it must only schedule.
-  func attach(_ schedule: @escaping @Sendable () -> Void) {
+  package func attach(_ schedule: @escaping @Sendable () -> Void) {
     self.feed.attach(schedule, to: self.id)
   }
 
   /// What one delivery takes: the changes in a row, gathered into one buffer, and the item
   /// after them when it is not a change.
-  struct Batch {
+  package struct Batch {
     /// The changes' bytes, one after another: for a lone change the bytes every subscriber of
     /// the path shares, for a run that the subscribers who keep up all take, one buffer they share.
-    var changes: ByteBuffer?
+    package var changes: ByteBuffer?
     /// A snapshot, the end, or ``Item/overflow``: what the delivery handles after the changes.
-    var then: Item?
+    package var then: Item?
     /// Nothing else waits: the delivery ends once it has written this batch, and the next change
     /// or push schedules the next one.
-    var isLast = false
+    package var isLast = false
 
-    var isEmpty: Bool { self.changes == nil && self.then == nil }
+    package var isEmpty: Bool { self.changes == nil && self.then == nil }
   }
 
   /// The items to deliver now, as ``take(limit:)`` takes them, with the changes' bytes gathered
   /// into one buffer: what a delivery writes in one go, with no array of items between. An empty
   /// batch ends the delivery, as an empty `take` does.
-  func takeBatch(limit: Int) -> Batch {
+  package func takeBatch(limit: Int) -> Batch {
     self.feed.takeBatch(for: self.id, limit: limit)
   }
 
   /// The items to deliver now, in order, up to `limit` of them: `[.overflow]` after an overflow,
   /// and the end once everything before it was taken. Empty when nothing waits, and then the
   /// next change or push schedules a delivery again.
-  func take(limit: Int) -> [Item] {
+  package func take(limit: Int) -> [Item] {
     self.feed.take(for: self.id, limit: limit)
   }
 }
 
 /// Why a subscription ended.
-enum SubscriptionEnd: Sendable, Equatable {
+package enum SubscriptionEnd: Sendable, Equatable {
   /// The daemon is shutting down.
   case shuttingDown
   /// The subscriber went away.

@@ -1,7 +1,7 @@
 import DequeModule
 import NIOCore
+import SwitchyardJSON
 import SwitchyardJournal
-import SwitchyardRuntime
 import SwitchyardSynchronization
 
 /// The open subscriptions, by the path they follow: each change is made relative to a path and
@@ -18,13 +18,13 @@ import SwitchyardSynchronization
 /// With a journal (strict or batched) it holds every item back until the change it shows is
 /// kept (``release(upTo:)``): a subscriber never sees a sequence number that a crash could take
 /// back.
-final class Subscriptions: Sendable {
+package final class Subscriptions: Sendable {
   /// Encodes one change as a subscriber receives it: `patch` is relative to the subscription's
   /// path.
-  typealias Encode = @Sendable (_ seq: UInt64, _ patch: JSONPatch) -> ByteBuffer
+  package typealias Encode = @Sendable (_ seq: UInt64, _ patch: JSONPatch) -> ByteBuffer
   /// Encodes one change for the subscribers that asked to be told why it was made: with the
   /// feature that made it and its cause, when the daemon knows it.
-  typealias EncodeCaused = @Sendable (_ seq: UInt64, _ patch: JSONPatch, _ feature: String?, _ cause: ChangeCause?) -> ByteBuffer
+  package typealias EncodeCaused = @Sendable (_ seq: UInt64, _ patch: JSONPatch, _ feature: String?, _ cause: ChangeCause?) -> ByteBuffer
 
   /// The subscribers that receive the same bytes: one path, told the causes or not, and who
   /// sent each request or not.
@@ -70,7 +70,7 @@ final class Subscriptions: Sendable {
   ///   items for later changes wait for ``release(upTo:)``. `nil`: nothing waits.
   ///   `encodeCaused`: How a change is encoded for subscribers that ask for causes; without it
   ///   they get what the others get.
-  init(encode: @escaping Encode, encodeCaused: EncodeCaused? = nil, holdBackAfter releasedSeq: UInt64? = nil) {
+  package init(encode: @escaping Encode, encodeCaused: EncodeCaused? = nil, holdBackAfter releasedSeq: UInt64? = nil) {
     self.encode = encode
     self.encodeCaused = encodeCaused ?? { seq, patch, _, _ in encode(seq, patch) }
     self.holdsBack = releasedSeq != nil
@@ -109,7 +109,7 @@ final class Subscriptions: Sendable {
 
   /// Every change up to `seq` is on the disk: the items held for it go to their subscribers, then
   /// the feeds' changes up to it.
-  func release(upTo seq: UInt64) {
+  package func release(upTo seq: UInt64) {
     guard self.holdsBack else { return }
     self.heldBack.withLock { held in
       held.releasedSeq = max(held.releasedSeq, seq)
@@ -157,7 +157,7 @@ final class Subscriptions: Sendable {
   }
 
   /// Ends `subscriber`'s subscription: it is cancelled, and gets no more changes.
-  func remove(_ subscriber: Subscriber) {
+  package func remove(_ subscriber: Subscriber) {
     subscriber.end(.cancelled)
     self.contents.withLock { contents in
       let key = Key(pointer: subscriber.pointer, withCauses: subscriber.withCauses, withSenders: subscriber.withSenders)
@@ -168,12 +168,12 @@ final class Subscriptions: Sendable {
     }
   }
 
-  var count: Int {
+  package var count: Int {
     self.contents.withLock { $0.count }
   }
 
   /// Changes waiting in the subscribers' queues: in all, and in the longest. For the metrics.
-  func queueDepths() -> (queued: Int, deepest: Int) {
+  package func queueDepths() -> (queued: Int, deepest: Int) {
     let feeds = self.contents.withLock { contents in Array(contents.byPath.values) }
     var queued = 0
     var deepest = 0

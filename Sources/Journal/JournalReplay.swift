@@ -1,6 +1,5 @@
 import Foundation
-import SwitchyardJournal
-import SwitchyardRuntime
+import SwitchyardJSON
 
 /// Reduces journaled actions again through the reducers running now, each from the state the
 /// journal recorded before it, and finds the first whose result is not the change the journal
@@ -14,38 +13,51 @@ import SwitchyardRuntime
 /// No effect runs: the effects a reduction returns are dropped, and the actions effects sent
 /// are replayed from the journal like any other. A change whose action the journal cannot tell
 /// (an effect's action on a read-only route) is applied as journaled and counted as skipped.
-struct JournalReplay<Action: Decodable & Sendable>: Sendable {
+package struct JournalReplay<Action: Decodable & Sendable>: Sendable {
   /// How one feature reduces a global action, on JSON: its state before, the action; its
   /// state after, or `nil` when its route does not take the action.
-  struct Reducing: Sendable {
-    let pointer: JSONPointer
-    let reduce: @Sendable (_ state: JSONValue, _ action: Action, _ replay: DependencyReplay) throws -> JSONValue?
+  package struct Reducing: Sendable {
+    package let pointer: JSONPointer
+    package let reduce: @Sendable (_ state: JSONValue, _ action: Action, _ replay: DependencyReplay) throws -> JSONValue?
+
+    package init(
+      pointer: JSONPointer,
+      reduce: @escaping @Sendable (_ state: JSONValue, _ action: Action, _ replay: DependencyReplay) throws -> JSONValue?
+    ) {
+      self.pointer = pointer
+      self.reduce = reduce
+    }
   }
 
   /// What a replay found.
-  struct Report: Sendable, Equatable {
+  package struct Report: Sendable, Equatable {
     /// The state replay started from, and the last change it looked at.
-    var from: UInt64
-    var to: UInt64
-    var replayed = 0
-    var skipped = 0
-    var difference: Difference?
+    package var from: UInt64
+    package var to: UInt64
+    package var replayed = 0
+    package var skipped = 0
+    package var difference: Difference?
   }
 
   /// The first change that did not come out as journaled.
-  struct Difference: Sendable, Equatable {
-    let seq: UInt64
-    let feature: String
-    let action: JSONValue
+  package struct Difference: Sendable, Equatable {
+    package let seq: UInt64
+    package let feature: String
+    package let action: JSONValue
     /// Both from the root of the state: what the journal recorded, and what reducing the
     /// action gives now (`nil` when it could not be reduced: `reason` says why).
-    let journaled: JSONPatch
-    let replayed: JSONPatch?
-    let reason: String
+    package let journaled: JSONPatch
+    package let replayed: JSONPatch?
+    package let reason: String
   }
 
-  let features: [String: Reducing]
-  let reader: JournalReader
+  package let features: [String: Reducing]
+  package let reader: JournalReader
+
+  package init(features: [String: Reducing], reader: JournalReader) {
+    self.features = features
+    self.reader = reader
+  }
 
   /// Replays the changes after `since` (the oldest snapshot's seq without it) up to `until`
   /// (the last journaled without it), stopping at the first difference. The changes are read
@@ -53,7 +65,7 @@ struct JournalReplay<Action: Decodable & Sendable>: Sendable {
   ///
   /// - Parameter isWanted: Asked before each change: once it says no (the client went away),
   ///   the replay stops with ``JournalReadError/abandoned``.
-  func run(
+  package func run(
     since: UInt64?, until: UInt64?, while isWanted: () -> Bool = { true }
   ) async throws(JournalReadError) -> Report {
     let from: UInt64

@@ -1,6 +1,5 @@
 import Dependencies
 import Foundation
-import SwitchyardJournal
 import SwitchyardSynchronization
 
 /// The date and UUIDs a reduction reads when `Replay` reduces a journaled action again: those
@@ -14,7 +13,7 @@ import SwitchyardSynchronization
 /// let after = withDependencies(replay.install) { reduce(state, action) }
 /// replay.mismatch   // nil: it read just what was recorded
 /// ```
-final class DependencyReplay: Sendable {
+package final class DependencyReplay: Sendable {
   private struct Reads {
     var dates = 0
     var uuids = 0
@@ -24,12 +23,12 @@ final class DependencyReplay: Sendable {
   private let time: Date
   private let reads = Mutex(Reads())
 
-  init(recorded: DependencyReadings?, time: Date) {
+  package init(recorded: DependencyReadings?, time: Date) {
     self.recorded = recorded
     self.time = time
   }
 
-  @Sendable func install(in dependencies: inout DependencyValues) {
+  @Sendable package func install(in dependencies: inout DependencyValues) {
     dependencies.date = DateGenerator { [self] in
       self.reads.withLock { reads in
         defer { reads.dates += 1 }
@@ -46,7 +45,7 @@ final class DependencyReplay: Sendable {
 
   /// Which dependency the reduction read otherwise than the journal recorded; `nil` when it
   /// read each as many times as recorded.
-  var mismatch: String? {
+  package var mismatch: String? {
     let reads = self.reads.withLock { $0 }
     guard let recorded else {
       var read: [String] = []
@@ -66,9 +65,9 @@ final class DependencyReplay: Sendable {
       differences.append("UUIDs (uuid()) \(Self.times(reads.uuids)) where it read them \(Self.times(recorded.uuids.count))")
     }
     guard !differences.isEmpty else { return nil }
-    let kept = max(recorded.dates.count, recorded.uuids.count) >= DependencyRecorder.limit
+    let kept = max(recorded.dates.count, recorded.uuids.count) >= DependencyReadings.limit
     return "it read \(differences.joined(separator: ", and ")) when the change was made"
-      + (kept ? " (the journal keeps a reduction's first \(DependencyRecorder.limit) readings of each)" : "")
+      + (kept ? " (the journal keeps a reduction's first \(DependencyReadings.limit) readings of each)" : "")
   }
 
   private static func times(_ count: Int) -> String {

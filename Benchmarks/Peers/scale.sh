@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# How the cost grows, not just one point: the curves of the peers benchmark, each a data file
+# and an SVG plot (gnuplot, installed when missing) under .build-bench/scale/.
+#
+#   fan-out   one change to 10, 100, 1,000 and 10,000 subscribers: deliveries/s and delivery
+#             p99, Switchyard (the counter in an actor, no state directory) against Redis 7
+#             PUBLISH/SUBSCRIBE, in the same run
+#   journal   a journal of 10 to 10,000,000 changes: start to serving, and `Get` at the middle
+#
+#   Benchmarks/Peers/scale.sh [fanout|journal]        both by default
+#   SUBSCRIBERS="10 100" LENGTHS="10 1000" DAEMON=.build/debug/switchyardd …   a quick check
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SUBSCRIBERS=${SUBSCRIBERS:-10 100 1000 10000}
+LENGTHS=${LENGTHS:-10 1000 100000 1000000 10000000}
+# Each fan-out run makes this many deliveries, whatever its number of subscribers.
+DELIVERIES=${DELIVERIES:-2000000}
+NEEDED="redis-server:redis-server gnuplot:gnuplot-nox"
+source Benchmarks/Peers/common.sh
+data=$out/scale
+mkdir -p "$data"
+# 10,000 subscribers are 10,000 descriptors in each process: as many as the hard limit allows.
+ulimit -n "$(ulimit -Hn)"
+
+fanout() {
+  env SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor SWITCHYARD_LOG_LEVEL=warning \
+    SWITCHYARD_LIMITS_MAX_CONNECTIONS=20000 SWITCHYARD_SUBSCRIPTIONS_QUEUE_LIMIT=100000 \
+    "$daemon" --socket "$dir/switchyard.sock" >/dev/null 2>&1 & pids+=($!)
+  redis-server --port 0 --unixsocket "$dir/redis.sock" --save '' --appendonly no --maxclients 20000 \
+    --loglevel warning >/dev/null & pids+=($!)
+  wait_for_socket "$dir/switchyard.sock"
+  wait_for_socket "$dir/redis.sock"
+  sleep 1
+  local subscribers changes s r
+  echo "# subscribers switchyard_rate switchyard_p99_us redis_rate redis_p99_us" >"$data/fanout.dat"
+  for subscribers in $SUBSCRIBERS; do
+    changes=$((DELIVERIES / subscribers))
+    [ "$changes" -lt 20 ] && changes=20
+    s=$("$out/loadgen" fanout switchyard "$dir/switchyard.sock" "$subscribers" "$changes")
+    r=$("$out/loadgen" fanout redis "$dir/redis.sock" "$subscribers" "$changes")
+    echo "$subscribers $(field rate "$s") $(field p99_us "$s") $(field rate "$r") $(field p99_us "$r")" >>"$data/fanout.dat"
+  done
+  stop_all
+  echo "## Fan-out: one change to N subscribers"
+  echo
+  echo "| subscribers | Switchyard deliveries/s | Redis deliveries/s | ratio | Switchyard p99, µs | Redis p99, µs |"
+  echo "|---:|---:|---:|---:|---:|---:|"
+  awk '!/^#/ { printf "| %d | %.0f | %.0f | %.2f× | %.0f | %.0f |\n", $1, $2, $4, $2 / $4, $3, $5 }' "$data/fanout.dat"
+  echo
+  gnuplot <<PLOT
+set terminal svg size 720,420 font "sans,12"
+set output "$data/fanout.svg"
+set title "One change to N subscribers (deliveries/s)"
+set logscale x
+set xlabel "subscribers"
+set ylabel "deliveries/s"
+set key bottom right
+plot "$data/fanout.dat" using 1:2 with linespoints title "Switchyard", "" using 1:4 with linespoints title "Redis PUBLISH"
+PLOT
+}
+
+journal() {
+  local lengths=($LENGTHS)
+  python3 Benchmarks/Peers/journal_scale.py "$daemon" "$dir" "${lengths[@]}" | tee "$dir/journal.out" >&2
+  echo "# changes start_ms get_at_middle_ms journal_bytes" >"$data/journal.dat"
+  sed 's/[a-z_]*=//g' "$dir/journal.out" >>"$data/journal.dat"
+  echo "## Journal length: start to serving, and Get at the middle"
+  echo
+  echo "| changes | start to serving, ms | Get at the middle, ms | journal, MB |"
+  echo "|---:|---:|---:|---:|"
+  awk '!/^#/ { printf "| %d | %.0f | %.1f | %.1f |\n", $1, $2, $3, $4 / 1e6 }' "$data/journal.dat"
+  echo
+  gnuplot <<PLOT
+set terminal svg size 720,420 font "sans,12"
+set output "$data/journal.svg"
+set title "A journal of N changes"
+set logscale x
+set xlabel "changes journaled"
+set ylabel "milliseconds"
+set key top left
+plot "$data/journal.dat" using 1:2 with linespoints title "start to serving", "" using 1:3 with linespoints title "Get at the middle"
+PLOT
+}
+
+echo "# Benchmarks/Peers/scale.sh, $(date -u +%Y-%m-%d), $(nproc) CPUs; plots in $data"
+case ${1:-all} in
+  fanout) fanout ;;
+  journal) journal ;;
+  *) fanout; journal ;;
+esac
