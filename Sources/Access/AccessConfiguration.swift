@@ -28,18 +28,24 @@ extension AccessPolicy {
 extension AccessPolicy.Rule {
   fileprivate init(_ value: JSONValue, at key: String) throws {
     guard case let .object(rule) = value else { throw AccessConfigurationError("\(key) must be an object") }
-    for name in rule.keys where !["user", "group", "allow", "actions", "paths"].contains(name) {
-      throw AccessConfigurationError("\(key).\(name) is not a setting of a rule (user, group, allow, actions, paths)")
+    let principals = ["user", "group", "commonName", "dnsName", "uri"]
+    for name in rule.keys where !(principals + ["allow", "actions", "paths"]).contains(name) {
+      throw AccessConfigurationError("\(key).\(name) is not a setting of a rule (\(principals.joined(separator: ", ")), allow, actions, paths)")
     }
-    switch (rule["user"], rule["group"]) {
-    case let (.string(user)?, nil):
-      guard let uid = userID(named: user) else { throw AccessConfigurationError("\(key).user: no user \(user)") }
-      self.principal = .user(uid, name: user)
-    case let (nil, .string(group)?):
-      guard let gid = groupID(named: group) else { throw AccessConfigurationError("\(key).group: no group \(group)") }
-      self.principal = .group(gid, name: group)
-    default:
-      throw AccessConfigurationError("\(key) must name one \"user\" or one \"group\"")
+    let named = principals.filter { rule[$0] != nil }
+    guard named.count == 1, let kind = named.first, case let .string(name)? = rule[kind], !name.isEmpty else {
+      throw AccessConfigurationError("\(key) must name one \"user\", \"group\", \"commonName\", \"dnsName\" or \"uri\"")
+    }
+    switch kind {
+    case "user":
+      guard let uid = userID(named: name) else { throw AccessConfigurationError("\(key).user: no user \(name)") }
+      self.principal = .user(uid, name: name)
+    case "group":
+      guard let gid = groupID(named: name) else { throw AccessConfigurationError("\(key).group: no group \(name)") }
+      self.principal = .group(gid, name: name)
+    case "commonName": self.principal = .commonName(name)
+    case "dnsName": self.principal = .dnsName(name)
+    default: self.principal = .uri(name)
     }
     let allow = try strings(rule["allow"], "\(key).allow") ?? []
     self.allow = Set(

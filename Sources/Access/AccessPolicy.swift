@@ -8,7 +8,8 @@ import SwitchyardServer
 /// Who may do what: checked on every call against the caller's credentials, whatever the
 /// socket's file mode lets connect.
 ///
-/// A rule names a user or a group and grants classes of methods — `read` (`Get`, `Subscribe`,
+/// A rule names a user or a group — or, for a client on a TLS listener, its certificate's common
+/// name, or a DNS name or URI among its subject alternative names — and grants classes of methods — `read` (`Get`, `Subscribe`,
 /// `Describe`, `Status`), `write` (`Send`, `SendBatch`), `admin` — optionally limited to action
 /// paths (`counter.*`) for writes and to state pointer prefixes (`/primes`) for reads. A caller
 /// gets the union of the rules that name its uid, its primary group or one of its groups. Root
@@ -19,12 +20,15 @@ import SwitchyardServer
 ///   "rules": {
 ///     "operators": { "group": "switchyard", "allow": ["read", "write"] },
 ///     "dashboard": { "user": "monitor", "allow": ["read"], "paths": ["/primes"] },
-///     "counters": { "group": "counters", "allow": ["write"], "actions": ["counter.*"] }
+///     "counters": { "group": "counters", "allow": ["write"], "actions": ["counter.*"] },
+///     "billing": { "commonName": "billing", "allow": ["read"] }
 ///   }
 /// }
 /// ```
 ///
-/// Without `rules`, the socket's group may read and write; everyone else may do nothing.
+/// Without `rules`, the socket's group may read and write; everyone else may do nothing. A
+/// remote client is never root, the daemon's user, or a member of a group: only certificate
+/// rules grant it anything.
 public struct AccessPolicy: Sendable, Equatable {
   /// A class of methods a rule grants.
   public enum Permission: String, Sendable, CaseIterable, Comparable {
@@ -39,11 +43,20 @@ public struct AccessPolicy: Sendable, Equatable {
   public enum Principal: Sendable, Equatable, CustomStringConvertible {
     case user(uid_t, name: String)
     case group(gid_t, name: String)
+    /// A client certificate whose subject's common name is this.
+    case commonName(String)
+    /// A client certificate with this DNS name among its subject alternative names.
+    case dnsName(String)
+    /// A client certificate with this URI among its subject alternative names.
+    case uri(String)
 
     public var description: String {
       switch self {
       case let .user(_, name): "user \(name)"
       case let .group(_, name): "group \(name)"
+      case let .commonName(name): "commonName \(name)"
+      case let .dnsName(name): "dnsName \(name)"
+      case let .uri(uri): "uri \(uri)"
       }
     }
   }
@@ -66,8 +79,11 @@ public struct AccessPolicy: Sendable, Equatable {
 
     func applies(to caller: Caller) -> Bool {
       switch self.principal {
-      case let .user(uid, _): caller.uid == uid
-      case let .group(gid, _): caller.gid == gid || caller.groups.contains(gid)
+      case let .user(uid, _): !caller.isRemote && caller.uid == uid
+      case let .group(gid, _): !caller.isRemote && (caller.gid == gid || caller.groups.contains(gid))
+      case let .commonName(name): caller.certificate?.commonName == name
+      case let .dnsName(name): caller.certificate?.dnsNames.contains(name) == true
+      case let .uri(uri): caller.certificate?.uris.contains(uri) == true
       }
     }
   }
@@ -86,7 +102,7 @@ public struct AccessPolicy: Sendable, Equatable {
   /// What `caller` may do, given the socket's group (for the default rule) and the daemon's
   /// own user.
   package func grants(for caller: Caller, socketGroup: gid_t?, daemonUser: uid_t = AccessPolicy.daemonUser) -> Grants {
-    if caller.uid == 0 || caller.uid == daemonUser { return .everything }
+    if !caller.isRemote, caller.uid == 0 || caller.uid == daemonUser { return .everything }
     let rules = self.rules ?? socketGroup.map { [Rule(principal: .group($0, name: "the socket's group"), allow: [.read, .write])] } ?? []
     var grants = Grants()
     for rule in rules where rule.applies(to: caller) {

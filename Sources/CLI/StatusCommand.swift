@@ -125,6 +125,10 @@ struct StatusView {
       "Clients",
       "\(connections) connection\(connections == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
     )
+    if let listeners = self.status["listeners"]?.arrayValue {
+      let counts = listeners.map { "\($0["address"]?.stringValue ?? "?") \($0["connections"]?.intValue ?? 0)" }
+      field("Listeners", counts.joined(separator: ", "))
+    }
     let features = self.describe?["features"]?.arrayValue ?? []
     field("Features", "\(self.status["features"]?.intValue ?? features.count)")
     let rows = features.map { feature -> [String] in

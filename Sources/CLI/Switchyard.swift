@@ -13,10 +13,11 @@ struct Switchyard: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "switchyard",
     abstract: "Send actions to switchyardd, read its state and watch it change.",
-    usage: "switchyard [--socket <path>] <subcommand> [<options>]",
+    usage: "switchyard [--socket <path> | --address <address>] <subcommand> [<options>]",
     discussion: """
-      --socket (default $SWITCHYARD_SOCKET, or run/switchyard.sock) may come before or after \
-      the subcommand.
+      --socket (default $SWITCHYARD_SOCKET, or run/switchyard.sock), --address (default \
+      $SWITCHYARD_ADDRESS: unix:PATH or tcp:HOST:PORT), and --ca, --cert, --key for a TLS \
+      listener may come before or after the subcommand.
 
       Exit codes: 0 success, 1 the daemon answered with an error, 2 usage error, \
       3 cannot connect to the daemon, 4 a replayed change differs from the journal.
@@ -53,73 +54,6 @@ enum ExitStatus {
   static let usage: Int32 = 2
   static let cannotConnect: Int32 = 3
   static let replayDiffers: Int32 = 4
-}
-
-/// Options every subcommand takes.
-struct GlobalOptions: ParsableArguments {
-  @Option(
-    name: .long,
-    help: ArgumentHelp(
-      "The daemon's socket.",
-      discussion: "Defaults to $SWITCHYARD_SOCKET, or run/switchyard.sock.",
-      valueName: "path"
-    ),
-    completion: .file()
-  )
-  var socket: String?
-
-  /// The arguments with the global options given before the subcommand moved after its name,
-  /// where its parser reads them: `switchyard --socket S status` reads as
-  /// `switchyard status --socket S`, as `systemctl` and `varlinkctl` take their options
-  /// anywhere.
-  static func hoisted(_ arguments: [String]) -> [String] {
-    var global: [String] = []
-    var index = arguments.startIndex
-    while index < arguments.endIndex {
-      let argument = arguments[index]
-      if argument == "--socket", index + 1 < arguments.endIndex {
-        global += arguments[index...(index + 1)]
-        index += 2
-      } else if argument.hasPrefix("--socket=") {
-        global.append(argument)
-        index += 1
-      } else {
-        break
-      }
-    }
-    guard !global.isEmpty, index < arguments.endIndex, !arguments[index].hasPrefix("-") else { return arguments }
-    return [arguments[index]] + global + arguments[(index + 1)...]
-  }
-
-  var socketPath: String {
-    self.socket ?? ProcessInfo.processInfo.environment["SWITCHYARD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? "run/switchyard.sock"
-  }
-
-  /// A client of the daemon, and the error handling every subcommand shares: daemon errors exit
-  /// 1, connection errors 3.
-  ///
-  /// - Parameter wireErrors: Print an error reply as it came, its name and parameters, alone
-  ///   (`--json`, `call`); otherwise a sentence that says what happened and what to do comes
-  ///   first, and the wire form after it.
-  func withClient(
-    wireErrors: Bool = false, configuration: SwitchyardClient<JSONValue, JSONValue>.Configuration = .init(),
-    _ body: (SwitchyardClient<JSONValue, JSONValue>) async throws -> Void
-  ) async throws {
-    let client = SwitchyardClient<JSONValue, JSONValue>(socketPath: self.socketPath, configuration: configuration)
-    defer { client.close() }
-    do {
-      try await body(client)
-    } catch let error as SwitchyardError {
-      let wire = "\(error.name) \(error.parameters.serialized())"
-      printError(wireErrors ? wire : "switchyard: \(error.sentence)\n  (\(wire))")
-      throw ExitCode(ExitStatus.daemonError)
-    } catch let error as SwitchyardConnectionError {
-      printError("switchyard: \(error)")
-      if case .cannotConnect = error { throw ExitCode(ExitStatus.cannotConnect) }
-      throw ExitCode(ExitStatus.daemonError)
-    }
-  }
 }
 
 struct Send: AsyncParsableCommand {

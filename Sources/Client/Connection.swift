@@ -1,6 +1,7 @@
 import NIOCore
 import SwitchyardVarlink
 import NIOPosix
+import NIOSSL
 import SwitchyardSynchronization
 import SwitchyardJSON
 
@@ -38,25 +39,47 @@ final class VarlinkConnection: Sendable {
     self.outgoing = outgoing
   }
 
-  /// Connects to the Unix socket at `path`.
-  static func connect(path: String, maximumMessageBytes: Int) async throws -> VarlinkConnection {
+  /// Connects to `address`: a Unix socket's path (or `unix:PATH`), or `tcp:HOST:PORT`, whose
+  /// TLS handshake is done with `tls` before this returns.
+  static func connect(path address: String, tls: SwitchyardTLS?, maximumMessageBytes: Int) async throws -> VarlinkConnection {
     let asyncChannel: NIOAsyncChannel<ByteBuffer, JSONValue>
+    let endpoint = (try? VarlinkAddress(parsing: address)) ?? .unix(path: address)
     do {
-      asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .connect(unixDomainSocketPath: path) { channel in
+      let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      switch endpoint {
+      case let .unix(path):
+        asyncChannel = try await bootstrap.connect(unixDomainSocketPath: path) { channel in
+          channel.eventLoop.makeCompletedFuture { try Self.framing(channel, maximumMessageBytes: maximumMessageBytes) }
+        }
+      case let .tcp(host, port):
+        let context = try (tls ?? SwitchyardTLS()).context()
+        // SNI takes a name, not an address: an IP address is verified against the certificate's
+        // IP addresses instead.
+        let serverName = (try? SocketAddress(ipAddress: host, port: port)) == nil ? host : nil
+        let handshake = Mutex<EventLoopFuture<Void>?>(nil)
+        asyncChannel = try await bootstrap.connectTimeout(.seconds(10)).connect(host: host, port: port) { channel in
           channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandlers(
-              FrameReader(VarlinkFrameDecoder(maximumLength: maximumMessageBytes)),
-              MessageToByteHandler(VarlinkMessageEncoder())
-            )
-            return try NIOAsyncChannel<ByteBuffer, JSONValue>(wrappingChannelSynchronously: channel)
+            let waiter = TLSHandshakeWaiter(done: channel.eventLoop.makePromise())
+            handshake.withLock { $0 = waiter.done.futureResult }
+            try channel.pipeline.syncOperations.addHandlers(NIOSSLClientHandler(context: context, serverHostname: serverName), waiter)
+            return try Self.framing(channel, maximumMessageBytes: maximumMessageBytes)
           }
         }
+        do {
+          try await handshake.withLock { $0 }?.get()
+        } catch {
+          try? await asyncChannel.channel.close()
+          throw SwitchyardConnectionError.cannotConnect(path: address, reason: "TLS handshake failed: \(error)")
+        }
+      }
+    } catch let error as SwitchyardConnectionError {
+      throw error
     } catch let error as IOError {
-      throw SwitchyardConnectionError.cannotConnect(path: path, reason: describeErrno(error.errnoCode))
+      throw SwitchyardConnectionError.cannotConnect(path: address, reason: describeErrno(error.errnoCode))
     } catch {
-      throw SwitchyardConnectionError.cannotConnect(path: path, reason: "\(error)")
+      throw SwitchyardConnectionError.cannotConnect(path: address, reason: "\(error)")
     }
+    let path = address
     let (frames, outgoing) = AsyncStream<JSONValue>.makeStream()
     let connection = VarlinkConnection(path: path, channel: asyncChannel.channel, outgoing: outgoing)
     Task {
@@ -77,11 +100,24 @@ final class VarlinkConnection: Sendable {
         connection.terminate(error)
       } catch let error as VarlinkFrameTooLarge {
         connection.terminate(SwitchyardConnectionError.messageTooLarge(limit: error.limit))
+      } catch let error as BoringSSLError {
+        // In TLS 1.3 the daemon refuses a client's certificate after the client's side of the
+        // handshake is done: its alert comes with the first read.
+        connection.terminate(SwitchyardConnectionError.cannotConnect(path: path, reason: "the TLS session failed: \(error)"))
       } catch {
         connection.terminate(SwitchyardConnectionError.connectionClosed)
       }
     }
     return connection
+  }
+
+  /// Adds Varlink's framing (behind TLS, when there is) and wraps the channel for async use.
+  private static func framing(_ channel: any Channel, maximumMessageBytes: Int) throws -> NIOAsyncChannel<ByteBuffer, JSONValue> {
+    try channel.pipeline.syncOperations.addHandlers(
+      FrameReader(VarlinkFrameDecoder(maximumLength: maximumMessageBytes)),
+      MessageToByteHandler(VarlinkMessageEncoder())
+    )
+    return try NIOAsyncChannel<ByteBuffer, JSONValue>(wrappingChannelSynchronously: channel)
   }
 
   /// Whether the connection has closed; calls on it fail. Its channel closing counts at once,

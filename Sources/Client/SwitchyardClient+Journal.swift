@@ -94,10 +94,11 @@ extension SwitchyardClient {
     let (stream, continuation) = AsyncThrowingStream<JournalEntry, any Error>.makeStream()
     let path = self.socketPath
     let maximumMessageBytes = self.configuration.maximumMessageBytes
+    let tls = self.configuration.tls
     let parameters = Self.journalParameters(since: since, until: until, feature: feature, limit: nil)
     let task = Task {
       do {
-        let connection = try await VarlinkConnection.connect(path: path, maximumMessageBytes: maximumMessageBytes)
+        let connection = try await VarlinkConnection.connect(path: path, tls: tls, maximumMessageBytes: maximumMessageBytes)
         defer { connection.close() }
         for try await reply in connection.callMore(StoreInterface.Method.journal.qualifiedName, parameters: parameters) {
           for entry in try Self.page(reply).entries { continuation.yield(entry) }

@@ -26,7 +26,7 @@ extension SwitchyardClient {
       let reason: String
       do {
         let connection = try await VarlinkConnection.connect(
-          path: path, maximumMessageBytes: configuration.maximumMessageBytes
+          path: path, tls: configuration.tls, maximumMessageBytes: configuration.maximumMessageBytes
         )
         connectedOnce = true
         let id = registry.add(connection)

@@ -1,6 +1,7 @@
 import Logging
 import SwitchyardSynchronization
 import SwitchyardJSON
+import SwitchyardVarlink
 
 /// A client of `switchyardd`: sends actions to the application's features, reads its state and
 /// follows every change to it, over Varlink (`io.switchyard.Store`) on a Unix socket.
@@ -40,6 +41,9 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     public var maximumReconnectDelay: Duration = .seconds(2)
     /// Where the client logs reconnections.
     public var logger = Logger(label: "switchyard.client")
+    /// How a `tcp:` address's TLS is done: the CA the daemon's certificate chains to, and the
+    /// client's certificate and key. `nil`: the system's CAs, and no client certificate.
+    public var tls: SwitchyardTLS?
     /// Told when a subscription's connection drops and when it is back (``ReconnectionEvent``).
     /// Called from the subscription's task, before it yields anything more: keep it short. When
     /// it is set, a subscription that reconnects asks the daemon's `Status` first, which answers
@@ -49,7 +53,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     public init() {}
   }
 
-  /// The socket the client connects to.
+  /// Where the client connects: the Unix socket's path, or the address it was made with.
   public let socketPath: String
   /// How the client connects and reconnects.
   public let configuration: Configuration
@@ -63,6 +67,26 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   public init(socketPath: String, configuration: Configuration = Configuration()) {
     self.socketPath = socketPath
     self.configuration = configuration
+  }
+
+  /// A client of the daemon at `address`, in Varlink's syntax: `unix:/run/switchyard.sock` (or
+  /// a path), or `tcp:host:port` for a TLS listener (``Configuration/tls``).
+  ///
+  /// ```swift
+  /// let client = try SwitchyardClient<App.Action, App.State>(address: "tcp:127.0.0.1:7501", configuration: configuration)
+  /// ```
+  ///
+  /// - Throws: ``SwitchyardConnectionError/cannotConnect(path:reason:)`` when `address` is neither.
+  public convenience init(address: String, configuration: Configuration = Configuration()) throws {
+    do {
+      if case let .unix(path) = try VarlinkAddress(parsing: address) {
+        self.init(socketPath: path, configuration: configuration)
+        return
+      }
+    } catch {
+      throw SwitchyardConnectionError.cannotConnect(path: address, reason: "\(error)")
+    }
+    self.init(socketPath: address, configuration: configuration)
   }
 
   deinit {
@@ -308,7 +332,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   private func callConnection() async throws -> VarlinkConnection {
     if let current = self.connection.withLock({ $0 }), !current.isClosed { return current }
     let fresh = try await VarlinkConnection.connect(
-      path: self.socketPath, maximumMessageBytes: self.configuration.maximumMessageBytes
+      path: self.socketPath, tls: self.configuration.tls, maximumMessageBytes: self.configuration.maximumMessageBytes
     )
     let (chosen, spare) = self.connection.withLock { current -> (VarlinkConnection, VarlinkConnection?) in
       if let current, !current.isClosed { return (current, fresh) }

@@ -17,6 +17,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
   public var socketMode: mode_t = 0o660
   /// The server's limits and timeouts (`limits.*`), read by the server itself.
   package var limits = ServerLimits()
+  /// The TCP listeners with TLS served beside the socket (`tls.*`).
+  package var tls = TLSSettings()
   /// How many changes a subscription may fall behind before it gets a snapshot instead.
   public var subscriptionQueueLimit: Int = 256
   /// How many changes the daemon keeps for subscribers that resume with `since`.

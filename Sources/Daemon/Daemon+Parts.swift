@@ -10,6 +10,34 @@ import SwitchyardWorkers
 /// The parts ``Daemon/run(onListening:)`` builds, one function each, so that `run` reads as
 /// their list in start order.
 extension Daemon {
+  /// The Unix socket, then TLS listeners: the TCP socket systemd passed
+  /// (`FileDescriptorName=varlink-tls`) and each `tls.listen` address, their certificates loaded
+  /// now: a file that cannot be used stops the start here.
+  func claimListeners() throws -> [VarlinkListener] {
+    let inherited = SocketActivation.duplicateOfSocket(named: "varlink-tls")
+    let socket = try self.claimListener()
+    let settings = self.configuration.tls
+    guard !settings.listen.isEmpty || inherited != nil else { return [socket] }
+    let tls = try TLSServerContext(settings, servesInheritedSocket: inherited != nil)
+    let bound: [VarlinkListener] = settings.listen.compactMap { address in
+      guard case let .tcp(host, port) = address else { return nil }
+      return .tcp(host: host, port: port, tls: tls)
+    }
+    return [socket] + (inherited.map { [.inheritedTCP($0, tls: tls)] } ?? []) + bound
+  }
+
+  /// Reads the TLS listeners' certificates, key and CA again (a reload): the next handshakes use
+  /// them, established connections go on; files that cannot be used leave the current ones.
+  func reloadCertificates(of listeners: [VarlinkListener], from settings: TLSSettings) {
+    guard let tls = listeners.lazy.compactMap(\.tls).first else { return }
+    do {
+      try tls.reload(settings)
+      self.logger.notice("TLS certificates reloaded")
+    } catch {
+      self.logger.error("TLS certificates not reloaded; the current ones stay", metadata: ["error": "\(error)"])
+    }
+  }
+
   /// The socket systemd passed (`FileDescriptorName=varlink`), or the configured path once no
   /// other daemon serves on it.
   func claimListener() throws -> VarlinkListener {

@@ -79,7 +79,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   ///   another daemon listens on the socket's path (or the path is not a socket) or the socket
   ///   cannot be bound.
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
-    let listener = try self.claimListener()
+    let listeners = try self.claimListeners()
+    let listener = listeners[0]
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
     // One event loop serves every connection: a call to a feature whose store runs on it too is
     // read, reduced and answered on one thread; worker processes and effects give the daemon
@@ -115,7 +116,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // Trapped now, before READY=1, so that a reload right after start-up finds the handler.
     let hangUps = await UnixSignalsSequence(trapping: .sighup)
     let server = VarlinkServer(
-      responder: responder, counters: counters, listener: listener, limits: { configuration.value.limits },
+      responder: responder, counters: counters, listeners: listeners, limits: { configuration.value.limits },
       connectionCeiling: connectionCeiling, loop: loop, logger: self.logger
     )
     let hosting = HostingService(stop: { await supervisor.stop(); await hosted.stopFeatures() })
@@ -139,6 +140,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         apply: {
           hosted.changeLog.setHistoryLimit($0.historyLimit, bytes: $0.historyBytes)
           responder.revokeSubscriptions()
+          self.reloadCertificates(of: listeners, from: $0.tls)
         },
         status: { status().line.description }, logger: self.logger
       ),

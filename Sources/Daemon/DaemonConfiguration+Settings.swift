@@ -25,6 +25,7 @@ extension DaemonConfiguration {
         }
       ),
       ServerLimits.settings.pullback(\.limits),
+      TLSSettings.settings.pullback(\.tls),
       SettingsSection(
         "subscriptions",
         .positive("queueLimit", \.subscriptionQueueLimit, reloadable: true),

@@ -7,17 +7,40 @@
 ///
 /// Its groups are those of the connecting process, not a lookup of the uid's: a process that
 /// dropped a group cannot use it, and a uid with no passwd entry still has its groups.
+///
+/// A client on a TLS listener is its certificate instead (``certificate``); its uid and gid are
+/// then ``remoteUser`` and ``remoteGroup``, which no user or group rule of the policy matches.
 package struct Caller: Sendable, Equatable, CustomStringConvertible {
   package let pid: pid_t
   package let uid: uid_t
   package let gid: gid_t
   package let groups: [gid_t]
+  /// The verified client certificate's identity, for a client on a TLS listener; `nil` on the
+  /// Unix socket.
+  package let certificate: CertificateIdentity?
+  /// Whether the client came over the network (a TCP listener), with or without a certificate.
+  package var isRemote: Bool { self.uid == Self.remoteUser && self.pid == 0 }
+
+  /// The uid a remote client has: `(uid_t)-1`, which is no user.
+  package static let remoteUser = uid_t.max
+  package static let remoteGroup = gid_t.max
 
   package init(pid: pid_t, uid: uid_t, gid: gid_t, groups: [gid_t] = []) {
     self.pid = pid
     self.uid = uid
     self.gid = gid
     self.groups = groups
+    self.certificate = nil
+  }
+
+  /// A client on a TLS listener, known by its certificate (`nil`: it presented none, where the
+  /// listener allows that).
+  package init(remote certificate: CertificateIdentity?) {
+    self.pid = 0
+    self.uid = Self.remoteUser
+    self.gid = Self.remoteGroup
+    self.groups = []
+    self.certificate = certificate
   }
 
   /// Reads the credentials of the peer of a connected Unix socket; `nil` when the kernel does
@@ -45,5 +68,8 @@ package struct Caller: Sendable, Equatable, CustomStringConvertible {
     return []
   }
 
-  package var description: String { "uid \(self.uid) gid \(self.gid) pid \(self.pid)" }
+  package var description: String {
+    if self.isRemote { return self.certificate.map { "certificate \($0)" } ?? "a remote client without a certificate" }
+    return "uid \(self.uid) gid \(self.gid) pid \(self.pid)"
+  }
 }

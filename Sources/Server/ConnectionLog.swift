@@ -11,7 +11,9 @@ package final class ConnectionLog: Sendable {
 
   package init(logger: Logger, peer: Caller?) {
     var logger = logger
-    if let peer {
+    if let peer, peer.isRemote {
+      logger[metadataKey: "peer.certificate"] = "\(peer.certificate.map { "\($0)" } ?? "-")"
+    } else if let peer {
       logger[metadataKey: "peer.uid"] = "\(peer.uid)"
       logger[metadataKey: "peer.pid"] = "\(peer.pid)"
     }

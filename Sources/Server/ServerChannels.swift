@@ -13,7 +13,7 @@ package final class ServerChannels: Sendable {
   }
 
   private final class Contents {
-    var listener: (any Channel)?
+    var listeners: [any Channel] = []
     var connections: [ObjectIdentifier: Connection] = [:]
     var isDraining = false
     var closedWaiters: [CheckedContinuation<Void, Never>] = []
@@ -48,18 +48,23 @@ package final class ServerChannels: Sendable {
     self.contents = .makeBoxSendingValue(Contents(), eventLoop: loop)
   }
 
-  /// Keeps the listening channel for a drain to close, and returns whether connections are
-  /// welcome; when a drain came first — a SIGTERM between the bind and this call — the channel
-  /// is closed at once, since the drain found nothing to close and the server waits for the
-  /// channel to close.
-  func listening(_ channel: any Channel) async -> Bool {
+  /// Keeps the listening channels for a drain to close, and returns whether connections are
+  /// welcome; when a drain came first — a SIGTERM between the bind and this call — the channels
+  /// are closed at once, since the drain found nothing to close and the server waits for the
+  /// channels to close.
+  func listening(_ channels: [any Channel]) async -> Bool {
     let isDraining = try? await self.loop.submit {
       let contents = self.contents.value
-      contents.listener = channel
+      contents.listeners = channels
       return contents.isDraining
     }.get()
-    if isDraining != false { channel.close(promise: nil) }
+    if isDraining != false { for channel in channels { channel.close(promise: nil) } }
     return isDraining == false
+  }
+
+  /// Where the listening channels listen.
+  func localAddresses() async -> [SocketAddress] {
+    (try? await self.loop.submit { self.contents.value.listeners.compactMap(\.localAddress) }.get()) ?? []
   }
 
   /// Registers a connection, unless the server is draining or `limit` connections are open.
@@ -129,7 +134,7 @@ package final class ServerChannels: Sendable {
     let contents = self.contents.value
     contents.isDraining = true
     let closing = contents.connections.values.filter { $0.callsInFlight == 0 || !$0.channel.isWritable }.map(\.channel)
-    contents.listener?.close(promise: nil)
+    for listener in contents.listeners { listener.close(promise: nil) }
     for channel in closing {
       // A reply written in this turn of the connection's event loop goes out before it closes.
       channel.flush()

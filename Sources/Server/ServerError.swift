@@ -22,6 +22,8 @@ package struct ServerError: Error, CustomStringConvertible, Sendable {
     package static let socketPathTaken = Code("socketPathTaken")
     /// Binding the socket, or taking the one systemd passed, failed.
     package static let cannotListen = Code("cannotListen")
+    /// A TLS listener's certificate, key or CA cannot be read or used.
+    package static let cannotLoadTLS = Code("cannotLoadTLS")
   }
 
   /// What is at a socket's path instead of room for the server's.
@@ -52,7 +54,15 @@ package struct ServerError: Error, CustomStringConvertible, Sendable {
     ServerError(code: .cannotListen, path: path, occupant: nil, underlying: underlying)
   }
 
+  /// The certificate, key or CA file at `path` cannot be used: `underlying` says why.
+  package static func cannotLoadTLS(_ path: String, _ underlying: any Error) -> ServerError {
+    ServerError(code: .cannotLoadTLS, path: path, occupant: nil, underlying: underlying)
+  }
+
   package var description: String {
+    if self.code == .cannotLoadTLS {
+      return "cannot use \(self.path ?? "the TLS files") for TLS: \(self.underlying.map { "\($0)" } ?? "unknown error")"
+    }
     let path = self.path ?? "the socket systemd passed"
     switch self.occupant {
     case let .listening(listener)?:

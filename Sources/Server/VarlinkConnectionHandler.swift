@@ -44,8 +44,9 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   @exclusivity(unchecked) private var isAdvancing = false
   /// What was written since the last flush, gathered into one buffer.
   @exclusivity(unchecked) private var output = OutboundFrames()
-  /// Writes replies straight to the socket while it takes them.
-  private let socket = DescriptorWriter(kind: .socket)
+  /// Writes replies straight to the socket while it takes them; `nil` where the bytes must pass
+  /// through the pipeline (TLS encrypts them there).
+  private let socket: DescriptorWriter?
   /// Something was handed to the channel since its last flush.
   @exclusivity(unchecked) private var isChannelFlushDue = false
   @exclusivity(unchecked) private var writableWaiters: [@Sendable () -> Void] = []
@@ -61,7 +62,8 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     refusals: ConnectionLog,
     calls: (any CallRecorder)? = nil,
     requests: RequestsInFlight = RequestsInFlight(),
-    lastRead: LastRead = LastRead()
+    lastRead: LastRead = LastRead(),
+    writesToSocket: Bool = true
   ) {
     self.responder = responder
     self.server = server
@@ -73,6 +75,7 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.callMetrics = calls
     self.lastRead = lastRead
     self.requests = requests
+    self.socket = writesToSocket ? DescriptorWriter(kind: .socket) : nil
   }
 
   package func channelActive(context: ChannelHandlerContext) {
@@ -294,7 +297,12 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// Writes `bytes` to the client: straight to the socket while it takes them, the rest through
   /// the channel (``DescriptorWriter``), which flushes with the rest of this turn's writes.
   private func writeNow(_ bytes: ByteBuffer, _ context: ChannelHandlerContext) {
-    self.socket.write(bytes, on: context.channel) { rest, written in
+    guard let socket = self.socket else {
+      context.write(self.wrapOutboundOut(bytes), promise: nil)
+      self.isChannelFlushDue = true
+      return
+    }
+    socket.write(bytes, on: context.channel) { rest, written in
       context.write(self.wrapOutboundOut(rest), promise: written)
       self.isChannelFlushDue = true
     }

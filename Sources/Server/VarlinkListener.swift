@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import SwitchyardVarlink
 
 /// Where a server's connections come from: everything about a listening socket that is not
 /// serving on it — binding it, naming it in the log, removing what it leaves behind. A listener
@@ -12,6 +13,28 @@ package enum VarlinkListener: Sendable {
   case path(String, mode: mode_t)
   /// Serve on a listening socket systemd passed (socket activation).
   case inherited(CInt)
+  /// Bind a TCP socket at `host`:`port`, whose connections speak TLS made with `tls`.
+  case tcp(host: String, port: Int, tls: TLSServerContext)
+  /// Serve TLS with `tls` on a listening TCP socket systemd passed.
+  case inheritedTCP(CInt, tls: TLSServerContext)
+
+  /// The TLS a connection's bytes go through before they are Varlink; `nil` for a Unix socket.
+  package var tls: TLSServerContext? {
+    switch self {
+    case .path, .inherited: nil
+    case let .tcp(_, _, tls), let .inheritedTCP(_, tls): tls
+    }
+  }
+
+  /// Where it listens, for `Status` and the log: `unix:/run/x.sock`, `tcp:0.0.0.0:7501`.
+  package var name: String {
+    switch self {
+    case let .path(path, _): "unix:\(path)"
+    case let .inherited(fd): boundPath(ofSocket: fd).map { "unix:\($0)" } ?? "fd \(fd)"
+    case let .tcp(host, port, _): VarlinkAddress.tcp(host: host, port: port).description
+    case let .inheritedTCP(fd, _): "tcp: fd \(fd)"
+    }
+  }
 
   /// The path of the socket file, when the listener has one: the one bound, or the one systemd
   /// bound the socket it passed to.
@@ -19,6 +42,7 @@ package enum VarlinkListener: Sendable {
     switch self {
     case let .path(path, _): path
     case let .inherited(fd): boundPath(ofSocket: fd)
+    case .tcp, .inheritedTCP: nil
     }
   }
 
@@ -45,14 +69,23 @@ package enum VarlinkListener: Sendable {
       }
       logger.info("listening", metadata: ["socket": "\(path)"])
       return server
-    case let .inherited(fd):
+    case let .inherited(fd), let .inheritedTCP(fd, _):
       let server: any Channel
       do {
         server = try await bootstrap.withBoundSocket(fd).get()
       } catch {
         throw ServerError.cannotListen(at: boundPath(ofSocket: fd), error)
       }
-      logger.info("listening on the socket systemd passed", metadata: ["socket": "\(boundPath(ofSocket: fd) ?? "fd \(fd)")"])
+      logger.info("listening on the socket systemd passed", metadata: ["socket": "\(boundPath(ofSocket: fd) ?? self.name)"])
+      return server
+    case let .tcp(host, port, _):
+      let server: any Channel
+      do {
+        server = try await bootstrap.serverChannelOption(.socketOption(.so_reuseaddr), value: 1).bind(host: host, port: port).get()
+      } catch {
+        throw ServerError.cannotListen(at: self.name, error)
+      }
+      logger.info("listening", metadata: ["address": "\(server.localAddress.map { "\($0)" } ?? self.name)", "tls": "yes"])
       return server
     }
   }

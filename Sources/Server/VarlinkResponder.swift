@@ -89,6 +89,8 @@ package protocol CallRecorder: AnyObject, Sendable {
 package final class ServerCounters: Sendable {
   /// Open connections.
   package let connections = Atomic<Int>(0)
+  /// Open connections by listener.
+  package let byListener = ListenerConnections()
   /// Calls by method and result, and how long they took; `nil` keeps no metrics.
   package let calls: (any CallRecorder)?
   /// Calls read and not answered yet, subscriptions left out.

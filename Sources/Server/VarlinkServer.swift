@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import SwitchyardSynchronization
 import SwitchyardJSON
 import SwitchyardVarlink
@@ -34,8 +35,10 @@ package struct ServerLimits: Sendable, Equatable {
   }
 }
 
-/// Serves a ``VarlinkResponder`` over Varlink on a stream socket (``VarlinkListener``). It knows the protocol —
-/// framing, call order, limits, timeouts — and nothing of what the calls mean.
+/// Serves a ``VarlinkResponder`` over Varlink on stream sockets (``VarlinkListener``s: the Unix
+/// socket, and TCP with TLS). It knows the protocol — framing, call order, limits, timeouts — and
+/// nothing of what the calls mean. Every listener's connections are served alike, under the same
+/// limits, and counted together against `maximumConnections`.
 ///
 /// Each connection (``VarlinkConnectionHandler``) reads NUL-ended calls and answers them one
 /// after another on its event loop, so replies come in call order and clients may pipeline. A
@@ -45,7 +48,7 @@ package struct ServerLimits: Sendable, Equatable {
 package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   package let responder: Responder
   package let counters: ServerCounters
-  package let listener: VarlinkListener
+  package let listeners: [VarlinkListener]
   /// The limits in force, read again for each connection.
   let limits: @Sendable () -> ServerLimits
   package let logger: Logger
@@ -57,11 +60,15 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   let connectionCeiling: Int
   /// Refused connections, rate-limited across all of them: a flood of connections is a few lines.
   let refusedConnections: ConnectionLog
+  /// Refused TLS handshakes, once per peer.
+  let refusedHandshakes: HandshakeRefusals
+  /// TLS handshakes under way, at most `maximumConnections` (as configured at start).
+  let handshakeSlots: HandshakeSlots
 
   package init(
     responder: Responder,
     counters: ServerCounters,
-    listener: VarlinkListener,
+    listeners: [VarlinkListener],
     limits: @escaping @Sendable () -> ServerLimits,
     connectionCeiling: Int = .max,
     loop: any EventLoop,
@@ -71,11 +78,29 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     self.channels = ServerChannels(counters: counters, loop: loop)
     self.loop = loop
     self.counters = counters
-    self.listener = listener
+    self.listeners = listeners
     self.limits = limits
     self.connectionCeiling = connectionCeiling
     self.refusedConnections = ConnectionLog(logger: logger, peer: nil)
+    self.refusedHandshakes = HandshakeRefusals(logger: logger)
+    self.handshakeSlots = HandshakeSlots(limit: min(limits().maximumConnections, connectionCeiling))
     self.logger = logger
+  }
+
+  /// A server with one listener.
+  package init(
+    responder: Responder,
+    counters: ServerCounters,
+    listener: VarlinkListener,
+    limits: @escaping @Sendable () -> ServerLimits,
+    connectionCeiling: Int = .max,
+    loop: any EventLoop,
+    logger: Logger
+  ) {
+    self.init(
+      responder: responder, counters: counters, listeners: [listener], limits: limits,
+      connectionCeiling: connectionCeiling, loop: loop, logger: logger
+    )
   }
 
   /// Stops accepting connections; each connection finishes the call it is answering, then
@@ -84,13 +109,53 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     self.channels.drain()
   }
 
+  /// Where the listeners listen, once they do: a TCP listener bound to port 0 says its port here.
+  package func localAddresses() async -> [SocketAddress] {
+    await self.channels.localAddresses()
+  }
+
   /// Listens and serves until the task is cancelled, or until a drain closed the last
   /// connection.
   ///
-  /// - Parameter onListening: Called once the socket accepts connections.
+  /// - Parameter onListening: Called once every listener accepts connections.
   package func run(onListening: @Sendable () -> Void) async throws {
+    var bound: [any Channel] = []
+    do {
+      for listener in self.listeners {
+        let index = self.counters.byListener.register(listener.name)
+        bound.append(try await listener.bind(self.bootstrap(for: listener, counted: index), logger: self.logger))
+      }
+    } catch {
+      for server in bound { try? await server.close() }
+      throw error
+    }
+    let servers = bound
+    // Shut down before it listened: the sockets are closed, and there is nothing to serve.
+    if await self.channels.listening(servers) {
+      onListening()
+      for server in servers {
+        do {
+          try await server.setOption(.autoRead, value: true).get()
+        } catch ChannelError.ioOnClosedChannel {
+          // A drain closed it right after it listened (a SIGTERM as systemd got READY=1): what
+          // follows returns as for any drain.
+        }
+      }
+    }
+    await withTaskCancellationHandler {
+      for server in servers { try? await server.closeFuture.get() }
+      await self.channels.allClosed()
+    } onCancel: {
+      // Cancelled (the daemon is failing, not shutting down gracefully): stop accepting, and
+      // close every connection once its call in flight is answered, so that this returns.
+      for server in servers { server.close(promise: nil) }
+      self.channels.drain()
+    }
+  }
+
+  private func bootstrap(for listener: VarlinkListener, counted index: Int) -> ServerBootstrap {
     let logger = self.logger
-    let bootstrap = ServerBootstrap(group: self.loop)
+    return ServerBootstrap(group: self.loop)
       .serverChannelOption(.backlog, value: 256)
       // Nothing is accepted before `onListening` has run: a connection systemd queued before the
       // daemon started would otherwise be served before the daemon knows the socket's group,
@@ -106,69 +171,84 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       // pipelines and never reads can make the daemon hold small (about 16 KiB, not 256 KiB).
       .childChannelOption(.maxMessagesPerRead, value: 1)
       .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16 << 10))
-      .childChannelInitializer { channel in self.initialize(channel) }
-    let server = try await self.listener.bind(bootstrap, logger: self.logger)
-    // Shut down before it listened: the socket is closed, and there is nothing to serve.
-    if await self.channels.listening(server) {
-      onListening()
-      do {
-        try await server.setOption(.autoRead, value: true).get()
-      } catch ChannelError.ioOnClosedChannel {
-        // A drain closed it right after it listened (a SIGTERM as systemd got READY=1): what
-        // follows returns as for any drain.
+      .childChannelInitializer { channel in
+        if let tls = listener.tls { return self.initialize(channel, tls: tls, listener: index) }
+        return self.initialize(channel, listener: index)
       }
-    }
-    await withTaskCancellationHandler {
-      try? await server.closeFuture.get()
-      await self.channels.allClosed()
-    } onCancel: {
-      // Cancelled (the daemon is failing, not shutting down gracefully): stop accepting, and
-      // close every connection once its call in flight is answered, so that this returns.
-      server.close(promise: nil)
-      self.channels.drain()
-    }
   }
 
-  /// Sets up a new connection's pipeline — timeouts, framing, then the calls — for whoever is
-  /// on the other end.
-  private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
-    let limitsInForce = self.limits
-    let channels = self.channels
-    let limits = limitsInForce()
-    return channel.eventLoop.makeCompletedFuture {
-      try channel.syncOptions?.setOption(
-        .writeBufferWaterMark,
-        value: .init(low: limits.maximumUnwrittenBytes / 2, high: limits.maximumUnwrittenBytes)
-      )
+  /// Sets up a new Unix connection's pipeline for the process on the other end.
+  private func initialize(_ channel: any Channel, listener: Int) -> EventLoopFuture<Void> {
+    channel.eventLoop.makeCompletedFuture {
       let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
         Caller(socket: $0)
       } ?? nil
-      let lastRead = LastRead()
-      try channel.pipeline.syncOperations.addHandlers(
-        ConnectionTimeoutHandler(
-          timeouts: {
-            let value = limitsInForce()
-            return .init(frame: TimeAmount(value.frameTimeout), idle: TimeAmount(value.idleTimeout))
-          },
-          responder: self.responder,
-          isBusy: { channels.isBusy(channel) },
-          lastRead: lastRead,
-          logger: self.logger
-        ),
-        FrameReader(VarlinkFrameDecoder(maximumLength: limits.maximumMessageBytes)),
-        VarlinkConnectionHandler(
-          responder: self.responder,
-          server: channels,
-          caller: peer,
-          log: ConnectionLog(logger: self.logger, peer: peer),
-          capacity: limits.maximumQueuedCalls,
-          connectionLimit: min(limits.maximumConnections, self.connectionCeiling),
-          refusals: self.refusedConnections,
-          calls: self.counters.calls,
-          requests: self.counters.requests,
-          lastRead: lastRead
+      try self.addConnectionHandlers(to: channel, caller: peer, listener: listener, writesToSocket: true)
+    }
+  }
+
+  /// Sets up a TLS connection's pipeline: the handshake first, within the frame timeout, then —
+  /// for the identity its certificate gives — what every connection has.
+  private func initialize(_ channel: any Channel, tls: TLSServerContext, listener: Int) -> EventLoopFuture<Void> {
+    channel.eventLoop.makeCompletedFuture {
+      let handshake = TLSHandshakeHandler(
+        timeout: TimeAmount(self.limits().frameTimeout), refusals: self.refusedHandshakes, slots: self.handshakeSlots
+      ) { caller, context in
+        try self.addConnectionHandlers(
+          to: context.channel, caller: caller, listener: listener, writesToSocket: false, after: context.handler
         )
-      )
+      }
+      try channel.pipeline.syncOperations.addHandlers(NIOSSLServerHandler(context: tls.context), handshake)
+    }
+  }
+
+  /// Adds timeouts, framing and the calls, for `caller`; behind `handler` when given. Replies
+  /// go straight to the socket unless bytes must pass through the pipeline first (TLS). The
+  /// connection counts under its listener until it closes.
+  private func addConnectionHandlers(
+    to channel: any Channel, caller: Caller?, listener: Int, writesToSocket: Bool, after handler: (any ChannelHandler)? = nil
+  ) throws {
+    let limitsInForce = self.limits
+    let channels = self.channels
+    let limits = limitsInForce()
+    let byListener = self.counters.byListener
+    byListener.opened(listener)
+    channel.closeFuture.whenComplete { _ in byListener.closed(listener) }
+    try channel.syncOptions?.setOption(
+      .writeBufferWaterMark,
+      value: .init(low: limits.maximumUnwrittenBytes / 2, high: limits.maximumUnwrittenBytes)
+    )
+    let lastRead = LastRead()
+    let handlers: [any ChannelHandler] = [
+      ConnectionTimeoutHandler(
+        timeouts: {
+          let value = limitsInForce()
+          return .init(frame: TimeAmount(value.frameTimeout), idle: TimeAmount(value.idleTimeout))
+        },
+        responder: self.responder,
+        isBusy: { channels.isBusy(channel) },
+        lastRead: lastRead,
+        logger: self.logger
+      ),
+      FrameReader(VarlinkFrameDecoder(maximumLength: limits.maximumMessageBytes)),
+      VarlinkConnectionHandler(
+        responder: self.responder,
+        server: channels,
+        caller: caller,
+        log: ConnectionLog(logger: self.logger, peer: caller),
+        capacity: limits.maximumQueuedCalls,
+        connectionLimit: min(limits.maximumConnections, self.connectionCeiling),
+        refusals: self.refusedConnections,
+        calls: self.counters.calls,
+        requests: self.counters.requests,
+        lastRead: lastRead,
+        writesToSocket: writesToSocket
+      ),
+    ]
+    if let handler {
+      try channel.pipeline.syncOperations.addHandlers(handlers, position: .after(handler))
+    } else {
+      try channel.pipeline.syncOperations.addHandlers(handlers)
     }
   }
 }

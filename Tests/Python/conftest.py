@@ -33,7 +33,7 @@ def pytest_configure(config):
 
 
 class Daemon:
-    def __init__(self, folder, environment=None):
+    def __init__(self, folder, environment=None, arguments=(), launcher=()):
         self.folder = folder
         self.socket_path = os.path.join(folder, "switchyard.sock")
         self.address = f"unix:{self.socket_path}"
@@ -42,7 +42,7 @@ class Daemon:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SWITCHYARD_")}
         env.update(environment or {})
         self.process = subprocess.Popen(
-            [SWITCHYARDD, "--socket", self.socket_path],
+            [*launcher, SWITCHYARDD, "--socket", self.socket_path, *arguments],
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=subprocess.STDOUT,

@@ -60,6 +60,10 @@ extension StoreResponder {
       }
       status["timers"] = .object(object)
     }
+    let listeners = self.counters.byListener.snapshot
+    if listeners.count > 1 {
+      status["listeners"] = .array(listeners.map { ["address": .string($0.address), "connections": .int(Int64($0.connections))] })
+    }
     return status
   }
 }

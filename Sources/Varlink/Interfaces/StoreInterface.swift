@@ -253,7 +253,10 @@ public enum StoreInterface {
     # pending or refused since the start, and when the first pending one falls due.
     type Timers (maxPending: int, features: []FeatureTimers, nextDue: ?string)
 
-    # How the daemon is doing.
+    # A listener (the Unix socket, a TCP address with TLS) and its open connections.
+    type Listener (address: string, connections: int)
+
+    # How the daemon is doing; "listeners" when it has more than its socket.
     method Status() -> (
       uptime: float,
       features: int,
@@ -263,7 +266,8 @@ public enum StoreInterface {
       seq: int,
       workers: []Worker,
       durability: Durability,
-      timers: ?Timers
+      timers: ?Timers,
+      listeners: ?[]Listener
     )
 
     # Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4): calls by

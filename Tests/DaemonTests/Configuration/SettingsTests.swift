@@ -43,6 +43,12 @@ import Testing
     "metrics.requestTimeout": #"2"#,
     "features": #"{"primes": {"isolation": "process"}}"#,
     "access.rules": #"{"operators": {"user": "root", "allow": ["read"]}}"#,
+    "tls.listen": #"["tcp:127.0.0.1:7501"]"#,
+    "tls.certificate": #""server.crt""#,
+    "tls.key": #""server.key""#,
+    "tls.ca": #""ca.crt""#,
+    "tls.clientAuthentication": #""none""#,
+    "tls.minimumVersion": #""1.2""#,
   ]
 
   @Test func everySettingIsDeclaredOnceAndHasASample() {
