@@ -45,6 +45,9 @@ PINNED_PACKAGES  := $(foreach p,$(SYSTEMD_PACKAGES),$(p):libsystemd0) libsqlite3
 # Debian's chromium and its chromedriver, for the inspector's browser test: installed when
 # missing, as they are (no installed package to pin them to).
 BROWSER_PACKAGES := chromium chromium-driver
+# PostgreSQL 15's server programs: the PostgreSQL journal's tests start servers of their own
+# with its initdb (Tests/Support/PostgresServer.swift), installed only when missing.
+POSTGRES_BIN := /usr/lib/postgresql/15/bin
 
 # Swift itself is the one prerequisite that is not installed here: it comes with the machine.
 deps:
@@ -67,6 +70,8 @@ deps:
 	  apt-get install -y -qq $$missing || { apt-get update -qq && apt-get install -y -qq $$missing; } \
 	    || { echo "error: could not install$$missing" >&2; exit 1; }; \
 	fi
+	@[ -x $(POSTGRES_BIN)/initdb ] || { echo "installing postgresql-15"; \
+	  apt-get install -y -qq postgresql-15 || { apt-get update -qq && apt-get install -y -qq postgresql-15; }; }
 
 # One build for everything, tests included: building a single product after it (or the other way
 # round) plans again with other settings and compiles modules a second time.

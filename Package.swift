@@ -38,13 +38,15 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-    // TLS for the TCP listeners and the client that reaches them (BoringSSL, vendored).
+    // TLS for the TCP listeners and the client that reaches them (BoringSSL, vendored), and
+    // postgres-nio's, which the PostgreSQL journal configures (`sslmode`).
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     // The range swift-case-paths takes too, so that one swift-syntax is resolved and compiled.
     .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"605.0.0"),
@@ -182,6 +184,22 @@ let package = Package(
       ],
       path: "Sources/Journal"
     ),
+    // The journal in PostgreSQL: the same `Journal` over postgres-nio, one fenced leader (a lease
+    // row whose epoch every append checks). The daemon chooses it by `journal.engine`.
+    .target(
+      name: "SwitchyardPostgresJournal",
+      dependencies: [
+        "SwitchyardJournal",
+        "SwitchyardJSON",
+        "SwitchyardSynchronization",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ],
+      path: "Sources/PostgresJournal"
+    ),
     // The change feed: the change log that numbers every change to the composed state and hands
     // it to the journal writer, the history to resume from, and the subscriptions by path, each
     // change encoded once per path. Neither NIO's channels nor the application's types.
@@ -294,6 +312,7 @@ let package = Package(
         "SwitchyardSynchronization",
         "SwitchyardJSON",
         "SwitchyardJournal",
+        "SwitchyardPostgresJournal",
         "SwitchyardChangeFeed",
         "SwitchyardTiming",
         "SwitchyardRuntime",
@@ -428,6 +447,8 @@ let package = Package(
         "SwitchyardSettings",
         "SwitchyardTestSupport",
         "SwitchyardJournal",
+        // The contract suite runs against both engines.
+        "SwitchyardPostgresJournal",
         "SwitchyardJSON",
         "SwitchyardSynchronization",
         .product(name: "Logging", package: "swift-log"),
@@ -444,6 +465,17 @@ let package = Package(
         "SwitchyardTestSupport",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "PostgresJournalTests",
+      dependencies: [
+        "SwitchyardTestSupport",
+        "SwitchyardJournal",
+        "SwitchyardPostgresJournal",
+        "SwitchyardSynchronization",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ]
     ),
     .testTarget(

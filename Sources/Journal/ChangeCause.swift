@@ -39,6 +39,13 @@ package struct ChangeCause: Sendable, Equatable {
   /// What the reduction read of the date and UUIDs, for `Replay`; `nil` when it read neither.
   package var dependencies: DependencyReadings? = nil
 
+  package init(origin: Origin, action: [UInt8]?, peer: Peer?, dependencies: DependencyReadings? = nil) {
+    self.origin = origin
+    self.action = action
+    self.peer = peer
+    self.dependencies = dependencies
+  }
+
   /// The cause without who sent it: what a subscriber that may not read the journal is told.
   package var withoutSender: Self {
     Self(origin: self.origin, action: self.action, peer: nil, dependencies: self.dependencies)

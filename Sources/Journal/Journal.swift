@@ -160,12 +160,23 @@ package struct JournalExtent: Sendable, Equatable {
   package let oldestSnapshot: UInt64?
   package let firstChange: UInt64?
   package let lastChange: UInt64?
+
+  package init(oldestSnapshot: UInt64?, firstChange: UInt64?, lastChange: UInt64?) {
+    self.oldestSnapshot = oldestSnapshot
+    self.firstChange = firstChange
+    self.lastChange = lastChange
+  }
 }
 
 /// The versions of the features' states from `seq` on (`StateMigration`).
 package struct VersionMark: Sendable, Equatable {
   package let seq: UInt64
   package let versions: StateVersions
+
+  package init(seq: UInt64, versions: StateVersions) {
+    self.seq = seq
+    self.versions = versions
+  }
 }
 
 /// The composed state at a sequence number.

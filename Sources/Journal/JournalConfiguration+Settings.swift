@@ -19,7 +19,11 @@ extension JournalConfiguration {
       SettingsSection(
         "journal",
         .nonNegative("retention", \.snapshots.retention, reloadable: false),
-        .optionalSeconds("retentionAge", \.snapshots.retentionAge, reloadable: false)
+        .optionalSeconds("retentionAge", \.snapshots.retentionAge, reloadable: false),
+        .choice("engine", \.engine, reloadable: false),
+        .secret("postgresql", \.postgresql, reloadable: false),
+        .optionalText("leaseHolder", \.leaseHolder, reloadable: false),
+        .seconds("leaseDuration", \.leaseDuration, reloadable: false, upTo: 3600, expectation: "a number of seconds in (0, 3600]")
       ),
       SettingsSection("timers", .positive("maxPending", \.timersMaxPending, reloadable: false)),
     ]

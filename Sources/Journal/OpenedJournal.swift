@@ -14,7 +14,7 @@ import SwitchyardJSON
 /// ```
 package struct OpenedJournal: Sendable {
   package let directory: StateDirectory
-  package let journal: SQLiteJournal
+  package let journal: any Journal
   /// The settings it was opened with: its durability, snapshots, retention and timers.
   package let configuration: JournalConfiguration
   package let recovered: Recovery.Recovered
@@ -57,21 +57,29 @@ package struct OpenedJournal: Sendable {
   /// the disk, and Swift's cooperative pool must not.
   package static func open(
     directory path: String, configuration: JournalConfiguration, historyLimit: Int, historyBytes: Int,
-    migrator: StateMigrator = .none, initialState: () throws -> JSONValue, stillStarting: () -> Void = {}, logger: Logger
+    migrator: StateMigrator = .none, engine: Engine? = nil, initialState: () throws -> JSONValue,
+    stillStarting: () -> Void = {}, logger: Logger
   ) async throws -> OpenedJournal {
     let thread = JournalThread(name: "journal-start")
     defer { thread.stop() }
     return try await withTaskExecutorPreference(thread) {
       try await Self.recover(
         path, configuration: configuration, historyLimit: historyLimit, historyBytes: historyBytes, migrator: migrator,
-        initialState: initialState, stillStarting: stillStarting, logger: logger
+        engine: engine, initialState: initialState, stillStarting: stillStarting, logger: logger
       )
     }
   }
 
+  /// Opens a journal that an engine other than SQLite keeps (`journal.engine`), creating it with
+  /// the initial state at the state versions when there is none; the state directory still holds
+  /// the daemon's lock and its marks.
+  package typealias Engine = @Sendable (
+    _ mode: DurabilityMode, _ versions: StateVersions, _ initialState: () throws -> [UInt8]
+  ) async throws -> any Journal
+
   private static func recover(
     _ path: String, configuration: JournalConfiguration, historyLimit: Int, historyBytes: Int,
-    migrator: StateMigrator, initialState: () throws -> JSONValue, stillStarting: () -> Void, logger: Logger
+    migrator: StateMigrator, engine: Engine?, initialState: () throws -> JSONValue, stillStarting: () -> Void, logger: Logger
   ) async throws -> OpenedJournal {
     let (mode, interval) = (configuration.mode, configuration.interval)
     let directory = try StateDirectory(path: path)
@@ -82,18 +90,23 @@ package struct OpenedJournal: Sendable {
       )
     }
     let started = ContinuousClock.now
-    let journal: SQLiteJournal
+    let journal: any Journal
     do {
-      journal = try SQLiteJournal(
-        path: directory.journalPath, mode: mode, versions: migrator.versions,
-        initialState: { try initialState().serializedBytes() }
-      )
+      if let engine {
+        journal = try await engine(mode, migrator.versions, { try initialState().serializedBytes() })
+      } else {
+        journal = try SQLiteJournal(
+          path: directory.journalPath, mode: mode, versions: migrator.versions,
+          initialState: { try initialState().serializedBytes() }
+        )
+      }
     } catch {
-      throw RecoveryError(.cannotOpen, "cannot open the journal \(directory.journalPath): \(error)", underlying: error)
+      let location = engine == nil ? " \(directory.journalPath)" : ""
+      throw RecoveryError(.cannotOpen, "cannot open the journal\(location): \(error)", underlying: error)
     }
     // Every page read once before anything is served: damage is told now, not by the first read
-    // that reaches it, and the daemon goes on to serve what can be read.
-    let integrity = journal.quickCheck()
+    // that reaches it, and the daemon goes on to serve what can be read. (A server checks its own.)
+    let integrity = (journal as? SQLiteJournal)?.quickCheck() ?? "ok"
     if integrity != "ok" {
       logger.error(
         """
@@ -153,7 +166,7 @@ package struct OpenedJournal: Sendable {
     )
     let lastChanges: [(seq: UInt64, patch: JSONPatch)]
     do {
-      lastChanges = try journal.lastChanges(historyLimit, maxBytes: historyBytes).map { change in
+      lastChanges = try await journal.lastChanges(historyLimit, maxBytes: historyBytes).map { change in
         (change.seq, try JSONPatch(jsonValue: JSONValue(parsing: change.patch)))
       }
     } catch {
@@ -161,7 +174,7 @@ package struct OpenedJournal: Sendable {
     }
     let timers: [JournaledTimer]
     do {
-      timers = try journal.pendingTimers()
+      timers = try await journal.pendingTimers()
     } catch {
       throw RecoveryError(.unreadable, "cannot read the journal's durable timers: \(error)", underlying: error)
     }

@@ -95,6 +95,11 @@ package struct RetiredHistory: Sendable, Equatable {
   package let id: String
   /// The last change of that history the journal holds.
   package let lastSeq: UInt64
+
+  package init(id: String, lastSeq: UInt64) {
+    self.id = id
+    self.lastSeq = lastSeq
+  }
 }
 
 /// The kernel's boot id: the same for as long as the machine runs, another after each boot.

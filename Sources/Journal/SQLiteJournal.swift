@@ -62,7 +62,7 @@ package final class SQLiteJournal: InlineCommitting {
         let id = UUID().uuidString.lowercased()
         try db.execute(sql: "INSERT INTO journal (key, value) VALUES ('id', ?)", arguments: [id])
         try db.execute(sql: "INSERT INTO snapshot (seq, state) VALUES (0, ?)", arguments: [Data(state)])
-        try db.execute(sql: "INSERT INTO version_mark (seq, versions) VALUES (0, ?)", arguments: [Self.text(versions)])
+        try db.execute(sql: "INSERT INTO version_mark (seq, versions) VALUES (0, ?)", arguments: [versions.text])
         return id
       }
     } catch where DiskFull.isCause(of: error) {
@@ -138,20 +138,10 @@ package final class SQLiteJournal: InlineCommitting {
     try? self.database.close()
   }
 
-  private static func text(_ versions: StateVersions) -> String {
-    var object = JSONObject()
-    for (name, version) in versions.sorted(by: { $0.key < $1.key }) { object[name] = .int(Int64(version)) }
-    return String(decoding: JSONValue.object(object).serializedBytes(), as: UTF8.self)
-  }
-
   package func versionMarks() throws -> [VersionMark] {
     try self.database.read { db in
       try Row.fetchAll(db, sql: "SELECT seq, versions FROM version_mark ORDER BY seq").map { row in
-        var versions: StateVersions = [:]
-        if case let .object(fields)? = try? JSONValue(parsing: Array((row["versions"] as String).utf8)) {
-          for (name, value) in fields { if case let .int(version) = value { versions[name] = Int(version) } }
-        }
-        return VersionMark(seq: UInt64(row["seq"] as Int64), versions: versions)
+        VersionMark(seq: UInt64(row["seq"] as Int64), versions: StateVersions(text: row["versions"]))
       }
     }
   }
@@ -160,7 +150,7 @@ package final class SQLiteJournal: InlineCommitting {
     try self.database.write { db in
       try db.execute(
         sql: "INSERT OR REPLACE INTO version_mark (seq, versions) VALUES (?, ?)",
-        arguments: [Int64(snapshot.seq), Self.text(versions)]
+        arguments: [Int64(snapshot.seq), versions.text]
       )
       try db.execute(
         sql: "INSERT OR REPLACE INTO snapshot (seq, state) VALUES (?, ?)",

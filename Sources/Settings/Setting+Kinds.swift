@@ -42,6 +42,23 @@ extension Setting {
     }
   }
 
+  /// Text where empty means none.
+  package static func optionalText(_ name: String, _ path: WritableKeyPath<Root, String?>, reloadable: Bool) -> Self {
+    Self(name, path, reloadable: reloadable) { input, value in
+      let read = input.config.string(forKey: input.configKey, default: value ?? "")
+      return read.isEmpty ? nil : read
+    }
+  }
+
+  /// Text that may hold a password, where empty means none: kept out of the configuration's
+  /// access log and of the reload's messages.
+  package static func secret(_ name: String, _ path: WritableKeyPath<Root, SecretText?>, reloadable: Bool) -> Self {
+    Self(name, path, reloadable: reloadable) { input, value in
+      let read = input.config.string(forKey: input.configKey, isSecret: true, default: value?.value ?? "")
+      return read.isEmpty ? nil : SecretText(read)
+    }
+  }
+
   /// One of the names of `Value`'s cases.
   package static func choice<Value: RawRepresentable<String> & CaseIterable & Equatable>(
     _ name: String, _ path: WritableKeyPath<Root, Value>, reloadable: Bool
@@ -62,4 +79,16 @@ extension Duration {
   fileprivate var seconds: Double {
     Double(self.components.seconds) + Double(self.components.attoseconds) / 1e18
   }
+}
+
+/// A setting's text that the logs must not show (a password in a connection URL): compared as
+/// text, described as `(secret)`.
+package struct SecretText: Sendable, Equatable, CustomStringConvertible {
+  package let value: String
+
+  package init(_ value: String) {
+    self.value = value
+  }
+
+  package var description: String { "(secret)" }
 }

@@ -144,7 +144,7 @@ final class SuspendingJournal: Journal {
 extension JournalEngine {
   /// Runs `body` with a new SQLite journal behind a ``SuspendingJournal``.
   func withSuspending(_ body: (SuspendingJournal) async throws -> Void) async throws {
-    let (journal, remove) = try self.make(self.initialState)
+    let (journal, remove) = try await self.make(self.initialState)
     defer { remove() }
     try await body(SuspendingJournal(journal as! SQLiteJournal))
   }

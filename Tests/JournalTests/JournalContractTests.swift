@@ -1,5 +1,8 @@
 import Foundation
+import Logging
 import SwitchyardJSON
+import SwitchyardPostgresJournal
+import SwitchyardTestSupport
 import Testing
 
 @testable import SwitchyardJournal
@@ -140,6 +143,12 @@ import Testing
     try await engine.withJournal { journal in
       try await journal.append([Self.change(1), Self.change(2)], timers: [])
       try await journal.sync()
+      guard engine.copiesItself else {
+        await #expect(throws: PostgresJournalError.backupByPgDump(location: journal.location), "pg_dump copies it") {
+          try await journal.backup()
+        }
+        return
+      }
       #expect(try await journal.backup().seq == 2)
     }
   }
@@ -148,13 +157,15 @@ import Testing
 /// A journal engine the contract runs against: how to make a new, empty journal.
 struct JournalEngine: Sendable, CustomTestStringConvertible {
   let name: String
+  /// Whether ``Journal/backup()`` writes a copy (SQLite), or says how to make one (PostgreSQL).
+  var copiesItself = true
   /// A new journal holding `initialState` as its snapshot at 0, and how to remove it after.
-  let make: @Sendable (_ initialState: [UInt8]) throws -> (journal: any Journal, remove: @Sendable () -> Void)
+  let make: @Sendable (_ initialState: [UInt8]) async throws -> (journal: any Journal, remove: @Sendable () -> Void)
 
   var testDescription: String { self.name }
   let initialState = Array(#"{"count":0}"#.utf8)
 
-  static let all = [Self.sqlite]
+  static let all = [Self.sqlite, Self.postgres]
 
   static let sqlite = JournalEngine(name: "SQLite") { initialState in
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString.prefix(8))").path
@@ -163,9 +174,19 @@ struct JournalEngine: Sendable, CustomTestStringConvertible {
     return (journal, { try? FileManager.default.removeItem(atPath: directory) })
   }
 
+  /// A database of its own on the test run's PostgreSQL.
+  static let postgres = JournalEngine(name: "PostgreSQL", copiesItself: false) { initialState in
+    let parameters = try await PostgresServer.shared().makeDatabase()
+    let journal = try await PostgresJournal.open(
+      PostgresConnectionSettings(parsing: parameters), mode: .strict, lease: PostgresLeaseTerms(holder: "contract"),
+      initialState: { initialState }, logger: Logger(label: "contract")
+    )
+    return (journal, {})
+  }
+
   /// Runs `body` with a new journal, from a task on a ``JournalThread``, as the daemon does.
   func withJournal(_ body: @Sendable (any Journal) async throws -> Void) async throws {
-    let (journal, remove) = try self.make(self.initialState)
+    let (journal, remove) = try await self.make(self.initialState)
     defer { remove() }
     let thread = JournalThread(name: "journal-contract")
     defer { thread.stop() }

@@ -20,6 +20,21 @@ import Testing
     #expect(journal.timersMaxPending == 100)
   }
 
+  @Test func thePostgreSQLEngineIsChosenWithItsDatabaseAndLease() throws {
+    var journal = JournalConfiguration()
+    #expect(journal.engine == .sqlite, "SQLite by default")
+    let source = SettingsSource(file: nil, environment: [
+      "SWITCHYARD_JOURNAL_ENGINE": "postgresql", "SWITCHYARD_JOURNAL_POSTGRESQL": "host=/run/postgresql dbname=switchyard",
+      "SWITCHYARD_JOURNAL_LEASE_HOLDER": "node-a", "SWITCHYARD_JOURNAL_LEASE_DURATION": "2.5",
+    ])
+    try source.read(JournalConfiguration.settings, into: &journal)
+    #expect(journal.engine == .postgresql)
+    #expect(journal.postgresql?.value == "host=/run/postgresql dbname=switchyard")
+    #expect("\(journal.postgresql!)" == "(secret)", "never shown")
+    #expect(journal.leaseHolder == "node-a")
+    #expect(journal.leaseDuration == .milliseconds(2500))
+  }
+
   @Test func aBadValueIsRejectedWithItsKey() throws {
     var journal = JournalConfiguration()
     let source = SettingsSource(file: nil, environment: ["SWITCHYARD_SNAPSHOTS_INTERVAL": "-1"])

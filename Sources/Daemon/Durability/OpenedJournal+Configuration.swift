@@ -1,10 +1,12 @@
 import Logging
 import SwitchyardJournal
+import SwitchyardPostgresJournal
 import SwitchyardRuntime
 
 extension OpenedJournal {
-  /// Opens the journal in `configuration.stateDirectory` and recovers its state, with the
-  /// configuration's durability and history settings; `nil` without a state directory.
+  /// Opens the journal in `configuration.stateDirectory`, or in PostgreSQL (`journal.engine`),
+  /// and recovers its state, with the configuration's durability and history settings; `nil`
+  /// without a state directory.
   static func open(
     _ configuration: DaemonConfiguration, migrator: StateMigrator = .none, initialState: () throws -> JSONValue,
     stillStarting: () -> Void = {}, logger: Logger
@@ -13,9 +15,14 @@ extension OpenedJournal {
       logger.notice("no state directory: nothing will outlive the daemon (set state.directory or --state-directory)")
       return nil
     }
+    let engine: Engine? =
+      switch configuration.journal.engine {
+      case .sqlite: nil
+      case .postgresql: try PostgresJournal.engine(configuration.journal, logger: logger)
+      }
     return try await Self.open(
       directory: path, configuration: configuration.journal, historyLimit: configuration.historyLimit,
-      historyBytes: configuration.historyBytes, migrator: migrator, initialState: initialState,
+      historyBytes: configuration.historyBytes, migrator: migrator, engine: engine, initialState: initialState,
       stillStarting: stillStarting, logger: logger
     )
   }

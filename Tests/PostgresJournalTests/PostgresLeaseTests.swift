@@ -1,0 +1,136 @@
+import Foundation
+import Logging
+import SwitchyardJournal
+import SwitchyardPostgresJournal
+import SwitchyardTestSupport
+import Testing
+
+/// One leader, fenced: two journals on one database, as two daemons would have them. Whoever
+/// takes the lease deposes the holder before it, whose every write fails from then on.
+@Suite struct PostgresLeaseTests {
+  private static func change(_ seq: UInt64) -> JournaledChange {
+    JournaledChange(seq: seq, feature: "counter", patch: Array(#"[{"op":"replace","path":"/count","value":\#(seq)}]"#.utf8), time: Double(seq))
+  }
+
+  private static func open(_ parameters: String, holder: String, duration: Duration = .seconds(5), renews: Bool = true) async throws -> PostgresJournal {
+    try await PostgresJournal.open(
+      PostgresConnectionSettings(parsing: parameters), mode: .strict,
+      lease: PostgresLeaseTerms(holder: holder, duration: duration, renews: renews), initialState: { Array("{}".utf8) },
+      logger: Logger(label: "lease-test")
+    )
+  }
+
+  private static func seqs(_ journal: PostgresJournal) async throws -> [UInt64] {
+    try await journal.changes(after: 0, through: nil, feature: nil, limit: .max).map(\.seq)
+  }
+
+  @Test func theSameHolderRestartedTakesTheLeaseAtOnceAndTheDeposedJournalCommitsNothingMore() async throws {
+    let parameters = try await PostgresServer.shared().makeDatabase()
+    let first = try await Self.open(parameters, holder: "node")
+    try await first.append([Self.change(1)], timers: [])
+    let second = try await Self.open(parameters, holder: "node")
+    #expect(second.lease.epoch == first.lease.epoch + 1)
+    await #expect(throws: PostgresFenceError.deposed(holder: "node", epoch: second.lease.epoch, held: first.lease.epoch)) {
+      try await first.append([Self.change(2)], timers: [])
+    }
+    try await second.append([Self.change(2)], timers: [])
+    for write in [
+      { try await first.write(JournalSnapshot(seq: 2, state: Array("{}".utf8))) },
+      { try await first.recordSynced(SyncPoint(seq: 2, time: 1)) },
+      { try await first.append([], timers: [.cancel(feature: "counter", id: "x")]) },
+      { try await first.prune(keepingSnapshots: 1, keepingChanges: 0, changedBefore: nil) },
+    ] as [@Sendable () async throws -> Void] {
+      await #expect(throws: PostgresFenceError.self, "every write is fenced") { try await write() }
+    }
+    #expect(try await Self.seqs(second) == [1, 2])
+    #expect(try await first.snapshot(atOrBefore: .max)?.seq == 0, "the deposed journal's snapshot was not kept")
+  }
+
+  @Test func anotherHolderWaitsForTheLeaseToRunOutAndTheLeaderCutOffNeverCommitsAgain() async throws {
+    let parameters = try await PostgresServer.shared().makeDatabase()
+    // Cut off: it never renews.
+    let leader = try await Self.open(parameters, holder: "a", duration: .seconds(1), renews: false)
+    try await leader.append([Self.change(1)], timers: [])
+    let started = ContinuousClock.now
+    let standby = try await Self.open(parameters, holder: "b", duration: .seconds(5))
+    #expect(ContinuousClock.now - started >= .milliseconds(500), "it waited for the lease to run out")
+    #expect(standby.lease.epoch == leader.lease.epoch + 1)
+    for seq in 2...21 as ClosedRange<UInt64> {
+      await #expect(throws: PostgresFenceError.self) { try await leader.append([Self.change(seq)], timers: []) }
+    }
+    try await standby.append([Self.change(2)], timers: [])
+    #expect(try await Self.seqs(standby) == [1, 2])
+  }
+
+  @Test func aLeaderWhoseLeaseRanOutCommitsNothingUntilItRenews() async throws {
+    let parameters = try await PostgresServer.shared().makeDatabase()
+    let leader = try await Self.open(parameters, holder: "a", duration: .milliseconds(300), renews: false)
+    try await Task.sleep(for: .milliseconds(600))
+    await #expect(throws: PostgresFenceError.expired(epoch: leader.lease.epoch)) {
+      try await leader.append([Self.change(1)], timers: [])
+    }
+    #expect(try await Self.seqs(leader).isEmpty)
+  }
+
+  @Test func aRenewedLeaseOutlivesItsDuration() async throws {
+    let parameters = try await PostgresServer.shared().makeDatabase()
+    let leader = try await Self.open(parameters, holder: "a", duration: .milliseconds(600))
+    try await Task.sleep(for: .milliseconds(1500))
+    try await leader.append([Self.change(1)], timers: [])
+    #expect(try await Self.seqs(leader) == [1])
+  }
+
+  @Test func writesRacingATakingEndEitherCommittedBeforeItOrRefusedAndSeqNeverRepeats() async throws {
+    let parameters = try await PostgresServer.shared().makeDatabase()
+    let leader = try await Self.open(parameters, holder: "node")
+    let writing = Task { () -> ([UInt64], (any Error)?) in
+      var acknowledged: [UInt64] = []
+      var seq: UInt64 = 1
+      while seq <= 500 {
+        do {
+          try await leader.append([Self.change(seq)], timers: [])
+          acknowledged.append(seq)
+          seq += 1
+        } catch {
+          return (acknowledged, error)
+        }
+      }
+      return (acknowledged, nil)
+    }
+    try await Task.sleep(for: .milliseconds(100))
+    let successor = try await Self.open(parameters, holder: "node")
+    let (acknowledged, refusal) = await writing.value
+    let refused = try #require(refusal as? PostgresFenceError, "the leader was stopped by the fence")
+    #expect(refused == .deposed(holder: "node", epoch: successor.lease.epoch, held: leader.lease.epoch))
+    let next = UInt64(acknowledged.count) + 1
+    try await successor.append([Self.change(next)], timers: [])
+    #expect(try await Self.seqs(successor) == Array(1...next), "every acknowledged change, each once, and the successor's after")
+  }
+
+  @Test func aGroupCommittedBeforeItsReplyWasLostIsNotWrittenTwice() async throws {
+    let parameters = try await PostgresServer.shared().makeDatabase()
+    let leader = try await Self.open(parameters, holder: "a")
+    try await leader.append([Self.change(1), Self.change(2)], timers: [])
+    try await leader.append([Self.change(1), Self.change(2)], timers: [])
+    #expect(try await Self.seqs(leader) == [1, 2])
+    await #expect(throws: PostgresFenceError.outOfSequence(first: 4, last: 2)) {
+      try await leader.append([Self.change(4)], timers: [])
+    }
+  }
+}
+
+/// A server that does not answer stops the start, where postgres-nio would try for ever.
+@Suite struct PostgresJournalStartTests {
+  @Test func aServerThatDoesNotAnswerFailsTheStartInTime() async throws {
+    let settings = PostgresConnectionSettings(host: "/nonexistent", user: "switchyard", database: "journal")
+    let started = ContinuousClock.now
+    await #expect(throws: PostgresJournalError.unreachable(location: settings.location, after: .milliseconds(500))) {
+      try await PostgresJournal.open(
+        settings, mode: .strict, lease: PostgresLeaseTerms(holder: "a"), answerWithin: .milliseconds(500),
+        initialState: { Array("{}".utf8) }, logger: Logger(label: "start-test")
+      )
+    }
+    // Loose: the suite's other tests may hold the cooperative threads its timer needs.
+    #expect(ContinuousClock.now - started < .seconds(60))
+  }
+}
