@@ -11,13 +11,19 @@ import SwitchyardWorkers
 /// their list in start order.
 extension Daemon {
   /// The socket systemd passed (`FileDescriptorName=varlink`), or the configured path once no
-  /// other daemon serves on it.
-  func claimListener() throws -> VarlinkListener {
-    if let fd = try SocketActivation.listeningSocket(named: "varlink") { return .inherited(fd) }
+  /// other daemon serves on it; and what the previous process left in systemd's store.
+  func claimListener() throws -> (VarlinkListener, StoredDescriptors) {
+    let (fd, stored) = try SocketActivation.descriptors(listeningOn: "varlink")
+    if let fd { return (.inherited(fd), stored) }
     // Before anything starts: a daemon already serving on the path keeps it, and this one stops
     // here without opening a journal or starting a worker.
-    try SocketPathClaim.clear(self.configuration.socketPath)
-    return .path(self.configuration.socketPath, mode: self.configuration.socketMode)
+    do {
+      try SocketPathClaim.clear(self.configuration.socketPath)
+    } catch {
+      stored.closeAll()
+      throw error
+    }
+    return (.path(self.configuration.socketPath, mode: self.configuration.socketMode), stored)
   }
 
   /// The metrics endpoint bound to `metrics.listen`, when it is set.

@@ -57,6 +57,8 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   let connectionCeiling: Int
   /// Refused connections, rate-limited across all of them: a flood of connections is a few lines.
   let refusedConnections: ConnectionLog
+  /// The connections the previous process handed over, adopted before the server says it listens.
+  let adopting: [AdoptedConnection]
 
   package init(
     responder: Responder,
@@ -65,10 +67,13 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     limits: @escaping @Sendable () -> ServerLimits,
     connectionCeiling: Int = .max,
     loop: any EventLoop,
+    store: (any ConnectionStore)? = nil,
+    adopting: [AdoptedConnection] = [],
     logger: Logger
   ) {
+    self.adopting = adopting
     self.responder = responder
-    self.channels = ServerChannels(counters: counters, loop: loop)
+    self.channels = ServerChannels(counters: counters, loop: loop, store: store)
     self.loop = loop
     self.counters = counters
     self.listener = listener
@@ -87,8 +92,11 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   /// Listens and serves until the task is cancelled, or until a drain closed the last
   /// connection.
   ///
-  /// - Parameter onListening: Called once the socket accepts connections.
-  package func run(onListening: @Sendable () -> Void) async throws {
+  /// - Parameters:
+  ///   - onBound: Called once the socket is bound, before the connections handed over by the
+  ///     previous process are adopted.
+  ///   - onListening: Called once the socket accepts connections.
+  package func run(onBound: @Sendable () -> Void = {}, onListening: @Sendable () -> Void) async throws {
     let logger = self.logger
     let bootstrap = ServerBootstrap(group: self.loop)
       .serverChannelOption(.backlog, value: 256)
@@ -110,6 +118,8 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     let server = try await self.listener.bind(bootstrap, logger: self.logger)
     // Shut down before it listened: the socket is closed, and there is nothing to serve.
     if await self.channels.listening(server) {
+      onBound()
+      await self.adopt(self.adopting)
       onListening()
       do {
         try await server.setOption(.autoRead, value: true).get()
@@ -131,7 +141,7 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
 
   /// Sets up a new connection's pipeline — timeouts, framing, then the calls — for whoever is
   /// on the other end.
-  private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
+  func initialize(_ channel: any Channel, storedAs: String? = nil) -> EventLoopFuture<Void> {
     let limitsInForce = self.limits
     let channels = self.channels
     let limits = limitsInForce()
@@ -140,9 +150,8 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
         .writeBufferWaterMark,
         value: .init(low: limits.maximumUnwrittenBytes / 2, high: limits.maximumUnwrittenBytes)
       )
-      let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-        Caller(socket: $0)
-      } ?? nil
+      let socket = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) { $0 }
+      let peer = socket.flatMap { Caller(socket: $0) }
       let lastRead = LastRead()
       try channel.pipeline.syncOperations.addHandlers(
         ConnectionTimeoutHandler(
@@ -160,6 +169,8 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
           responder: self.responder,
           server: channels,
           caller: peer,
+          descriptor: self.channels.store == nil ? nil : socket,
+          storedAs: storedAs,
           log: ConnectionLog(logger: self.logger, peer: peer),
           capacity: limits.maximumQueuedCalls,
           connectionLimit: min(limits.maximumConnections, self.connectionCeiling),

@@ -232,6 +232,17 @@ final class ChangeLog: Sendable {
   }
 
   /// Refuses new subscriptions and ends the open ones, and the calls that follow the journal.
+  /// Ends every subscription after the changes so far, for the next process to take up after
+  /// the last of them, and starts no more: in one step under the lock, so that no change falls
+  /// between what the subscribers are sent here and what the next process replays.
+  func handOver() {
+    self.contents.withLock { contents in
+      contents.isShuttingDown = true
+      self.subscriptions.endAll(.handedOver(seq: contents.seq))
+    }
+    self.journal?.endFollowing()
+  }
+
   func shutDown() {
     self.contents.withLock { $0.isShuttingDown = true }
     self.subscriptions.endAll(.shuttingDown)
