@@ -150,7 +150,7 @@ package final class ServerChannels: Sendable {
     contents.isDraining = true
     contents.listener?.close(promise: nil)
     for connection in contents.connections.values {
-      connection.channel.pipeline.fireUserInboundEventTriggered(ConnectionHandOver())
+      connection.channel.pipeline.fireUserInboundEventTriggered(HandOverEvent())
     }
   }
 

@@ -279,9 +279,9 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   }
 
   /// The server hands its connections over: nothing more starts, and once the calls started
-  /// are answered (``ConnectionHandOver``) the connection goes as it is.
+  /// are answered (``HandOverEvent``) the connection goes as it is.
   package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-    guard event is ConnectionHandOver else { return context.fireUserInboundEventTriggered(event) }
+    guard event is HandOverEvent else { return context.fireUserInboundEventTriggered(event) }
     self.state.startHandingOver()
     self.advance()
   }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The event that tells a connection the server hands it to the next process
 /// (``VarlinkServer/handOver(within:)``).
-struct ConnectionHandOver: Sendable {}
+struct HandOverEvent: Sendable {}
 
 /// What a process hands the next one beside the connections themselves, which systemd keeps:
 /// for each, what the next process reads from it before its socket, and when the handover
@@ -47,20 +47,5 @@ package struct HandOverState: Codable, Equatable, Sendable {
 
   package func encoded() throws -> [UInt8] {
     Array(try JSONEncoder().encode(self))
-  }
-}
-
-/// A connection the previous process handed over, to adopt: its socket, the name it is kept
-/// under, and what to read before its socket — `nil` when the previous process wrote no state
-/// for it (it crashed), and the connection cannot be served where it was.
-package struct AdoptedConnection: Sendable {
-  package var fd: CInt
-  package var name: String
-  package var pending: [UInt8]?
-
-  package init(fd: CInt, name: String, pending: [UInt8]?) {
-    self.fd = fd
-    self.name = name
-    self.pending = pending
   }
 }
