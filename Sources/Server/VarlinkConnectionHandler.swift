@@ -282,6 +282,9 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// are answered (``HandOverEvent``) the connection goes as it is.
   package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
     guard event is HandOverEvent else { return context.fireUserInboundEventTriggered(event) }
+    // Not a byte more is read: a read already asked for would bring bytes after the state is
+    // taken, and they would be lost with this process. What the socket holds is the next one's.
+    try? context.channel.syncOptions?.setOption(.autoRead, value: false)
     self.state.startHandingOver()
     self.advance()
   }
@@ -307,10 +310,21 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     let reader = try? context.pipeline.syncOperations.handler(type: FrameReader.self)
     if let unread = reader?.takeUnread() { pending += unread.readableBytesView }
     self.output = OutboundFrames()
-    if self.server.handedOver(context.channel, pending: pending, resumesCall: self.resume != nil) {
-      self.context = nil
-    } else {
-      context.close(promise: nil)
+    // Replies the socket did not take yet wait in the channel, and would go with this process:
+    // the connection is handed over once they are written (a failed write closes it instead).
+    let written = context.eventLoop.makePromise(of: Void.self)
+    context.writeAndFlush(self.wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: written)
+    let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+    let resumesCall = self.resume != nil
+    let pendingBytes = pending
+    written.futureResult.whenSuccess {
+      let handler = handler.value
+      guard let context = handler.context else { return }
+      if handler.server.handedOver(context.channel, pending: pendingBytes, resumesCall: resumesCall) {
+        handler.context = nil
+      } else {
+        context.close(promise: nil)
+      }
     }
   }
 
