@@ -42,6 +42,18 @@ package final class ServerChannels: Sendable {
     case tooManyConnections(limit: Int)
     /// The connection store keeps `limit` connections already.
     case storeFull(limit: Int)
+
+    /// The limit a connection over it is told of; `nil` when it is closed without a word.
+    var limit: Int? {
+      switch self {
+      case .draining: nil
+      case let .tooManyConnections(limit), let .storeFull(limit): limit
+      }
+    }
+
+    var isStoreFull: Bool {
+      if case .storeFull = self { true } else { false }
+    }
   }
 
   private let contents: NIOLoopBoundBox<Contents>

@@ -87,20 +87,11 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
   package func channelActive(context: ChannelHandlerContext) {
     do {
-      try self.server.opened(
-        context.channel, limit: self.connectionLimit, descriptor: self.descriptor, storedAs: self.storedAs
-      )
+      try self.server.opened(context.channel, limit: self.connectionLimit, descriptor: self.descriptor, storedAs: self.storedAs)
       self.context = context
-    } catch .storeFull(let limit) {
-      self.refusals.refusal("refusing a connection: the file descriptor store is full") {
-        ["limit": "\(limit)"]
-      }
-      let error = self.responder.error(for: .tooManyConnections(limit: limit))
-      context.writeAndFlush(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: error.frame())), promise: nil)
-      context.close(promise: nil)
-    } catch .tooManyConnections(let limit) {
-      let caller = self.caller
-      self.refusals.refusal("refusing a connection over the limit") {
+    } catch let refusal where refusal.limit != nil {
+      let (caller, limit) = (self.caller, refusal.limit ?? 0)
+      self.refusals.refusal(refusal.isStoreFull ? "refusing a connection: the file descriptor store is full" : "refusing a connection over the limit") {
         ["limit": "\(limit)", "peer.uid": "\(caller.map { "\($0.uid)" } ?? "-")"]
       }
       let error = self.responder.error(for: .tooManyConnections(limit: limit))
