@@ -189,6 +189,12 @@ systemd-test: build
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/unit-checks.sh
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/nspawn-e2e.sh
 
+# systemd-test with issue 34's load: 20 restarts while 50 senders pipeline and 100 subscribers watch.
+.PHONY: systemd-soak
+systemd-soak: build
+	SWITCHYARD_E2E_HANDOVER_LOAD="20 50 100" SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" \
+	  Tests/Systemd/nspawn-e2e.sh
+
 # make install [APP=switchyardd] [PACKAGE=.] [NAME=…] [PREFIX=/usr/local] [DESTDIR=]: any
 # application's daemon, installed the same way. A release build of the executable APP from the
 # Swift package at PACKAGE (and of the CLI, a product of this package that PACKAGE depends on),
