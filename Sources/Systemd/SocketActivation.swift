@@ -4,19 +4,9 @@ import Foundation
 /// The descriptors systemd passes the daemon: the listening socket of a socket-activated daemon,
 /// and what the previous process left in the file descriptor store (``StoredDescriptors``).
 package enum SocketActivation {
-  /// The socket systemd passed under `name` (`FileDescriptorName=` in the socket unit), or `nil`
-  /// when the daemon was not socket-activated and must bind its configured path itself.
-  ///
-  /// Stored descriptors passed with it are closed: ``descriptors(listeningOn:)`` keeps them.
-  ///
-  /// - Throws: ``SystemdError`` as ``descriptors(listeningOn:)`` does.
-  package static func listeningSocket(named name: String) throws(SystemdError) -> CInt? {
-    let passed = try self.descriptors(listeningOn: name)
-    passed.stored.closeAll()
-    return passed.listener
-  }
-
-  /// The socket systemd passed under `name`, and the descriptors it kept in its store.
+  /// The socket systemd passed under `name` (`FileDescriptorName=` in the socket unit) — `nil`
+  /// when the daemon was not socket-activated and must bind its configured path itself — and
+  /// the descriptors systemd kept in its store for the daemon.
   ///
   /// The `LISTEN_*` variables are removed from the environment, so that worker processes do not
   /// take the socket for theirs.
