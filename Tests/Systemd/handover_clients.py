@@ -71,6 +71,9 @@ def restart(path, restarts, senders, subscribers):
             if reply is None:
                 problems[index] = f"dropped after {len(seqs)} replies"
                 return
+            if "seq" not in reply.get("parameters", {}):
+                problems[index] = f"not a change: {reply}"
+                return
             if "state" in reply.get("parameters", {}):
                 problems[index] = f"a snapshot after its first: {reply}"
                 return

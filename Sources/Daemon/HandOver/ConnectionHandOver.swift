@@ -57,9 +57,11 @@ struct ConnectionHandOver: Sendable {
       }
     }
     let pending = Dictionary((state?.connections ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    // Subscriptions are taken up first: calls read on other connections, answered as they are
+    // adopted, would otherwise put changes between a subscription's place and the state it resumes in.
     let adopting = stored.connections.map { name, fd in
       AdoptedConnection(fd: fd, name: name, pending: pending[name].map { Array($0.pending) })
-    }
+    }.sorted { (pending[$0.name]?.resumesCall == true) && (pending[$1.name]?.resumesCall != true) }
     let summary = HandOverSummary(
       adopting: adopting,
       subscriptions: adopting.count { pending[$0.name]?.resumesCall == true },
