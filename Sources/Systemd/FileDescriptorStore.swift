@@ -81,7 +81,7 @@ package final class FileDescriptorStore: Sendable {
   private func send(_ text: String, fds: [CInt]) -> Bool {
     var address = self.address
     let message = Array(text.utf8)
-    for _ in 0..<20 {
+    for _ in 0..<50 {
       let sent = message.withUnsafeBufferPointer { text in
         fds.withUnsafeBufferPointer { fds in
           text.withMemoryRebound(to: CChar.self) { text in
@@ -92,7 +92,7 @@ package final class FileDescriptorStore: Sendable {
         }
       }
       if sent >= 0 { return true }
-      // The manager's socket is full: it reads it soon, a millisecond at most is waited for.
+      // The manager's socket is full: it reads it soon; a millisecond a try, 50 at most.
       guard errno == EAGAIN || errno == EINTR else { return false }
       var poller = pollfd(fd: self.socket, events: Int16(POLLOUT), revents: 0)
       _ = poll(&poller, 1, 1)

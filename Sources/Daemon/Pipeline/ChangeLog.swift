@@ -25,6 +25,7 @@ final class ChangeLog: Sendable {
     var historyWeights = Deque<Int>()
     var historyBytes = 0
     var isShuttingDown = false
+    var isHandingOver = false
   }
 
   /// Which history the sequence numbers belong to: the journal's id, or without a journal a new
@@ -238,9 +239,15 @@ final class ChangeLog: Sendable {
   func handOver() {
     self.contents.withLock { contents in
       contents.isShuttingDown = true
+      contents.isHandingOver = true
       self.subscriptions.endAll(.handedOver(seq: contents.seq))
     }
     self.journal?.endFollowing()
+  }
+
+  /// Whether the daemon hands its connections to the next process (``handOver()``).
+  var isHandingOver: Bool {
+    self.contents.withLock { $0.isHandingOver }
   }
 
   func shutDown() {

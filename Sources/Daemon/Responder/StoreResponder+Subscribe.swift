@@ -62,7 +62,14 @@ extension StoreResponder {
             caller: caller, whenClosed: whenClosed, answer: answer, announcesHistory: !announced
           )
         } catch {
-          answer.finish(error)
+          // Caught up as the daemon hands its connections over: the next process goes on from here.
+          guard self.changeLog.isHandingOver, let caughtUp else { return answer.finish(error) }
+          answer.handOver(
+            resume: SubscribeReply.resuming(
+              pointer, withCauses: withCauses, method: call.method, after: caughtUp, history: self.changeLog.historyID
+            ),
+            otherwise: error
+          )
         }
       }
       reader.read { await catchUp.start(after: since) }
@@ -217,7 +224,10 @@ struct SubscriptionDelivery: Sendable {
       case let .end(.handedOver(seq)):
         self.ended(self.subscriber)
         self.answer.handOver(
-          resume: SubscribeReply.resuming(self.subscriber, method: self.method, after: seq, history: self.changeLog.historyID),
+          resume: SubscribeReply.resuming(
+            self.subscriber.pointer, withCauses: self.subscriber.withCauses, method: self.method, after: seq,
+            history: self.changeLog.historyID
+          ),
           otherwise: VarlinkError(SwitchyardError.shuttingDown)
         )
         return
@@ -255,12 +265,12 @@ struct SubscriptionDelivery: Sendable {
 
 /// `Subscribe` replies as bytes.
 enum SubscribeReply {
-  /// The `Subscribe` call that takes `subscriber` up after the change numbered `seq` in the next
+  /// The `Subscribe` call that takes a subscription to `pointer` up after the change numbered `seq` in the next
   /// process, framed: as its client would resume it, with `since` and `history`.
-  static func resuming(_ subscriber: Subscriber, method: String, after seq: UInt64, history: String) -> [UInt8] {
+  static func resuming(_ pointer: JSONPointer, withCauses: Bool, method: String, after seq: UInt64, history: String) -> [UInt8] {
     var parameters: JSONObject = ["since": .int(Int64(seq)), "history": .string(history)]
-    if !subscriber.pointer.isRoot { parameters["path"] = .string(subscriber.pointer.description) }
-    if subscriber.withCauses { parameters["causes"] = true }
+    if !pointer.isRoot { parameters["path"] = .string(pointer.description) }
+    if withCauses { parameters["causes"] = true }
     let call: JSONObject = ["method": .string(method), "parameters": .object(parameters), "more": true]
     return VarlinkMessageEncoder.frame(.object(call))
   }
