@@ -113,6 +113,7 @@ class FdStoreManager:
                         del self.stored[name]
 
     def stored_names(self):
+        self._drain()
         with self.lock:
             return sorted(self.stored)
 

@@ -61,7 +61,7 @@ struct ConnectionHandOver: Sendable {
     // adopted, would otherwise put changes between a subscription's place and the state it resumes in.
     let adopting = stored.connections.map { name, fd in
       AdoptedConnection(fd: fd, name: name, pending: pending[name].map { Array($0.pending) })
-    }.sorted { (pending[$0.name]?.resumesCall == true) && (pending[$1.name]?.resumesCall != true) }
+    }
     let summary = HandOverSummary(
       adopting: adopting,
       subscriptions: adopting.count { pending[$0.name]?.resumesCall == true },
