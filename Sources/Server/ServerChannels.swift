@@ -19,6 +19,8 @@ package final class ServerChannels: Sendable {
     var listener: (any Channel)?
     var connections: [ObjectIdentifier: Connection] = [:]
     var isDraining = false
+    /// The connections go to the next process: one accepted meanwhile goes too.
+    var isHandingOver = false
     var closedWaiters: [CheckedContinuation<Void, Never>] = []
     /// The connections handed over, for the state the next process reads.
     var handedOver: [HandOverState.Connection] = []
@@ -88,7 +90,7 @@ package final class ServerChannels: Sendable {
   /// and keeps its socket `descriptor` in the store, unless the store is full.
   func opened(_ channel: any Channel, limit: Int, descriptor: CInt? = nil, storedAs: String? = nil) throws(Refusal) {
     let contents = self.contents.value
-    if contents.isDraining { throw .draining }
+    if contents.isDraining && !contents.isHandingOver { throw .draining }
     if contents.connections.count >= limit { throw .tooManyConnections(limit: limit) }
     var connection = Connection(channel: channel, storedAs: storedAs)
     if storedAs == nil, let store = self.store, let descriptor {
@@ -160,11 +162,15 @@ package final class ServerChannels: Sendable {
     guard self.loop.inEventLoop else { return self.loop.execute { self.handOver() } }
     let contents = self.contents.value
     contents.isDraining = true
+    contents.isHandingOver = true
     contents.listener?.close(promise: nil)
     for connection in contents.connections.values {
       connection.channel.pipeline.fireUserInboundEventTriggered(HandOverEvent())
     }
   }
+
+  /// Whether the connections go to the next process (``handOver()``).
+  var isHandingOver: Bool { self.contents.value.isHandingOver }
 
   /// `channel` goes to the next process, which reads `pending` first; `false` when it is not
   /// kept in the store, and must close instead.

@@ -89,6 +89,8 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     do {
       try self.server.opened(context.channel, limit: self.connectionLimit, descriptor: self.descriptor, storedAs: self.storedAs)
       self.context = context
+      // Accepted as the server hands over (systemd's socket kept it queued): it goes over too.
+      if self.server.isHandingOver { self.userInboundEventTriggered(context: context, event: HandOverEvent()) }
     } catch let refusal where refusal.limit != nil {
       let (caller, limit) = (self.caller, refusal.limit ?? 0)
       self.refusals.refusal(refusal.isStoreFull ? "refusing a connection: the file descriptor store is full" : "refusing a connection over the limit") {
