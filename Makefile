@@ -227,6 +227,12 @@ systemd-test: build
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/unit-checks.sh
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/nspawn-e2e.sh
 
+# systemd-test with issue 34's load: 20 restarts while 50 senders pipeline and 100 subscribers watch.
+.PHONY: systemd-soak
+systemd-soak: build
+	SWITCHYARD_E2E_HANDOVER_LOAD="20 50 100" SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" \
+	  Tests/Systemd/nspawn-e2e.sh
+
 # make install [APP=switchyardd] [PACKAGE=.] [NAME=…] [PREFIX=/usr/local] [DESTDIR=]: any
 # application's daemon, installed the same way. A release build of the executable APP from the
 # Swift package at PACKAGE (and of the CLI, a product of this package that PACKAGE depends on),
@@ -251,6 +257,9 @@ UNITDIR       ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
 SYSCONFDIR    ?= /etc
 RELEASE_DIR   ?= $(PACKAGE)/.build-release
+# systemd's file descriptor store keeps every connection across a restart: limits.maxConnections
+# of the configuration installed, and one more for the state handed over.
+FDSTORE       ?= $(shell python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(c.get("switchyard",c).get("limits",{}).get("maxConnections",1024)+1)' $(CONFIG) 2>/dev/null || echo 1025)
 # Foundation linked statically still needs libcurl (FoundationNetworking, which OpenCombine pulls
 # in through swift-dependencies), and the link asks for -lcurl: libcurl.so comes only with
 # libcurl4-openssl-dev. A folder with libcurl.so pointing at the runtime's libcurl.so.4 serves.
@@ -282,7 +291,7 @@ install-bin: deps check-names $(CURL_LINK_DIR)/libcurl.so
 	  install -m 0755 "$$bin/$(APP)" "$$bin/switchyard" $(DESTDIR)$(BINDIR)/
 
 # A template with the application's names, written whole (mode 0644) or not at all.
-render = sed -e 's|@APP@|$(APP)|g' -e 's|@NAME@|$(NAME)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+render = sed -e 's|@APP@|$(APP)|g' -e 's|@NAME@|$(NAME)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@FDSTORE@|$(FDSTORE)|g' \
   -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $(1) > $(2).tmp && chmod 0644 $(2).tmp && mv $(2).tmp $(2)
 
 # The units, the sysusers.d file for the socket's group, and the configuration with the socket

@@ -25,6 +25,7 @@ package final class ChangeLog: Sendable {
     var historyWeights = Deque<Int>()
     var historyBytes = 0
     var isShuttingDown = false
+    var isHandingOver = false
   }
 
   /// Which history the sequence numbers belong to: the journal's id, or without a journal a new
@@ -238,6 +239,23 @@ package final class ChangeLog: Sendable {
   }
 
   /// Refuses new subscriptions and ends the open ones, and the calls that follow the journal.
+  /// Ends every subscription after the changes so far, for the next process to take up after
+  /// the last of them, and starts no more: in one step under the lock, so that no change falls
+  /// between what the subscribers are sent here and what the next process replays.
+  package func handOver() {
+    self.contents.withLock { contents in
+      contents.isShuttingDown = true
+      contents.isHandingOver = true
+      self.subscriptions.endAll(.handedOver(seq: contents.seq))
+    }
+    self.journal?.endFollowing()
+  }
+
+  /// Whether the daemon hands its connections to the next process (``handOver()``).
+  package var isHandingOver: Bool {
+    self.contents.withLock { $0.isHandingOver }
+  }
+
   package func shutDown() {
     self.contents.withLock { $0.isShuttingDown = true }
     self.subscriptions.endAll(.shuttingDown)

@@ -136,6 +136,9 @@ package final class Subscriber: Sendable {
 package enum SubscriptionEnd: Sendable, Equatable {
   /// The daemon is shutting down.
   case shuttingDown
+  /// The daemon hands its connections to the next process, which takes the subscription up
+  /// after the change numbered `seq` (``ChangeLog/handOver()``).
+  case handedOver(seq: UInt64)
   /// The subscriber went away.
   case cancelled
   /// The subscribed path no longer exists in the state.

@@ -12,18 +12,25 @@ import SwitchyardWorkers
 extension Daemon {
   /// The Unix socket, then TLS listeners: the TCP socket systemd passed
   /// (`FileDescriptorName=varlink-tls`) and each `tls.listen` address, their certificates loaded
-  /// now: a file that cannot be used stops the start here.
-  func claimListeners() throws -> [VarlinkListener] {
+  /// now: a file that cannot be used stops the start here. With them, the connections the
+  /// previous process left in systemd's store.
+  func claimListeners() throws -> ([VarlinkListener], StoredDescriptors) {
     let inherited = SocketActivation.duplicateOfSocket(named: "varlink-tls")
-    let socket = try self.claimListener()
+    let (socket, stored) = try self.claimListener()
     let settings = self.configuration.tls
-    guard !settings.listen.isEmpty || inherited != nil else { return [socket] }
-    let tls = try TLSServerContext(settings, servesInheritedSocket: inherited != nil)
+    guard !settings.listen.isEmpty || inherited != nil else { return ([socket], stored) }
+    let tls: TLSServerContext
+    do {
+      tls = try TLSServerContext(settings, servesInheritedSocket: inherited != nil)
+    } catch {
+      stored.closeAll()
+      throw error
+    }
     let bound: [VarlinkListener] = settings.listen.compactMap { address in
       guard case let .tcp(host, port) = address else { return nil }
       return .tcp(host: host, port: port, tls: tls)
     }
-    return [socket] + (inherited.map { [.inheritedTCP($0, tls: tls)] } ?? []) + bound
+    return ([socket] + (inherited.map { [.inheritedTCP($0, tls: tls)] } ?? []) + bound, stored)
   }
 
   /// Reads the TLS listeners' certificates, key and CA again (a reload): the next handshakes use
@@ -39,13 +46,19 @@ extension Daemon {
   }
 
   /// The socket systemd passed (`FileDescriptorName=varlink`), or the configured path once no
-  /// other daemon serves on it.
-  func claimListener() throws -> VarlinkListener {
-    if let fd = try SocketActivation.listeningSocket(named: "varlink") { return .inherited(fd) }
+  /// other daemon serves on it; and what the previous process left in systemd's store.
+  func claimListener() throws -> (VarlinkListener, StoredDescriptors) {
+    let (fd, stored) = try SocketActivation.descriptors(listeningOn: "varlink")
+    if let fd { return (.inherited(fd), stored) }
     // Before anything starts: a daemon already serving on the path keeps it, and this one stops
     // here without opening a journal or starting a worker.
-    try SocketPathClaim.clear(self.configuration.socketPath)
-    return .path(self.configuration.socketPath, mode: self.configuration.socketMode)
+    do {
+      try SocketPathClaim.clear(self.configuration.socketPath)
+    } catch {
+      stored.closeAll()
+      throw error
+    }
+    return (.path(self.configuration.socketPath, mode: self.configuration.socketMode), stored)
   }
 
   /// The metrics endpoint bound to `metrics.listen`, when it is set.

@@ -79,8 +79,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   ///   another daemon listens on the socket's path (or the path is not a socket) or the socket
   ///   cannot be bound.
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
-    let listeners = try self.claimListeners()
+    let (listeners, stored) = try self.claimListeners()
     let listener = listeners[0]
+    let fileDescriptorStore = FileDescriptorStore()
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
     // One event loop serves every connection: a call to a feature whose store runs on it too is
     // read, reduced and answered on one thread; worker processes and effects give the daemon
@@ -116,9 +117,11 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let status = self.statusLine(hosted, journal: journal, responder: responder, counters: counters)
     // Trapped now, before READY=1, so that a reload right after start-up finds the handler.
     let hangUps = await UnixSignalsSequence(trapping: .sighup)
+    let handedOver = ConnectionHandOver.adopting(stored, store: fileDescriptorStore, logger: self.logger)
     let server = VarlinkServer(
       responder: responder, counters: counters, listeners: listeners, limits: { configuration.value.limits },
-      connectionCeiling: connectionCeiling, loop: loop, logger: self.logger
+      connectionCeiling: connectionCeiling, loop: loop, store: fileDescriptorStore.map(StoredConnections.init),
+      adopting: handedOver.adopting, logger: self.logger
     )
     let hosting = HostingService(stop: { await supervisor.stop(); await hosted.stopFeatures() })
     let changeLog = hosted.changeLog
@@ -127,8 +130,12 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       // server's last calls reached, have stopped making changes.
       hosted.journal.map { JournalWriterService(writer: $0, after: { await hosting.stopped() }, finalState: { changeLog.composed }) },
       hosting,
-      ServerService(server: server, changeLog: hosted.changeLog, manager: manager) {
-        responder.socketGroup.store(Int64(socketGroup(boundAt: listener.socketPath)), ordering: .relaxed)
+      ServerService(
+        server: server, changeLog: hosted.changeLog, manager: manager,
+        handOver: fileDescriptorStore.map { ConnectionHandOver(store: $0, logger: self.logger) },
+        onBound: { responder.socketGroup.store(Int64(socketGroup(boundAt: listener.socketPath)), ordering: .relaxed) }
+      ) {
+        handedOver.report(to: self.metrics, logger: self.logger)
         manager.ready(status: status().line.description)
         onListening()
       },

@@ -10,13 +10,24 @@ struct ServerService<Responder: VarlinkResponder>: Service {
   let server: VarlinkServer<Responder>
   let changeLog: ChangeLog
   let manager: ServiceManager
+  /// With systemd's file descriptor store on, SIGTERM hands the connections to the next process.
+  var handOver: ConnectionHandOver? = nil
+  /// Called once the socket is bound, before the connections handed over are adopted.
+  var onBound: @Sendable () -> Void = {}
   let onListening: @Sendable () -> Void
 
   func run() async throws {
     try await withTaskCancellationHandler {
       try await withGracefulShutdownHandler {
-        try await self.server.run(onListening: self.onListening)
+        try await self.server.run(onBound: self.onBound, onListening: self.onListening)
+        if let handOver = self.handOver, Task.isShuttingDownGracefully {
+          await handOver.finish(server: self.server)
+        }
       } onGracefulShutdown: {
+        if let handOver = self.handOver {
+          self.manager.stopping()
+          return handOver.begin(server: self.server, changeLog: self.changeLog)
+        }
         // Said at the default level: a log that ends at "listening" then means no shutdown began.
         self.server.logger.info("shutting down: answering the calls in flight, accepting no more")
         self.manager.stopping()

@@ -27,6 +27,8 @@ public final class DaemonMetrics: Sendable {
   let features: [FeatureMetrics]
   /// Subscribers that fell too far behind and were sent a fresh snapshot instead.
   package let resnapshots: Prometheus.Counter
+  /// What the last start took over from the process before it.
+  package let handOver: HandOverMetrics
 
   private let sampler = Mutex<(@Sendable () -> MetricsSample)?>(nil)
   /// What was last read of counts that others keep, to add only what is new to the counters.
@@ -60,6 +62,7 @@ public final class DaemonMetrics: Sendable {
     self.resnapshots = registry.makeCounter(
       descriptor: .named("switchyard_subscriber_resnapshots_total", help: "Fresh snapshots sent to subscribers that fell more than subscriptions.queueLimit changes behind.")
     )
+    self.handOver = HandOverMetrics(registry: registry)
     self.actions = registry.makeCounter(descriptor: .named("switchyard_actions_total", help: "Actions clients sent that were applied."))
     self.connections = registry.makeGauge(descriptor: .named("switchyard_connections", help: "Open client connections."))
     self.subscribers = registry.makeGauge(descriptor: .named("switchyard_subscribers", help: "Live subscriptions."))

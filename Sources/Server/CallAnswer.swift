@@ -67,6 +67,18 @@ package final class CallAnswer: Sendable {
     }
   }
 
+  /// Ends the call without a word, to be taken up by the next process as the call `resume`
+  /// (a whole frame): the server hands its connections over. A call that cannot be taken up
+  /// there — answered without a connection, or with calls started behind it — ends with
+  /// `otherwise`.
+  package func handOver(resume: [UInt8], otherwise error: VarlinkError) {
+    switch self.destination {
+    case let .connection(connection, _, call):
+      Self.onLoop(connection) { $0.handOver(call, resume: resume, otherwise: error) }
+    case let .functions(_, finish, _): finish(error)
+    }
+  }
+
   /// Runs `body` on the connection's event loop, after what is already queued there: what
   /// answers a call over time (a subscription) runs there, so that its writes need no hop.
   package func execute(_ body: @escaping @Sendable () -> Void) {

@@ -4,6 +4,9 @@ package enum ConnectionPhase: String, Codable, Sendable {
   case open
   /// The server drains: no call starts, and the connection closes once its calls are answered.
   case draining
+  /// The server hands its connections to the next process: no call starts, frames read wait,
+  /// and once the calls started are answered the connection goes to the next process as it is.
+  case handingOver
   /// Nothing more is read, started or written.
   case closed
 }

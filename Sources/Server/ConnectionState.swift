@@ -51,6 +51,9 @@ struct ConnectionState<Frame, Call: ConnectionCall> {
     case resumeReading
     /// The connection drained: flush what was written, and close.
     case close
+    /// The calls started are answered: flush what was written, and hand the connection over
+    /// with the frames read and not started (``handOver()``).
+    case handOver
     /// Nothing to do until a frame is read, a call is answered or the client reads.
     case wait
   }
@@ -115,7 +118,7 @@ struct ConnectionState<Frame, Call: ConnectionCall> {
 
   /// The channel asks to read the socket: it may while there is room for what a read brings.
   mutating func readRequested() -> ReadDecision {
-    if self.hasRoom && self.phase != .closed { return .read }
+    if self.hasRoom && (self.phase == .open || self.phase == .draining) { return .read }
     self.isReadHeld = true
     return .hold
   }
@@ -145,6 +148,9 @@ struct ConnectionState<Frame, Call: ConnectionCall> {
     if self.phase == .draining && self.calls.isEmpty {
       self.close()
       return .close
+    }
+    if self.phase == .handingOver && self.calls.isEmpty {
+      return .handOver
     }
     if self.isReadHeld && self.hasRoom {
       self.isReadHeld = false
@@ -204,6 +210,22 @@ struct ConnectionState<Frame, Call: ConnectionCall> {
     guard self.phase == .open else { return }
     self.phase = .draining
     self.frames.removeAll()
+  }
+
+  /// The server hands the connection over: no call starts any more, frames read are kept for
+  /// the next process, nothing more is read, and ``next()`` says ``Step/handOver`` once the
+  /// calls started are answered.
+  mutating func startHandingOver() {
+    guard self.phase == .open else { return }
+    self.phase = .handingOver
+  }
+
+  /// The connection goes to the next process: returns the frames read and not started, and
+  /// takes nothing more.
+  mutating func handedOver() -> Deque<Frame> {
+    let frames = self.frames
+    self.close()
+    return frames
   }
 
   /// The connection closed; returns the calls that will never be answered.

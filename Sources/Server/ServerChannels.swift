@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// The listening channel and the open connections: who may connect, how many calls each is
@@ -10,13 +11,19 @@ package final class ServerChannels: Sendable {
   private struct Connection {
     let channel: any Channel
     var callsInFlight = 0
+    /// The name it is kept under in the ``ConnectionStore``.
+    var storedAs: String?
   }
 
   private final class Contents {
     var listeners: [any Channel] = []
     var connections: [ObjectIdentifier: Connection] = [:]
     var isDraining = false
+    /// The connections go to the next process: one accepted meanwhile goes too.
+    var isHandingOver = false
     var closedWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The connections handed over, for the state the next process reads.
+    var handedOver: [HandOverState.Connection] = []
 
     /// Adds `change` to the calls in flight on `channel`'s connection, if it has one, and
     /// returns the new count. Through the connection's index: the dictionary's own `modify`
@@ -35,16 +42,33 @@ package final class ServerChannels: Sendable {
     case draining
     /// `limit` connections are open already.
     case tooManyConnections(limit: Int)
+    /// The connection store keeps `limit` connections already.
+    case storeFull(limit: Int)
+
+    /// The limit a connection over it is told of; `nil` when it is closed without a word.
+    var limit: Int? {
+      switch self {
+      case .draining: nil
+      case let .tooManyConnections(limit), let .storeFull(limit): limit
+      }
+    }
+
+    var isStoreFull: Bool {
+      if case .storeFull = self { true } else { false }
+    }
   }
 
   private let contents: NIOLoopBoundBox<Contents>
   private let counters: ServerCounters
   /// The loop the connections are served on.
   private let loop: any EventLoop
+  /// Where connections are kept for the next process, when they are.
+  let store: (any ConnectionStore)?
 
-  package init(counters: ServerCounters, loop: any EventLoop) {
+  package init(counters: ServerCounters, loop: any EventLoop, store: (any ConnectionStore)? = nil) {
     self.counters = counters
     self.loop = loop
+    self.store = store
     self.contents = .makeBoxSendingValue(Contents(), eventLoop: loop)
   }
 
@@ -67,12 +91,19 @@ package final class ServerChannels: Sendable {
     (try? await self.loop.submit { self.contents.value.listeners.compactMap(\.localAddress) }.get()) ?? []
   }
 
-  /// Registers a connection, unless the server is draining or `limit` connections are open.
-  func opened(_ channel: any Channel, limit: Int) throws(Refusal) {
+  /// Registers a connection, unless the server is draining or `limit` connections are open,
+  /// and keeps its socket `descriptor` in the store, unless the store is full.
+  func opened(_ channel: any Channel, limit: Int, descriptor: CInt? = nil, storedAs: String? = nil) throws(Refusal) {
     let contents = self.contents.value
-    if contents.isDraining { throw .draining }
+    if contents.isDraining && !contents.isHandingOver { throw .draining }
     if contents.connections.count >= limit { throw .tooManyConnections(limit: limit) }
-    contents.connections[ObjectIdentifier(channel)] = Connection(channel: channel)
+    var connection = Connection(channel: channel, storedAs: storedAs)
+    if storedAs == nil, let store = self.store, let descriptor {
+      // One place in the store is the handed-over state's.
+      if contents.connections.count >= store.capacity - 1 { throw .storeFull(limit: store.capacity - 1) }
+      connection.storedAs = store.keep(descriptor)
+    }
+    contents.connections[ObjectIdentifier(channel)] = connection
     self.counters.connections.store(contents.connections.count, ordering: .relaxed)
   }
 
@@ -84,7 +115,14 @@ package final class ServerChannels: Sendable {
 
   func closed(_ channel: any Channel) {
     let contents = self.contents.value
-    guard contents.connections.removeValue(forKey: ObjectIdentifier(channel)) != nil else { return }
+    guard let connection = contents.connections.removeValue(forKey: ObjectIdentifier(channel)) else { return }
+    // Closed here, it is closed for good: the store's copy would keep its peer waiting.
+    if let name = connection.storedAs { self.store?.release(name) }
+    self.removed()
+  }
+
+  private func removed() {
+    let contents = self.contents.value
     self.counters.connections.store(contents.connections.count, ordering: .relaxed)
     guard contents.connections.isEmpty else { return }
     let waiters = contents.closedWaiters
@@ -121,6 +159,45 @@ package final class ServerChannels: Sendable {
     let contents = self.contents.value
     let callsInFlight = contents.changeCallsInFlight(of: channel, by: -1)
     return contents.isDraining && callsInFlight == 0
+  }
+
+  /// Stops accepting and tells every connection to hand itself over once its calls started are
+  /// answered (``handedOver(_:pending:)``); ``allClosed()`` returns once all have.
+  func handOver() {
+    guard self.loop.inEventLoop else { return self.loop.execute { self.handOver() } }
+    let contents = self.contents.value
+    contents.isDraining = true
+    contents.isHandingOver = true
+    for listener in contents.listeners { listener.close(promise: nil) }
+    for connection in contents.connections.values {
+      connection.channel.pipeline.fireUserInboundEventTriggered(HandOverEvent())
+    }
+  }
+
+  /// Whether the connections go to the next process (``handOver()``).
+  var isHandingOver: Bool { self.contents.value.isHandingOver }
+
+  /// `channel` goes to the next process, which reads `pending` first; `false` when it is not
+  /// kept in the store, and must close instead.
+  func handedOver(_ channel: any Channel, pending: [UInt8], resumesCall: Bool) -> Bool {
+    let contents = self.contents.value
+    guard let name = contents.connections[ObjectIdentifier(channel)]?.storedAs else { return false }
+    contents.connections.removeValue(forKey: ObjectIdentifier(channel))
+    contents.handedOver.append(.init(name: name, pending: Data(pending), resumesCall: resumesCall))
+    self.removed()
+    return true
+  }
+
+  /// The connections not handed over yet are closed: they still wait for an answer the next
+  /// process could not give.
+  func abandonHandOver() {
+    guard self.loop.inEventLoop else { return self.loop.execute { self.abandonHandOver() } }
+    for connection in self.contents.value.connections.values { connection.channel.close(promise: nil) }
+  }
+
+  /// The connections handed over so far.
+  func handedOverConnections() async -> [HandOverState.Connection] {
+    (try? await self.loop.submit { self.contents.value.handedOver }.get()) ?? []
   }
 
   /// Stops accepting, closes idle connections, and lets busy ones close once their call is

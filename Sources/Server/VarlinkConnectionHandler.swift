@@ -24,6 +24,10 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   private let responder: any VarlinkResponder
   private let server: ServerChannels
   private let caller: Caller?
+  /// The connection's socket, kept in the server's ``ConnectionStore`` when it has one.
+  private let descriptor: CInt?
+  /// The name it is kept under already: a connection the previous process handed over.
+  private let storedAs: String?
   private let log: ConnectionLog
   private let connectionLimit: Int
   /// Where connections refused over the limit are logged, rate-limited across all of them.
@@ -51,11 +55,15 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   @exclusivity(unchecked) private var isChannelFlushDue = false
   @exclusivity(unchecked) private var writableWaiters: [@Sendable () -> Void] = []
   @exclusivity(unchecked) private var registersOnClose: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+  /// The call the next process takes up first (a subscription handed over), as a frame.
+  @exclusivity(unchecked) private var resume: [UInt8]?
 
   package init(
     responder: any VarlinkResponder,
     server: ServerChannels,
     caller: Caller?,
+    descriptor: CInt? = nil,
+    storedAs: String? = nil,
     log: ConnectionLog,
     capacity: Int,
     connectionLimit: Int,
@@ -68,7 +76,9 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     self.responder = responder
     self.server = server
     self.caller = caller
+    self.descriptor = descriptor
     self.log = log
+    self.storedAs = storedAs
     self.state = ConnectionState(capacity: capacity)
     self.connectionLimit = connectionLimit
     self.refusals = refusals
@@ -80,11 +90,13 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
   package func channelActive(context: ChannelHandlerContext) {
     do {
-      try self.server.opened(context.channel, limit: self.connectionLimit)
+      try self.server.opened(context.channel, limit: self.connectionLimit, descriptor: self.descriptor, storedAs: self.storedAs)
       self.context = context
-    } catch .tooManyConnections(let limit) {
-      let caller = self.caller
-      self.refusals.refusal("refusing a connection over the limit") {
+      // Accepted as the server hands over (systemd's socket kept it queued): it goes over too.
+      if self.server.isHandingOver { self.userInboundEventTriggered(context: context, event: HandOverEvent()) }
+    } catch let refusal where refusal.limit != nil {
+      let (caller, limit) = (self.caller, refusal.limit ?? 0)
+      self.refusals.refusal(refusal.isStoreFull ? "refusing a connection: the file descriptor store is full" : "refusing a connection over the limit") {
         ["limit": "\(limit)", "peer.uid": "\(caller.map { "\($0.uid)" } ?? "-")"]
       }
       let error = self.responder.error(for: .tooManyConnections(limit: limit))
@@ -252,8 +264,62 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
         if self.state.isFlushDue { self.flush(context) }
         context.close(promise: nil)
         return
+      case .handOver:
+        if self.state.isFlushDue { self.flush(context) }
+        self.handOver(context)
+        return
       case .wait:
         return
+      }
+    }
+  }
+
+  /// The server hands its connections over: nothing more starts, and once the calls started
+  /// are answered (``HandOverEvent``) the connection goes as it is.
+  package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    guard event is HandOverEvent else { return context.fireUserInboundEventTriggered(event) }
+    // Not a byte more is read: a read already asked for would bring bytes after the state is
+    // taken, and they would be lost with this process. What the socket holds is the next one's.
+    try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+    self.state.startHandingOver()
+    self.advance()
+  }
+
+  /// Ends call `number` with nothing written, for the next process to take up as `resume`;
+  /// with `error` when calls started behind it would be answered before it there.
+  func handOver(_ number: UInt64, resume: [UInt8], otherwise error: VarlinkError) {
+    guard self.state.isAnswering(number) else { return }
+    guard self.state.callsInFlight == 1 else { return self.finish(number, error: error) }
+    self.resume = resume
+    self.finish(number, error: nil)
+  }
+
+  /// Gives the server what the next process reads first — the call it takes up, the frames
+  /// read and not started, the start of a frame — and leaves the socket to it, open.
+  private func handOver(_ context: ChannelHandlerContext) {
+    var pending = self.resume ?? []
+    // A frame comes without the NUL that ended it.
+    for frame in self.state.handedOver() {
+      pending += frame.frame.readableBytesView
+      pending.append(0)
+    }
+    let reader = try? context.pipeline.syncOperations.handler(type: FrameReader.self)
+    if let unread = reader?.takeUnread() { pending += unread.readableBytesView }
+    self.output = OutboundFrames()
+    // Replies the socket did not take yet wait in the channel, and would go with this process:
+    // the connection is handed over once they are written (a failed write closes it instead).
+    let written = context.eventLoop.makePromise(of: Void.self)
+    context.writeAndFlush(self.wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: written)
+    let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+    let resumesCall = self.resume != nil
+    let pendingBytes = pending
+    written.futureResult.whenSuccess {
+      let handler = handler.value
+      guard let context = handler.context else { return }
+      if handler.server.handedOver(context.channel, pending: pendingBytes, resumesCall: resumesCall) {
+        handler.context = nil
+      } else {
+        context.close(promise: nil)
       }
     }
   }

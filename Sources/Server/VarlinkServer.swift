@@ -64,6 +64,8 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   let refusedHandshakes: HandshakeRefusals
   /// TLS handshakes under way, at most `maximumConnections` (as configured at start).
   let handshakeSlots: HandshakeSlots
+  /// The connections the previous process handed over, adopted before the server says it listens.
+  let adopting: [AdoptedConnection]
 
   package init(
     responder: Responder,
@@ -72,10 +74,13 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     limits: @escaping @Sendable () -> ServerLimits,
     connectionCeiling: Int = .max,
     loop: any EventLoop,
+    store: (any ConnectionStore)? = nil,
+    adopting: [AdoptedConnection] = [],
     logger: Logger
   ) {
+    self.adopting = adopting
     self.responder = responder
-    self.channels = ServerChannels(counters: counters, loop: loop)
+    self.channels = ServerChannels(counters: counters, loop: loop, store: store)
     self.loop = loop
     self.counters = counters
     self.listeners = listeners
@@ -117,8 +122,11 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   /// Listens and serves until the task is cancelled, or until a drain closed the last
   /// connection.
   ///
-  /// - Parameter onListening: Called once every listener accepts connections.
-  package func run(onListening: @Sendable () -> Void) async throws {
+  /// - Parameters:
+  ///   - onBound: Called once the sockets are bound, before the connections handed over by the
+  ///     previous process are adopted.
+  ///   - onListening: Called once every listener accepts connections.
+  package func run(onBound: @Sendable () -> Void = {}, onListening: @Sendable () -> Void) async throws {
     var bound: [any Channel] = []
     do {
       for listener in self.listeners {
@@ -132,6 +140,9 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     let servers = bound
     // Shut down before it listened: the sockets are closed, and there is nothing to serve.
     if await self.channels.listening(servers) {
+      onBound()
+      // The Unix socket's connections: a TLS session cannot outlive its process.
+      await self.adopt(self.adopting, listener: 0)
       onListening()
       for server in servers {
         do {
@@ -177,13 +188,15 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       }
   }
 
-  /// Sets up a new Unix connection's pipeline for the process on the other end.
-  private func initialize(_ channel: any Channel, listener: Int) -> EventLoopFuture<Void> {
+  /// Sets up a new Unix connection's pipeline for the process on the other end; one the
+  /// previous process handed over keeps the name it has in the store.
+  func initialize(_ channel: any Channel, listener: Int, storedAs: String? = nil) -> EventLoopFuture<Void> {
     channel.eventLoop.makeCompletedFuture {
-      let peer = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) {
-        Caller(socket: $0)
-      } ?? nil
-      try self.addConnectionHandlers(to: channel, caller: peer, listener: listener, writesToSocket: true)
+      let socket = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) { $0 }
+      try self.addConnectionHandlers(
+        to: channel, caller: socket.flatMap { Caller(socket: $0) }, listener: listener, writesToSocket: true,
+        stored: self.channels.store == nil ? nil : socket, storedAs: storedAs
+      )
     }
   }
 
@@ -204,9 +217,11 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
 
   /// Adds timeouts, framing and the calls, for `caller`; behind `handler` when given. Replies
   /// go straight to the socket unless bytes must pass through the pipeline first (TLS). The
-  /// connection counts under its listener until it closes.
+  /// connection counts under its listener until it closes; its socket goes to the connection
+  /// store when `stored` gives it.
   private func addConnectionHandlers(
-    to channel: any Channel, caller: Caller?, listener: Int, writesToSocket: Bool, after handler: (any ChannelHandler)? = nil
+    to channel: any Channel, caller: Caller?, listener: Int, writesToSocket: Bool, stored: CInt? = nil,
+    storedAs: String? = nil, after handler: (any ChannelHandler)? = nil
   ) throws {
     let limitsInForce = self.limits
     let channels = self.channels
@@ -235,6 +250,8 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
         responder: self.responder,
         server: channels,
         caller: caller,
+        descriptor: stored,
+        storedAs: storedAs,
         log: ConnectionLog(logger: self.logger, peer: caller),
         capacity: limits.maximumQueuedCalls,
         connectionLimit: min(limits.maximumConnections, self.connectionCeiling),

@@ -83,7 +83,7 @@ package struct ServiceManager: Sendable {
   }
 
   /// The socket address `NOTIFY_SOCKET` names, or `nil` when it does not fit one.
-  private static func address(of path: String) -> (sockaddr_un, socklen_t)? {
+  static func address(of path: String) -> (sockaddr_un, socklen_t)? {
     var bytes = Array(path.utf8)
     let isAbstract = bytes.first == UInt8(ascii: "@")
     if isAbstract { bytes[0] = 0 }

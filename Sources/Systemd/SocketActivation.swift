@@ -1,21 +1,23 @@
 import CSystemd
 import Foundation
 
-/// The listening socket systemd passes a socket-activated daemon.
+/// The descriptors systemd passes the daemon: the listening socket of a socket-activated daemon,
+/// and what the previous process left in the file descriptor store (``StoredDescriptors``).
 package enum SocketActivation {
-  /// The socket systemd passed under `name` (`FileDescriptorName=` in the socket unit), or `nil`
-  /// when the daemon was not socket-activated and must bind its configured path itself.
+  /// The socket systemd passed under `name` (`FileDescriptorName=` in the socket unit) — `nil`
+  /// when the daemon was not socket-activated and must bind its configured path itself — and
+  /// the descriptors systemd kept in its store for the daemon.
   ///
   /// The `LISTEN_*` variables are removed from the environment, so that worker processes do not
   /// take the socket for theirs.
   ///
-  /// - Throws: ``SystemdError`` when sockets were passed but none is named `name`, or
-  ///   the one named `name` is not a listening Unix stream socket.
-  package static func listeningSocket(named name: String) throws(SystemdError) -> CInt? {
+  /// - Throws: ``SystemdError`` when sockets were passed but none is named `name` (stored
+  ///   descriptors aside), or the one named `name` is not a listening Unix stream socket.
+  package static func descriptors(listeningOn name: String) throws(SystemdError) -> (listener: CInt?, stored: StoredDescriptors) {
     var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
     let count = sd_listen_fds_with_names(1, &names)
     guard count >= 0 else { throw .socketActivationUnusable(errno: -count) }
-    guard count > 0 else { return nil }
+    guard count > 0 else { return (nil, StoredDescriptors()) }
     var passed: [(fd: CInt, name: String)] = []
     for index in 0..<Int(count) {
       let fd = SD_LISTEN_FDS_START + CInt(index)
@@ -24,15 +26,23 @@ package enum SocketActivation {
       free(names?[index])
     }
     free(names)
-    guard let socket = passed.first(where: { $0.name == name }) else {
-      throw .noSocketNamed(name, passed: passed.map(\.name))
+    var stored = StoredDescriptors()
+    var others: [(fd: CInt, name: String)] = []
+    for descriptor in passed {
+      if !stored.keep(descriptor.fd, name: descriptor.name) { others.append(descriptor) }
+    }
+    guard !others.isEmpty else { return (nil, stored) }
+    guard let socket = others.first(where: { $0.name == name }) else {
+      stored.closeAll()
+      throw .noSocketNamed(name, passed: others.map(\.name))
     }
     guard sd_is_socket_unix(socket.fd, CInt(SOCK_STREAM.rawValue), 1, nil, 0) > 0 else {
+      stored.closeAll()
       throw .notAUnixStreamListener(fd: socket.fd, name: name)
     }
     // Sockets passed for something else are not this daemon's to serve; close them so they do
     // not leak into worker processes.
-    for other in passed where other.fd != socket.fd { close(other.fd) }
-    return socket.fd
+    for other in others where other.fd != socket.fd { close(other.fd) }
+    return (socket.fd, stored)
   }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// and why.
 ///
 /// ```swift
-/// do { _ = try SocketActivation.listeningSocket(named: "varlink") }
+/// do { _ = try SocketActivation.descriptors(listeningOn: "varlink") }
 /// catch where error.code == .noSocketNamed { … }   // error.socketNames: the names passed
 /// ```
 package struct SystemdError: Error, CustomStringConvertible, Sendable {

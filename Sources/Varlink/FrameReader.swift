@@ -65,6 +65,14 @@ public final class FrameReader: ChannelInboundHandler {
     }
   }
 
+  /// Takes the bytes of the frame not yet complete, and decodes nothing more: the connection
+  /// goes to another process, which reads them first.
+  public func takeUnread() -> ByteBuffer? {
+    self.isDone = true
+    defer { self.unread = nil }
+    return self.unread
+  }
+
   public func channelInactive(context: ChannelHandlerContext) {
     self.isDone = true
     self.unread = nil

@@ -42,6 +42,9 @@ import Testing
         case .close:
           steps.append("close")
           return steps
+        case .handOver:
+          steps.append("hand over")
+          return steps
         case .wait:
           return steps
         }
@@ -56,6 +59,8 @@ import Testing
     func scheduledFlushRuns() -> Bool { self.state.scheduledFlushRuns() }
     func flushed() { self.state.flushed() }
     func drain() { self.state.drain() }
+    func startHandingOver() { self.state.startHandingOver() }
+    func handedOver() -> [String] { Array(self.state.handedOver()) }
     func close() -> [Call] { Array(self.state.close()) }
     func writabilityChanged(_ isWritable: Bool) { self.state.writabilityChanged(isWritable) }
   }
@@ -174,6 +179,28 @@ import Testing
     _ = connection.finish(1)
     #expect(connection.run() == ["close"], "d is never started")
     #expect(connection.state.phase == .closed)
+  }
+
+  @Test func aConnectionHandedOverAnswersWhatItStartedAndKeepsWhatItReadForTheNextProcess() {
+    let connection = Driver(capacity: 4)
+    connection.read("a")
+    #expect(connection.run() == ["start a", "answer a #0"])
+    connection.startHandingOver()
+    #expect(connection.state.phase == .handingOver)
+    connection.read("b")
+    #expect(connection.readRequested() == .hold, "nothing more is read: what is still unread is the next process's")
+    #expect(connection.run() == [], "b does not start")
+    _ = connection.finish(0)
+    #expect(connection.run() == ["hand over"])
+    #expect(connection.handedOver() == ["b"], "read and not started: the next process reads it first")
+    #expect(connection.state.phase == .closed)
+    #expect(connection.run() == [])
+  }
+
+  @Test func aConnectionHandedOverWithNothingInFlightGoesAtOnce() {
+    let connection = Driver(capacity: 4)
+    connection.startHandingOver()
+    #expect(connection.run() == ["hand over"])
   }
 
   @Test func aConnectionDrainingWithNothingInFlightClosesAtOnce() {

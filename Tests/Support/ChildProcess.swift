@@ -51,13 +51,14 @@ public final class ChildProcess: @unchecked Sendable {
   private let termination = Mutex<Termination?>(nil)
 
   /// Starts `executable` with `arguments` and `environment` (the whole environment, not an
-  /// addition to the test process's).
+  /// addition to the test process's), and the descriptors `inheriting` as its 3, 4, ….
   public init(
     _ executable: String,
     _ arguments: [String],
     environment: [String: String] = ["PATH": "/usr/bin:/bin"],
     stdout: Output = .discard,
-    stderr: Output = .discard
+    stderr: Output = .discard,
+    inheriting: [Int32] = []
   ) throws {
     var fds: [Int32] = [-1, -1, -1]
     var readEnds: [Int32] = []
@@ -71,7 +72,8 @@ public final class ChildProcess: @unchecked Sendable {
     }
     let stdoutEnd = try pipe(for: stdout, fd: 1)
     let stderrEnd = try pipe(for: stderr, fd: 2)
-    defer { for fd in fds where fd >= 0 { close(fd) } }
+    defer { for fd in fds.prefix(3) where fd >= 0 { close(fd) } }
+    fds += inheriting
 
     var pid: pid_t = 0
     let result = withCStrings([executable] + arguments) { argv in

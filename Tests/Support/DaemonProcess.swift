@@ -29,12 +29,14 @@ public final class DaemonProcess: @unchecked Sendable {
   ///     that misbehave on purpose.
   ///   - launcher: A command that runs the daemon and becomes it (`exec`s it), such as
   ///     `["/usr/bin/prlimit", "--nofile=128:128"]`.
+  ///   - inheriting: Descriptors the daemon gets as its 3, 4, … (what systemd passes).
   public init(
     socketPath: String? = nil,
     environment: [String: String] = [:],
     arguments: [String] = [],
     executable: String = "switchyardd",
-    launcher: [String] = []
+    launcher: [String] = [],
+    inheriting: [Int32] = []
   ) async throws {
     self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
@@ -43,7 +45,9 @@ public final class DaemonProcess: @unchecked Sendable {
     let command = launcher + [daemon, "--socket", self.socketPath] + arguments
     var processEnvironment = ProcessInfo.processInfo.environment.filter { !Self.isInheritedByMistake($0.key) }
     processEnvironment.merge(environment) { $1 }
-    self.process = try ChildProcess(command[0], Array(command.dropFirst()), environment: processEnvironment, stderr: .collect)
+    self.process = try ChildProcess(
+      command[0], Array(command.dropFirst()), environment: processEnvironment, stderr: .collect, inheriting: inheriting
+    )
     let deadline = ContinuousClock.now + .seconds(10) * Self.timeScale
     while !canConnect(to: self.socketPath) {
       guard self.process.isRunning, ContinuousClock.now < deadline else {

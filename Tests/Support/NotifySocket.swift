@@ -19,6 +19,8 @@ public final class NotifySocket: @unchecked Sendable {
     /// When the kernel received it (`SO_TIMESTAMPNS`, wall clock): what intervals are measured
     /// with, since a busy test process may read several messages at once.
     public let received: Duration
+    /// The descriptors it carried (`SCM_RIGHTS`: what `FDSTORE=1` stores), open in this process.
+    public let descriptors: [CInt]
 
     /// The message's assignments, such as `["READY": "1", "STATUS": "…"]`.
     public var fields: [String: String] {
@@ -80,8 +82,8 @@ public final class NotifySocket: @unchecked Sendable {
     var poller = pollfd(fd: self.fd, events: Int16(POLLIN), revents: 0)
     guard poll(&poller, 1, 0) == 1 else { return nil }
     var buffer = [UInt8](repeating: 0, count: 4096)
-    // Room for one control message: a cmsghdr (16 bytes on 64-bit Linux) and a timespec.
-    var control = [UInt8](repeating: 0, count: 64)
+    // Room for a timespec and a few descriptors, each after a cmsghdr (16 bytes on 64-bit Linux).
+    var control = [UInt8](repeating: 0, count: 256)
     let count = buffer.withUnsafeMutableBytes { data in
       control.withUnsafeMutableBytes { control in
         var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
@@ -96,15 +98,29 @@ public final class NotifySocket: @unchecked Sendable {
     }
     guard count >= 0 else { return nil }
     var received = Self.now
+    var descriptors: [CInt] = []
     control.withUnsafeBytes { control in
-      let level = control.load(fromByteOffset: 8, as: Int32.self)
-      let type = control.load(fromByteOffset: 12, as: Int32.self)
-      if level == SOL_SOCKET, type == SO_TIMESTAMPNS {
-        let time = control.loadUnaligned(fromByteOffset: 16, as: timespec.self)
-        received = .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+      // Each control message: its length (8 bytes), level and type, then its data, aligned to 8.
+      var offset = 0
+      while offset + 16 <= control.count {
+        let length = Int(control.load(fromByteOffset: offset, as: UInt64.self))
+        guard length >= 16, offset + length <= control.count else { break }
+        let level = control.load(fromByteOffset: offset + 8, as: Int32.self)
+        let type = control.load(fromByteOffset: offset + 12, as: Int32.self)
+        if level == SOL_SOCKET, type == SO_TIMESTAMPNS {
+          let time = control.loadUnaligned(fromByteOffset: offset + 16, as: timespec.self)
+          received = .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        } else if level == SOL_SOCKET, type == Int32(SCM_RIGHTS) {
+          for index in 0..<(length - 16) / 4 {
+            descriptors.append(control.loadUnaligned(fromByteOffset: offset + 16 + index * 4, as: CInt.self))
+          }
+        }
+        offset += (length + 7) & ~7
       }
     }
-    return Message(text: String(decoding: buffer[..<count], as: UTF8.self), arrival: .now, received: received)
+    return Message(
+      text: String(decoding: buffer[..<count], as: UTF8.self), arrival: .now, received: received, descriptors: descriptors
+    )
   }
 
   /// Messages until one satisfies `condition` (included), or `nil` when none does within

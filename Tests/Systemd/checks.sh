@@ -343,6 +343,31 @@ expect "the journal is in /var/lib/private/switchyard" test -f /var/lib/private/
 owner="$(stat -c %U /var/lib/private/switchyard/journal.sqlite)"
 if [[ "$owner" != root && -n "$owner" ]]; then pass "the journal belongs to the dynamic user ($owner)"; else fail "the journal belongs to '$owner'"; fi
 
+step "systemctl restart hands every connection over: nothing dropped, subscriptions contiguous (issue 34)"
+equal "FileDescriptorStoreMax" 1025 "$(prop "$SERVICE" FileDescriptorStoreMax)"
+count_before="$(primes_count)"
+mark="$(mark_time)"
+# RESTARTS SENDERS SUBSCRIBERS: a few in `make test`, more in `make systemd-soak`.
+read -r restarts senders subscribers <<<"${HANDOVER_LOAD:-3 5 10}"
+if out="$(timeout 600 python3 /switchyard-tests/handover_clients.py "$SOCKET" restart "$restarts" "$senders" "$subscribers" 2>&1)"; then
+  pass "$out"
+else
+  fail "clients across systemctl restart" "$out"
+fi
+equal "get /primes: count after the restarts" $((count_before + restarts * senders * 10)) "$(primes_count)"
+expect_journal "$mark" 'e["MESSAGE"] == "handed the connections over"' \
+  "the old process says it handed the connections over" "no 'handed the connections over' in the journal"
+expect_journal "$mark" 'e["MESSAGE"] == "took over the connections of the process before" and e.get("SWITCHYARD_SUBSCRIPTIONS") == "'"$subscribers"'"' \
+  "the new one says what it took over: $subscribers subscriptions" "no 'took over the connections' with $subscribers subscriptions in the journal"
+if out="$(timeout 60 python3 /switchyard-tests/handover_clients.py "$SOCKET" crash 2>&1)"; then
+  pass "$out"
+else
+  fail "connections after kill -9" "$out"
+fi
+eventually 30 as_member "$BIN/switchyard" status >/dev/null || true
+# Five starts in a few seconds: the next checks' restarts would reach StartLimitBurst=.
+systemctl reset-failed "$SERVICE"
+
 step "watchdog: a daemon that stops answering is killed and restarted"
 count_before="$(primes_count)"
 pid="$(main_pid)"

@@ -146,7 +146,7 @@ FailureAction=poweroff-force
 
 [Service]
 Type=oneshot
-Environment=SWITCHYARD_BIN_DIR=$container_bin RESULTS=/results
+Environment=SWITCHYARD_BIN_DIR=$container_bin RESULTS=/results "HANDOVER_LOAD=${SWITCHYARD_E2E_HANDOVER_LOAD:-3 5 10}"
 ExecStart=/bin/bash /switchyard-tests/checks.sh
 TimeoutStartSec=$((timeout_sec - 30))
 StandardOutput=journal+console

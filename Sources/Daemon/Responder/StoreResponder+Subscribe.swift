@@ -63,7 +63,14 @@ extension StoreResponder {
             caller: caller, whenClosed: whenClosed, answer: answer, announcesHistory: !announced
           )
         } catch {
-          answer.finish(error)
+          // Caught up as the daemon hands its connections over: the next process goes on from here.
+          guard self.changeLog.isHandingOver, let caughtUp else { return answer.finish(error) }
+          answer.handOver(
+            resume: SubscribeReply.resuming(
+              pointer, withCauses: withCauses, method: call.method, after: caughtUp, history: self.changeLog.historyID
+            ),
+            otherwise: error
+          )
         }
       }
       reader.read { await catchUp.start(after: since) }
@@ -211,6 +218,16 @@ struct SubscriptionDelivery: Sendable {
         ]
         self.answer.reply(.reply(VarlinkReply(parameters: parameters, continues: true)))
         if batch.isLast { return }
+      case let .end(.handedOver(seq)):
+        self.ended(self.subscriber)
+        self.answer.handOver(
+          resume: SubscribeReply.resuming(
+            self.subscriber.pointer, withCauses: self.subscriber.withCauses, method: self.method, after: seq,
+            history: self.changeLog.historyID
+          ),
+          otherwise: VarlinkError(SwitchyardError.shuttingDown)
+        )
+        return
       case let .end(reason):
         self.ended(self.subscriber)
         self.answer.finish(self.error(endingWith: reason))
@@ -228,7 +245,7 @@ struct SubscriptionDelivery: Sendable {
     switch reason {
     case .cancelled:
       return nil
-    case .shuttingDown:
+    case .shuttingDown, .handedOver:
       return VarlinkError(SwitchyardError.shuttingDown)
     case .pathRemoved:
       return VarlinkError(SwitchyardError.pathNotFound(path: self.subscriber.pointer.description))
@@ -245,6 +262,16 @@ struct SubscriptionDelivery: Sendable {
 
 /// `Subscribe` replies as bytes.
 enum SubscribeReply {
+  /// The `Subscribe` call that takes a subscription to `pointer` up after the change numbered `seq` in the next
+  /// process, framed: as its client would resume it, with `since` and `history`.
+  static func resuming(_ pointer: JSONPointer, withCauses: Bool, method: String, after seq: UInt64, history: String) -> [UInt8] {
+    var parameters: JSONObject = ["since": .int(Int64(seq)), "history": .string(history)]
+    if !pointer.isRoot { parameters["path"] = .string(pointer.description) }
+    if withCauses { parameters["causes"] = true }
+    let call: JSONObject = ["method": .string(method), "parameters": .object(parameters), "more": true]
+    return VarlinkMessageEncoder.frame(.object(call))
+  }
+
   /// A framed `Subscribe` reply that also names the history: the first of a resumed
   /// subscription, which says which history its numbers are of as a snapshot does. Re-encoded
   /// from the shared bytes, once per resumed subscription.

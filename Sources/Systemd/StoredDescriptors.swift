@@ -1,0 +1,78 @@
+import CSystemd
+import Foundation
+
+/// What the previous process left in systemd's file descriptor store, as the next one is
+/// passed it: connections named by ``connectionName(of:)``, and the state it wrote
+/// (``stateName``), if it had the time to.
+///
+/// ```swift
+/// let (listener, stored) = try SocketActivation.descriptors(listeningOn: "varlink")
+/// let state = stored.state.map(HandOverState.init(decoding:))   // nil after a crash
+/// for (name, fd) in stored.connections { … }
+/// ```
+package struct StoredDescriptors: Sendable {
+  /// The name the handed-over state is stored under.
+  package static let stateName = "handover-state"
+  /// The prefix of a stored connection's name.
+  static let connectionPrefix = "conn-"
+
+  /// Connected sockets, by the name each was stored under.
+  package private(set) var connections: [String: CInt] = [:]
+  /// What the previous process wrote as it handed over; `nil` after a crash.
+  package private(set) var state: [UInt8]?
+
+  package init() {}
+
+  /// Whether the store held anything.
+  package var isEmpty: Bool { self.connections.isEmpty && self.state == nil }
+
+  /// The name a connection is stored under (`conn-DEV-INO`: `LISTEN_FDNAMES` separates names with
+  /// colons): its socket's device and inode, which stay the same
+  /// in every process that holds it, so that the state written by one matches it in the next.
+  package static func connectionName(of fd: CInt) -> String? {
+    var status = stat()
+    guard fstat(fd, &status) == 0 else { return nil }
+    return "\(Self.connectionPrefix)\(status.st_dev)-\(status.st_ino)"
+  }
+
+  /// Takes `fd` when its name is one the daemon stores under; `false` for anything else.
+  mutating func keep(_ fd: CInt, name: String) -> Bool {
+    // Only a connected stream socket is adopted: whatever else came under such a name is closed.
+    if name.hasPrefix(Self.connectionPrefix) {
+      guard sd_is_socket_unix(fd, CInt(SOCK_STREAM.rawValue), 0, nil, 0) > 0 else {
+        close(fd)
+        return true
+      }
+      // A name is the socket's identity: one that came back twice (stored twice) is one socket.
+      if let previous = self.connections[name] { close(previous) }
+      self.connections[name] = fd
+      return true
+    }
+    if name == Self.stateName {
+      self.state = Self.contents(of: fd)
+      close(fd)
+      return true
+    }
+    return false
+  }
+
+  /// Closes every stored descriptor this process was passed.
+  package func closeAll() {
+    for fd in self.connections.values { close(fd) }
+  }
+
+  /// The bytes of a memory file, from its start; `nil` when it cannot be read.
+  static func contents(of fd: CInt) -> [UInt8]? {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 << 10)
+    var offset: off_t = 0
+    while true {
+      let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
+      if count < 0, errno == EINTR { continue }
+      guard count >= 0 else { return nil }
+      if count == 0 { return bytes }
+      bytes += chunk[..<count]
+      offset += off_t(count)
+    }
+  }
+}

@@ -1,0 +1,181 @@
+"""systemd's part in a restart through its file descriptor store, played by the test.
+
+`FdStoreManager` binds a notify socket, keeps the descriptors a daemon stores (`FDSTORE=1`,
+`FDNAME=`), drops them on `FDSTOREREMOVE=1` and, as systemd does, drops a stored socket whose peer
+hung up; `start()` starts the daemon with what it keeps in `LISTEN_FDS`/`LISTEN_FDNAMES`, as
+systemd does after `systemctl restart`.
+"""
+
+import array
+import os
+import select
+import socket
+import subprocess
+import sys
+import threading
+
+# Renumbers the descriptors it is given to 3, 4, … and becomes the daemon with LISTEN_PID its own.
+LAUNCHER = r"""
+import fcntl, os, sys
+fds = [int(fd) for fd in sys.argv[1].split(",") if fd]
+# Out of the way first (at 100 and up), so that no target number holds a descriptor still to move.
+high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd in fds]
+for fd in fds:
+    os.close(fd)
+for index, fd in enumerate(high):
+    os.dup2(fd, 3 + index, inheritable=True)
+    os.close(fd)
+os.environ["LISTEN_PID"] = str(os.getpid())
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
+class FdStoreManager:
+    def __init__(self, folder, binary, arguments, environment, capacity=64):
+        self.folder = folder
+        self.binary = binary
+        self.arguments = arguments
+        self.environment = dict(environment)
+        self.notify_path = os.path.join(folder, "notify")
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(self.notify_path)
+        self.capacity = capacity
+        self.stored = {}  # name -> (fd, polled)
+        self.messages = []
+        self.lock = threading.Lock()
+        self.ready = threading.Event()
+        self.process = None
+        self.log_paths = []
+        self._closed = False
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        while not self._closed:
+            readable, _, _ = select.select([self.notify], [], [], 0.1)
+            if not readable:
+                continue
+            with self.lock:
+                if not self._receive():
+                    return
+
+    def _receive(self):
+        """Takes one message, under the lock; False once the socket is closed."""
+        fds = array.array("i")
+        try:
+            text, ancillary, _, _ = self.notify.recvmsg(4096, socket.CMSG_SPACE(64 * fds.itemsize), socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
+        fields = dict(line.split("=", 1) for line in text.decode().split("\n") if "=" in line)
+        self.messages.append(fields)
+        name = fields.get("FDNAME", "stored")
+        if fields.get("FDSTORE") == "1":
+            for fd in fds:
+                if len(self.stored) >= self.capacity:
+                    os.close(fd)
+                    continue
+                if name in self.stored:
+                    os.close(self.stored[name][0])
+                self.stored[name] = (fd, fields.get("FDPOLL") != "0")
+        elif fields.get("FDSTOREREMOVE") == "1":
+            if name in self.stored:
+                os.close(self.stored.pop(name)[0])
+        else:
+            for fd in fds:
+                os.close(fd)
+        if fields.get("READY") == "1":
+            self.ready.set()
+        return True
+
+    def _drain(self):
+        """Takes every message already sent, as systemd does before it handles the exit."""
+        while True:
+            with self.lock:
+                if not select.select([self.notify], [], [], 0)[0]:
+                    return
+                self._receive()
+
+    def _drop_hung_up(self):
+        with self.lock:
+            for name, (fd, polled) in list(self.stored.items()):
+                if not polled:
+                    continue
+                poller = select.poll()
+                poller.register(fd, select.POLLIN)
+                for _, events in poller.poll(0):
+                    if events & (select.POLLHUP | select.POLLERR):
+                        os.close(fd)
+                        del self.stored[name]
+
+    def stored_names(self):
+        self._drain()
+        with self.lock:
+            return sorted(self.stored)
+
+    def start(self, timeout=20):
+        """Starts the daemon with what the store keeps, and waits for READY=1."""
+        self._drain()
+        self._drop_hung_up()
+        with self.lock:
+            names = sorted(self.stored)
+            fds = [self.stored[name][0] for name in names]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SWITCHYARD_", "LISTEN_"))}
+        env.update(self.environment)
+        env["NOTIFY_SOCKET"] = self.notify_path
+        env["SWITCHYARD_FDSTORE"] = str(self.capacity)
+        if fds:
+            env["LISTEN_FDS"] = str(len(fds))
+            env["LISTEN_FDNAMES"] = ":".join(names)
+        log_path = os.path.join(self.folder, f"switchyardd-{len(self.log_paths)}.log")
+        self.log_paths.append(log_path)
+        self.ready.clear()
+        with open(log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", LAUNCHER, ",".join(map(str, fds)), self.binary] + self.arguments,
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, pass_fds=fds,
+                cwd=self.folder,
+            )
+        if not self.ready.wait(timeout):
+            raise RuntimeError(f"no READY=1 within {timeout} s:\n{self.log()}")
+
+    def restart(self, timeout=20):
+        """`systemctl restart`: SIGTERM, wait for the exit, start again with the store."""
+        status = self.stop(timeout)
+        assert status == 0, f"switchyardd exited with {status}:\n{self.log()}"
+        self.start(timeout)
+
+    def stop(self, timeout=20):
+        self.process.terminate()
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            return None
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait()
+
+    def log(self):
+        parts = []
+        for path in self.log_paths:
+            with open(path, "rb") as f:
+                parts.append(f"--- {os.path.basename(path)}\n" + f.read().decode(errors="replace"))
+        return "\n".join(parts)
+
+    def close(self):
+        if self.process and self.process.poll() is None:
+            self.kill()
+        self._closed = True
+        self.reader.join()
+        with self.lock:
+            for fd, _ in self.stored.values():
+                os.close(fd)
+            self.stored.clear()
+        self.notify.close()
