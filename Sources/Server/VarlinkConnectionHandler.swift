@@ -39,8 +39,7 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// Every connection's calls read and not answered, subscriptions left out.
   private let requests: RequestsInFlight
 
-  // A handler lives on its channel's event loop, and its methods never overlap their accesses:
-  // the runtime's exclusivity checks on these would cost a few per cent of a call.
+  // On its channel's event loop, its methods never overlap their accesses: no exclusivity checks.
   /// Set while the connection is admitted and open.
   @exclusivity(unchecked) private var context: ChannelHandlerContext?
   @exclusivity(unchecked) private var state: ConnectionState<ReadFrame, PreparedCall>
