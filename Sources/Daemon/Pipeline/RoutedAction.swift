@@ -19,11 +19,14 @@ struct RoutedAction {
     self.type = type
   }
 
-  /// Calls `body` with `action` erased.
+  /// Calls `body` with `action` erased. Taken, not copied: the callers are generic code that
+  /// runs unspecialized, where a copy of the action goes through its type's value witnesses.
+  @inline(__always)
   static func with<Action, Result, Failure: Error>(
-    _ action: Action, _ body: (RoutedAction) throws(Failure) -> Result
+    _ action: consuming Action, _ body: (RoutedAction) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    try withUnsafePointer(to: action) { pointer throws(Failure) in
+    var action = action
+    return try withUnsafePointer(to: &action) { pointer throws(Failure) in
       try body(RoutedAction(UnsafeRawPointer(pointer), type: ObjectIdentifier(Action.self)))
     }
   }
