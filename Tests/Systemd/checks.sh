@@ -344,15 +344,19 @@ owner="$(stat -c %U /var/lib/private/switchyard/journal.sqlite)"
 if [[ "$owner" != root && -n "$owner" ]]; then pass "the journal belongs to the dynamic user ($owner)"; else fail "the journal belongs to '$owner'"; fi
 
 step "systemctl restart hands every connection over: nothing dropped, subscriptions contiguous (issue 34)"
-equal "FileDescriptorStoreMax" 1025 "$(prop "$SERVICE" FileDescriptorStoreMax)"
-count_before="$(primes_count)"
-mark="$(mark_time)"
-# RESTARTS SENDERS SUBSCRIBERS: a few in `make test`, more in `make systemd-soak`.
-read -r restarts senders subscribers <<<"${HANDOVER_LOAD:-3 5 10}"
-if out="$(timeout 600 python3 /switchyard-tests/handover_clients.py "$SOCKET" restart "$restarts" "$senders" "$subscribers" 2>&1)"; then
-  pass "$out"
+if [[ -z "${HANDOVER_LOAD:-}" ]]; then
+  equal "FileDescriptorStoreMax, the handover being opt-in" 0 "$(prop "$SERVICE" FileDescriptorStoreMax)"
+  echo "      the handover's checks run in make systemd-soak, with the units installed HANDOVER=yes"
 else
-  fail "clients across systemctl restart" "$out"
+  equal "FileDescriptorStoreMax" 1025 "$(prop "$SERVICE" FileDescriptorStoreMax)"
+  count_before="$(primes_count)"
+  mark="$(mark_time)"
+  # RESTARTS SENDERS SUBSCRIBERS, from `make systemd-soak`.
+  read -r restarts senders subscribers <<<"$HANDOVER_LOAD"
+  if out="$(timeout 600 python3 /switchyard-tests/handover_clients.py "$SOCKET" restart "$restarts" "$senders" "$subscribers" 2>&1)"; then
+    pass "$out"
+  else
+    fail "clients across systemctl restart" "$out"
 fi
 equal "get /primes: count after the restarts" $((count_before + restarts * senders * 10)) "$(primes_count)"
 expect_journal "$mark" 'e["MESSAGE"] == "handed the connections over"' \
@@ -367,6 +371,7 @@ fi
 eventually 30 as_member "$BIN/switchyard" status >/dev/null || true
 # Five starts in a few seconds: the next checks' restarts would reach StartLimitBurst=.
 systemctl reset-failed "$SERVICE"
+fi
 
 step "watchdog: a daemon that stops answering is killed and restarted"
 count_before="$(primes_count)"
