@@ -105,7 +105,14 @@ PYTHON_STAMP        := $(BUILD_DIR)/python-requirements.stamp
 .PHONY: python-test
 python-test: build $(PYTHON_STAMP)
 	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
-	  SWITCHYARD_SCREENSHOTS=$(BUILD_DIR)/inspector-screenshots $(VENV)/bin/python3 -m pytest -q Tests/Python
+	  SWITCHYARD_SCREENSHOTS=$(BUILD_DIR)/inspector-screenshots $(VENV)/bin/python3 -m pytest -q -m "not handover" Tests/Python
+
+# The opt-in connection handover's tests (a test plays systemd's fd store): out of `make test`
+# while a subscriber can stall across a restart (README, "Restart without dropping anyone").
+.PHONY: test-handover
+test-handover: build $(PYTHON_STAMP)
+	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
+	  $(VENV)/bin/python3 -m pytest -q -m handover Tests/Python
 
 # The README's picture of the inspector: the browser test's screenshot of the timeline with a
 # change open, from a real daemon.
@@ -229,7 +236,7 @@ systemd-test: build
 
 # systemd-test with issue 34's load: 20 restarts while 50 senders pipeline and 100 subscribers watch.
 .PHONY: systemd-soak
-systemd-soak: build
+systemd-soak: build test-handover
 	SWITCHYARD_E2E_HANDOVER_LOAD="$${SWITCHYARD_E2E_HANDOVER_LOAD:-20 50 100}" SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" \
 	  Tests/Systemd/nspawn-e2e.sh
 
