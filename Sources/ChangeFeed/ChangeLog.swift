@@ -246,7 +246,9 @@ package final class ChangeLog: Sendable {
     self.contents.withLock { contents in
       contents.isShuttingDown = true
       contents.isHandingOver = true
-      self.subscriptions.endAll(.handedOver(seq: contents.seq))
+      // Where the subscribers are seen to be: the changes the journal holds back from them are
+      // the next process's to send, from its journal.
+      self.subscriptions.endAll(.handedOver(seq: min(contents.seq, self.subscriptions.visibleSeq)))
     }
     self.journal?.endFollowing()
   }

@@ -186,7 +186,11 @@ final class PathFeed: Sendable {
   func end(_ reason: SubscriptionEnd, at index: Int? = nil, for id: Int) {
     let schedule = self.contents.withLock { contents -> (@Sendable () -> Void)? in
       guard let slot = contents.slots[id], contents.members[slot].ended == nil else { return nil }
-      contents.members[slot].ended = (reason, index ?? contents.endIndex)
+      // A subscription handed over ends after the change its resumption names, not after
+      // changes held back from it, which the next process sends.
+      var end = contents.endIndex
+      if case let .handedOver(seq) = reason { end = contents.visibleEnd(upTo: seq) }
+      contents.members[slot].ended = (reason, index ?? end)
       return contents.members[slot].deliveryToSchedule()
     }
     schedule?()

@@ -66,6 +66,12 @@ package final class Subscriptions: Sendable {
   private let heldBack: Mutex<HeldBack>
   private let visibility: FeedVisibility
 
+  /// The last change subscribers may see: the journal holds the later ones back until it keeps
+  /// them (`UInt64.max` when nothing is held back).
+  var visibleSeq: UInt64 {
+    self.visibility.seq.load(ordering: .acquiring)
+  }
+
   /// - Parameter holdBackAfter: With a journal that replies wait for, the last change it kept:
   ///   items for later changes wait for ``release(upTo:)``. `nil`: nothing waits.
   ///   `encodeCaused`: How a change is encoded for subscribers that ask for causes; without it
