@@ -49,6 +49,24 @@ import Testing
     #expect(self.seqs(subscriber) == [5], "released items go at once")
   }
 
+  @Test func aHandOverEndsEachSubscriptionAfterTheLastChangeItMaySee() throws {
+    let log = self.changeLog()
+    let subscriber = try log.subscribe(to: .root, since: nil, queueLimit: 16)
+    #expect(self.seqs(subscriber) == [2])
+    _ = log.append(self.set(1))
+    _ = log.append(self.set(2))
+    self.subscriptions.release(upTo: 3)
+    log.handOver()
+    let items = subscriber.take(limit: 100)
+    #expect(items.count == 2, "change 3, then the end: 4 is held back and is the next process's to send")
+    guard case .encoded(3, _) = items.first, case .end(.handedOver(3)) = items.last else {
+      Issue.record("expected change 3 and an end after 3, got \(items)")
+      return
+    }
+    self.subscriptions.release(upTo: 4)
+    #expect(subscriber.take(limit: 100).isEmpty, "nothing after the end")
+  }
+
   @Test func aNewSubscriptionsSnapshotWaitsForTheChangesItShows() throws {
     let log = self.changeLog()
     _ = log.append(self.set(1))
