@@ -6,6 +6,7 @@
 #   make docs-test  check that the tutorial's code is the code of Examples/Tutorial
 #   make bench   run the runtime benchmarks and print their ratios to the references
 #   make bench-e2e  run the end-to-end benchmark against an echo server and Redis
+#   make bench-tls  only its TLS rows: TCP+TLS against the Unix socket, beside Redis's --tls-port
 #   make bench-ab BASELINE=…  this build against an older switchyardd, interleaved rounds
 #   make bench-peers  the same work on Switchyard, Redis and etcd, each durability side by side
 #   make bench-scale  how the cost grows: fan-out and journal length, with plots
@@ -39,8 +40,9 @@ all: build
 # installed only when missing and pinned to the installed libsystemd0: an unpinned install pulls a
 # newer point release and upgrades the whole systemd stack of the machine.
 SYSTEMD_PACKAGES := libsystemd-dev systemd-container
-# libsqlite3-dev (GRDB's SQLite, the journal), pinned the same way to the installed libsqlite3-0.
-PINNED_PACKAGES  := $(foreach p,$(SYSTEMD_PACKAGES),$(p):libsystemd0) libsqlite3-dev:libsqlite3-0
+# libsqlite3-dev (GRDB's SQLite, the journal), pinned the same way to the installed libsqlite3-0;
+# libssl-dev (the load tool's TLS mode, Benchmarks/EndToEnd/loadgen.c) to the installed libssl3.
+PINNED_PACKAGES  := $(foreach p,$(SYSTEMD_PACKAGES),$(p):libsystemd0) libsqlite3-dev:libsqlite3-0 libssl-dev:libssl3
 
 # Debian's chromium and its chromedriver, for the inspector's browser test: installed when
 # missing, as they are (no installed package to pin them to).
@@ -194,6 +196,11 @@ bench: deps
 # End-to-end: switchyardd against a C echo server and Redis, started by the same run.
 bench-e2e: deps
 	Benchmarks/EndToEnd/run.sh
+
+# Its rows for remote clients alone (N, HANDSHAKES: how many calls and fresh connections).
+.PHONY: bench-tls
+bench-tls: deps
+	Benchmarks/EndToEnd/run.sh tls
 
 # The same work on Switchyard, Redis 7 and etcd 3.4 (installed when missing), each durability
 # side by side, in interleaved rounds: medians, ranges and the ratios the goals are set on.

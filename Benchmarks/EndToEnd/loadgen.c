@@ -12,13 +12,18 @@
 //                                            each (etcd's gateway answers a connection's
 //                                            pipelined requests one after another)
 //   loadgen fanout PROTO PATH SUBSCRIBERS N  N changes, each delivered to every subscriber
+//                                            (Unix sockets and plain TCP only)
+//   loadgen handshake PROTO PATH N           N fresh connections, each connected (and its TLS
+//                                            handshake done), one request sent and its reply read
 //
 // PROTO is `switchyard` (io.switchyard.Store.Send of {"counter":{"incrTapped":{}}}), `echo`
 // (the same bytes, reflected), `redis` (PING; PUBLISH/SUBSCRIBE for fanout), `redis-work` (FCALL
 // of a Redis function `bump` that does HINCRBY and PUBLISH: the same work as the Send, loaded by
 // Benchmarks/Peers/run.sh) or `etcd` (a put through etcd's JSON gateway, HTTP/1.1). PATH is a
-// Unix socket's path, or `tcp:HOST:PORT`. Each run prints one line of key=value figures. Written
-// in C so that the load generator costs the same for every server it measures.
+// Unix socket's path, `tcp:HOST:PORT`, or `tls:HOST:PORT`: TLS 1.3 (OpenSSL) with the server
+// checked against LOADGEN_CA and the client certificate LOADGEN_CERT with its key LOADGEN_KEY.
+// Each run prints one line of key=value figures. Written in C so that the load generator costs
+// the same for every server it measures.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +35,8 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -68,8 +75,77 @@ static int connect_tcp(const char *address) {
   return fd;
 }
 
+// The TLS session of each descriptor the tool opened with `tls:`; none for the others.
+#define MAX_TLS_FD 65536
+static SSL *tls_of[MAX_TLS_FD];
+
+static SSL *tls_session(int fd) { return fd >= 0 && fd < MAX_TLS_FD ? tls_of[fd] : NULL; }
+
+// One client context for the run (made once, whichever client thread connects first): TLS 1.3,
+// the server checked against LOADGEN_CA, the client certificate from LOADGEN_CERT and
+// LOADGEN_KEY. Sessions are not resumed: each connection makes a full handshake, as a new client
+// does.
+static SSL_CTX *context;
+
+static void make_tls_context(void) {
+  context = SSL_CTX_new(TLS_client_method());
+  if (!context) die("SSL_CTX_new");
+  SSL_CTX_set_min_proto_version(context, TLS1_3_VERSION);
+  SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
+  const char *ca = getenv("LOADGEN_CA"), *certificate = getenv("LOADGEN_CERT"), *key = getenv("LOADGEN_KEY");
+  if (ca) {
+    if (SSL_CTX_load_verify_locations(context, ca, NULL) != 1) goto failed;
+    SSL_CTX_set_verify(context, SSL_VERIFY_PEER, NULL);
+  }
+  if (certificate && SSL_CTX_use_certificate_chain_file(context, certificate) != 1) goto failed;
+  if (key && SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) != 1) goto failed;
+  return;
+failed:
+  ERR_print_errors_fp(stderr);
+  exit(2);
+}
+
+static SSL_CTX *tls_context(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, make_tls_context);
+  return context;
+}
+
+static int connect_tls(const char *address) {
+  int fd = connect_tcp(address);
+  if (fd >= MAX_TLS_FD) die("tls descriptor");
+  SSL *ssl = SSL_new(tls_context());
+  SSL_set_fd(ssl, fd);
+  if (SSL_connect(ssl) != 1) {
+    ERR_print_errors_fp(stderr);
+    fprintf(stderr, "tls handshake with %s failed\n", address);
+    exit(2);
+  }
+  tls_of[fd] = ssl;
+  return fd;
+}
+
+// `read` and `close`, through the connection's TLS session when it has one.
+static ssize_t read_from(int fd, void *bytes, size_t count) {
+  SSL *ssl = tls_session(fd);
+  if (!ssl) return read(fd, bytes, count);
+  int got = SSL_read(ssl, bytes, (int)(count > 1 << 30 ? 1 << 30 : count));
+  if (got > 0) return got;
+  return SSL_get_error(ssl, got) == SSL_ERROR_ZERO_RETURN ? 0 : -1;
+}
+
+static void close_connection(int fd) {
+  SSL *ssl = tls_session(fd);
+  if (ssl) {
+    SSL_free(ssl);
+    tls_of[fd] = NULL;
+  }
+  close(fd);
+}
+
 static int connect_to(const char *path) {
   if (strncmp(path, "tcp:", 4) == 0) return connect_tcp(path + 4);
+  if (strncmp(path, "tls:", 4) == 0) return connect_tls(path + 4);
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
   if (fd < 0) die("socket");
   struct sockaddr_un address = {.sun_family = AF_UNIX};
@@ -79,6 +155,12 @@ static int connect_to(const char *path) {
 }
 
 static void write_all(int fd, const char *bytes, size_t count) {
+  SSL *ssl = tls_session(fd);
+  if (ssl) {
+    // Without partial writes, SSL_write returns once all of it is written.
+    if (count > 0 && SSL_write(ssl, bytes, (int)count) <= 0) die("SSL_write");
+    return;
+  }
   while (count > 0) {
     ssize_t written = write(fd, bytes, count);
     if (written < 0) {
@@ -242,32 +324,47 @@ static void relay_server(const char *path) {
 // whatever it waits for. On one CPU that wake-up costs a server that does not answer at once (the
 // worker path) two switches and the tool's run to find nothing. A waiter in `poll` for POLLIN is
 // woken only by data. `in_poll` picks which client the round trips measure.
-static void pingpong(const char *proto, const char *path, long n, int in_poll) {
-  int fd = connect_to(path);
-  char message[256], buffer[65536];
+// Reads until a reply has come, waiting in `poll` first when `in_poll`.
+static void await_reply(const char *proto, int fd, int in_poll) {
+  char buffer[65536];
+  int replies = 0;
+  while (replies == 0) {
+    // (Bytes TLS already decrypted are not in the socket: poll would wait for more.)
+    if (in_poll && !(tls_session(fd) && SSL_pending(tls_session(fd)) > 0)) {
+      struct pollfd readable = {.fd = fd, .events = POLLIN};
+      if (poll(&readable, 1, -1) < 0 && errno != EINTR) die("poll");
+    }
+    ssize_t count = read_from(fd, buffer, sizeof buffer);
+    if (count <= 0) die("read");
+    replies += terminators(proto, buffer, count);
+  }
+}
+
+// The line of figures: the rate of `n` calls in `elapsed` µs, and their latencies' p50 and p99.
+static void report(double *latencies, long n, double elapsed) {
+  qsort(latencies, (size_t)n, sizeof(double), compare);
+  printf("rate=%.0f p50_us=%.1f p99_us=%.1f\n", n / (elapsed / 1e6), percentile(latencies, n, 0.5),
+         percentile(latencies, n, 0.99));
+}
+
+// With `fresh`, each round trip is a new client's: connect (and the TLS handshake), one
+// request, its reply, close; the time counts from before the connect.
+static void pingpong(const char *proto, const char *path, long n, int in_poll, int fresh) {
+  int fd = fresh ? -1 : connect_to(path);
+  char message[256];
   size_t length = request(proto, message, sizeof message);
   double *latencies = malloc(sizeof(double) * (size_t)n);
   double start = now_us();
   for (long i = 0; i < n; i++) {
     double sent = now_us();
+    if (fresh) fd = connect_to(path);
     write_all(fd, message, length);
-    int replies = 0;
-    while (replies == 0) {
-      if (in_poll) {
-        struct pollfd readable = {.fd = fd, .events = POLLIN};
-        if (poll(&readable, 1, -1) < 0 && errno != EINTR) die("poll");
-      }
-      ssize_t count = read(fd, buffer, sizeof buffer);
-      if (count <= 0) die("read");
-      replies += terminators(proto, buffer, count);
-    }
+    await_reply(proto, fd, in_poll);
     latencies[i] = now_us() - sent;
+    if (fresh) close_connection(fd);
   }
-  double elapsed = now_us() - start;
-  qsort(latencies, (size_t)n, sizeof(double), compare);
-  printf("rate=%.0f p50_us=%.1f p99_us=%.1f\n", n / (elapsed / 1e6), percentile(latencies, n, 0.5),
-         percentile(latencies, n, 0.99));
-  close(fd);
+  report(latencies, n, now_us() - start);
+  if (!fresh) close_connection(fd);
 }
 
 static void pipeline(const char *proto, const char *path, long n, int depth) {
@@ -287,7 +384,7 @@ static void pipeline(const char *proto, const char *path, long n, int depth) {
   write_all(fd, batch, length * (size_t)first);
   sent = first;
   while (received < n) {
-    ssize_t count = read(fd, buffer, sizeof buffer);
+    ssize_t count = read_from(fd, buffer, sizeof buffer);
     if (count <= 0) die("read");
     int replies = terminators(proto, buffer, count);
     double arrived = now_us();
@@ -306,7 +403,7 @@ static void pipeline(const char *proto, const char *path, long n, int depth) {
   qsort(latencies, (size_t)n, sizeof(double), compare);
   printf("rate=%.0f p50_us=%.1f p99_us=%.1f\n", n / (elapsed / 1e6), percentile(latencies, n, 0.5),
          percentile(latencies, n, 0.99));
-  close(fd);
+  close_connection(fd);
 }
 
 typedef struct {
@@ -326,13 +423,13 @@ static void *run_client(void *context) {
     write_all(fd, message, length);
     int replies = 0;
     while (replies == 0) {
-      ssize_t count = read(fd, buffer, sizeof buffer);
+      ssize_t count = read_from(fd, buffer, sizeof buffer);
       if (count <= 0) die("read");
       replies += terminators(c->proto, buffer, count);
     }
     c->latencies[i] = now_us() - sent;
   }
-  close(fd);
+  close_connection(fd);
   return NULL;
 }
 
@@ -414,7 +511,7 @@ static void *receive(void *context) {
     for (int e = 0; e < ready; e++) {
       int i = (int)events[e].data.u32;
       Pending *p = &pending[i];
-      ssize_t count = read(f->fds[i], p->bytes + p->used, sizeof p->bytes - p->used - 1);
+      ssize_t count = read_from(f->fds[i], p->bytes + p->used, sizeof p->bytes - p->used - 1);
       if (count <= 0) die("subscriber read");
       p->used += (size_t)count;
       p->bytes[p->used] = 0;
@@ -453,7 +550,7 @@ static long read_number_after(int fd, const char *key) {
   char buffer[8192];
   size_t used = 0;
   for (;;) {
-    ssize_t count = read(fd, buffer + used, sizeof buffer - used - 1);
+    ssize_t count = read_from(fd, buffer + used, sizeof buffer - used - 1);
     if (count <= 0) die("read");
     used += (size_t)count;
     buffer[used] = 0;
@@ -477,7 +574,7 @@ static void fanout(const char *proto, const char *path, int subscribers, long n)
       char buffer[256];
       int lines = 0;
       while (lines < 6) {
-        ssize_t count = read(f.fds[i], buffer, sizeof buffer);
+        ssize_t count = read_from(f.fds[i], buffer, sizeof buffer);
         if (count <= 0) die("subscribe");
         lines += terminators("redis", buffer, count);
       }
@@ -502,7 +599,7 @@ static void fanout(const char *proto, const char *path, int subscribers, long n)
       f.sent_at[sent] = now_us();
       write_all(publisher, message, length);
     }
-    ssize_t count = read(publisher, buffer, sizeof buffer);
+    ssize_t count = read_from(publisher, buffer, sizeof buffer);
     if (count <= 0) die("publisher read");
     acknowledged += terminators(redis ? "redis" : "switchyard", buffer, count);
   }
@@ -516,10 +613,11 @@ static void fanout(const char *proto, const char *path, int subscribers, long n)
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "echo-server") == 0) serve_echo(argv[2], -1, -1);
   if (argc >= 3 && strcmp(argv[1], "relay-server") == 0) relay_server(argv[2]);
-  if (argc == 5 && strcmp(argv[1], "pingpong") == 0) pingpong(argv[2], argv[3], atol(argv[4]), 0);
-  else if (argc == 5 && strcmp(argv[1], "pingpong-poll") == 0) pingpong(argv[2], argv[3], atol(argv[4]), 1);
+  if (argc == 5 && strcmp(argv[1], "pingpong") == 0) pingpong(argv[2], argv[3], atol(argv[4]), 0, 0);
+  else if (argc == 5 && strcmp(argv[1], "pingpong-poll") == 0) pingpong(argv[2], argv[3], atol(argv[4]), 1, 0);
   else if (argc == 6 && strcmp(argv[1], "pipeline") == 0) pipeline(argv[2], argv[3], atol(argv[4]), atoi(argv[5]));
   else if (argc == 6 && strcmp(argv[1], "concurrent") == 0) concurrent(argv[2], argv[3], atol(argv[4]), atoi(argv[5]));
+  else if (argc == 5 && strcmp(argv[1], "handshake") == 0) pingpong(argv[2], argv[3], atol(argv[4]), 0, 1);
   else if (argc == 6 && strcmp(argv[1], "fanout") == 0) fanout(argv[2], argv[3], atoi(argv[4]), atol(argv[5]));
   else {
     fprintf(stderr, "usage: see the comment at the top of loadgen.c\n");

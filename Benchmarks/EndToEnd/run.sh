@@ -11,7 +11,7 @@
 # per connection and per subscriber, and how fast a killed worker is back.
 #
 #   Benchmarks/EndToEnd/run.sh                 everything
-#   Benchmarks/EndToEnd/run.sh unpinned|pinned|workers|memory|durability   one part
+#   Benchmarks/EndToEnd/run.sh unpinned|pinned|workers|memory|durability|tls   one part
 #   BASELINE=path/to/old/switchyardd run.sh    also measures that binary in the same run, side by
 #                                              side (a regression check across a change)
 #   BASELINE=… ROUNDS=8 run.sh ab              only this build against the baseline, pinned, in
@@ -29,7 +29,7 @@ if ! command -v redis-server >/dev/null; then
   echo "installing redis-server (the reference)"
   apt-get update -qq && apt-get install -y -qq redis-server >/dev/null
 fi
-cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread
+cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread -lssl -lcrypto
 # Built as `make install` builds the daemon (scripts/release-swift-flags), the NIO relay too.
 release=(-c release $(grep -v '^#' scripts/release-swift-flags) --scratch-path "$out")
 swift build "${release[@]}" --product switchyardd >/dev/null
@@ -393,8 +393,99 @@ run_ab() {
   echo
 }
 
+# Remote clients: the actor-hosted counter over TCP with mutual TLS on loopback against the same
+# daemon's Unix socket, and Redis 7 doing PING over its --tls-port against its Unix socket, in
+# the same run; then what a new client waits for: connect, handshake, one Send and its reply.
+run_tls() {
+  local tls="$dir/tls" port redis_port
+  mkdir -p "$tls"
+  make_certificates "$tls"
+  read -r port redis_port < <(python3 -c 'import socket
+ports = []
+for _ in range(2):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s); 
+print(*[s.getsockname()[1] for s in ports])')
+  cat >"$tls/switchyard.json" <<JSON
+{"switchyard": {
+  "tls": {"listen": ["tcp:127.0.0.1:$port"], "certificate": "$tls/server.crt", "key": "$tls/server.key", "ca": "$tls/ca.crt"},
+  "access": {"rules": {"bench": {"commonName": "bench", "allow": ["read", "write"]}}}
+}}
+JSON
+  env SWITCHYARD_SUBSCRIPTIONS_QUEUE_LIMIT=100000 SWITCHYARD_LOG_LEVEL=warning SWITCHYARD_FEATURES_PRIMES_ISOLATION=actor \
+    "$daemon" --socket "$dir/tls-actor.sock" --config "$tls/switchyard.json" & pids+=($!)
+  redis-server --port 0 --unixsocket "$dir/redis.sock" --tls-port "$redis_port" --tls-cert-file "$tls/server.crt" \
+    --tls-key-file "$tls/server.key" --tls-ca-cert-file "$tls/ca.crt" --tls-auth-clients yes \
+    --save '' --appendonly no --loglevel warning >/dev/null & pids+=($!)
+  wait_for "$dir/tls-actor.sock"
+  wait_for "$dir/redis.sock"
+  wait_for_port "$port"
+  wait_for_port "$redis_port"
+  local -A tpp tpl ths
+  local name address proto
+  for name in switchyard-unix switchyard-tls redis-unix redis-tls; do
+    case $name in
+      switchyard-unix) proto=switchyard address="$dir/tls-actor.sock" ;;
+      switchyard-tls) proto=switchyard address="tls:127.0.0.1:$port" ;;
+      redis-unix) proto=redis address="$dir/redis.sock" ;;
+      redis-tls) proto=redis address="tls:127.0.0.1:$redis_port" ;;
+    esac
+    export LOADGEN_CA="$tls/ca.crt" LOADGEN_CERT="$tls/bench.crt" LOADGEN_KEY="$tls/bench.key"
+    tpp[$name]=$("$out/loadgen" pingpong "$proto" "$address" "$N")
+    tpl[$name]=$("$out/loadgen" pipeline "$proto" "$address" "$((N * 5))" 16)
+    ths[$name]=$("$out/loadgen" handshake "$proto" "$address" "${HANDSHAKES:-1000}")
+  done
+  stop_servers
+  echo "## Remote clients: TCP with mutual TLS 1.3 on loopback against the Unix socket (unpinned)"
+  echo
+  echo "The actor-hosted counter's \`Send\`; Redis 7 doing PING over \`--tls-port\` (client certificates"
+  echo "required, as ours) and over its Unix socket, in the same run. A fresh connection each time for"
+  echo "the handshake rows (no session resumed)."
+  echo
+  echo "| measurement | Switchyard Unix | Switchyard TLS | TLS / Unix | Redis Unix | Redis TLS | TLS / Unix | goal |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---|"
+  trow() { # LABEL FIELD ARRAY GOAL
+    local -n v=$3
+    local su st ru rt
+    su=$(field "$2" "${v[switchyard-unix]}"); st=$(field "$2" "${v[switchyard-tls]}")
+    ru=$(field "$2" "${v[redis-unix]}"); rt=$(field "$2" "${v[redis-tls]}")
+    echo "| $1 | $su | $st | $(ratio "$st" "$su")× | $ru | $rt | $(ratio "$rt" "$ru")× | $4 |"
+  }
+  trow "ping-pong, round trips/s" rate tpp ""
+  trow "ping-pong p50, µs" p50_us tpp ""
+  trow "pipelined (16 in flight), msgs/s" rate tpl "TLS ≥ 0.6× Unix, and ≥ Redis's TLS / Unix"
+  trow "connect + handshake + first reply p50, µs" p50_us ths ""
+  trow "connect + handshake + first reply p99, µs" p99_us ths "TLS ≤ 5000"
+  local ours theirs
+  ours=$(ratio "$(field rate "${tpl[switchyard-tls]}")" "$(field rate "${tpl[switchyard-unix]}")")
+  theirs=$(ratio "$(field rate "${tpl[redis-tls]}")" "$(field rate "${tpl[redis-unix]}")")
+  echo
+  echo "Goals: pipelined TLS / Unix $ours× (≥ 0.6×: $(awk -v r="$ours" 'BEGIN { print (r >= 0.6 ? "met" : "missed") }'));" \
+    "against Redis's $theirs× ($(awk -v a="$ours" -v b="$theirs" 'BEGIN { print (a >= b ? "met" : "missed") }'));" \
+    "handshake + first reply p99 $(field p99_us "${ths[switchyard-tls]}") µs" \
+    "(≤ 5000: $(awk -v p="$(field p99_us "${ths[switchyard-tls]}")" 'BEGIN { print (p <= 5000 ? "met" : "missed") }'))."
+  echo
+}
+
+# A CA, the server's certificate (localhost, 127.0.0.1) and the load tool's (CN=bench) in $1.
+make_certificates() {
+  local folder=$1 name
+  quiet() { openssl "$@" >/dev/null 2>&1 || { echo "openssl $1 failed" >&2; exit 1; }; }
+  quiet req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$folder/ca.key" -out "$folder/ca.crt" \
+    -subj /CN=bench-ca -days 2
+  echo "subjectAltName=DNS:localhost,IP:127.0.0.1" >"$folder/server.ext"
+  echo "extendedKeyUsage=clientAuth" >"$folder/bench.ext"
+  for name in server bench; do
+    quiet req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$folder/$name.key" -out "$folder/$name.csr" -subj "/CN=$name"
+    quiet x509 -req -in "$folder/$name.csr" -CA "$folder/ca.crt" -CAkey "$folder/ca.key" -CAcreateserial \
+      -out "$folder/$name.crt" -days 2 -extfile "$folder/$name.ext"
+  done
+}
+
+wait_for_port() { for _ in $(seq 1 200); do (: <"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "nothing listens on $1" >&2; exit 1; }
+
 case "${1:-all}" in
   ab) run_ab ;;
+  tls) run_tls ;;
   durability) run_durability ;;
   workers) run_workers ;;
   memory) run_memory ;;
@@ -406,5 +497,6 @@ case "${1:-all}" in
     run_workers
     run_memory
     run_durability
+    run_tls
     ;;
 esac

@@ -1,12 +1,14 @@
 """A daemon in one network namespace and its clients in another, joined by a veth pair: every
-method over TLS through the `switchyard` CLI, and a `watch` that carries on across the link
-taken down and up. The namespaces are made and removed by the test; it is skipped where they
-cannot be made (not root)."""
+method over TLS through the `switchyard` CLI, a `watch` that carries on across the link taken
+down and up, and the certificates reloaded under load with no connection dropped. The namespaces
+are made and removed by the test; it is skipped where they cannot be made (not root)."""
 
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -64,6 +66,7 @@ def remote(namespaces):
                 "access": {"rules": {"operator": {"commonName": "operator", "allow": ["read", "write"]}}},
             }}, f)
         daemon = Daemon(folder, arguments=("--config", configuration), launcher=("ip", "netns", "exec", namespaces["daemon"]))
+        daemon.authority, daemon.operator = ca, operator
         try:
             cli = [
                 "ip", "netns", "exec", namespaces["client"], os.path.join(os.path.dirname(SWITCHYARDD), "switchyard"),
@@ -121,3 +124,48 @@ def test_a_watch_carries_on_across_the_link_taken_down_and_up(remote):
     finally:
         watch.kill()
         watch.wait()
+
+
+def load(namespaces, daemon, mode, *arguments, **popen):
+    """tls_load.py MODE in the client namespace, against the daemon, as the operator."""
+    script = os.path.join(os.path.dirname(__file__), "tls_load.py")
+    return subprocess.Popen(
+        ["ip", "netns", "exec", namespaces["client"], sys.executable, script, mode, SERVER, str(PORT),
+         daemon.authority.certificate, *daemon.operator, *arguments], stdout=subprocess.PIPE, text=True, **popen)
+
+
+def test_certificates_reloaded_under_load_drop_no_connection(remote):
+    daemon, cli, namespaces = remote
+    assert run(cli, "get").returncode == 0
+    old = load(namespaces, daemon, "fingerprint").communicate(timeout=30)[0].strip()
+    watches = [subprocess.Popen([*cli, "watch", "--json", "/primes/count"], stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    senders = [load(namespaces, daemon, "send", "4") for _ in range(4)]
+    try:
+        firsts = [json.loads(watch.stdout.readline())["seq"] for watch in watches]
+        time.sleep(1)
+        # A new server certificate and key from the same CA, in place of the old, then SIGHUP.
+        daemon.authority.issue("server", "server", f"IP:{SERVER}")
+        daemon.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while "TLS certificates reloaded" not in daemon.log():
+            assert time.monotonic() < deadline, daemon.log()
+            time.sleep(0.05)
+        new = load(namespaces, daemon, "fingerprint").communicate(timeout=30)[0].strip()
+        assert new and new != old, "a handshake after the reload still got the old certificate"
+        results = [json.loads(sender.communicate(timeout=60)[0]) for sender in senders]
+        assert all(result["error"] is None for result in results), results
+        assert sum(result["sent"] for result in results) > 0
+        last, _ = daemon.get()
+        for watch, first in zip(watches, firsts):
+            seen = first
+            deadline = time.monotonic() + 30
+            while seen < last:
+                assert time.monotonic() < deadline, "a watch fell silent after the reload"
+                line = watch.stdout.readline()
+                assert line, "a watch ended: its connection was dropped"
+                seen = json.loads(line)["seq"]
+    finally:
+        for process in [*watches, *senders]:
+            process.kill()
+            process.wait()
+    assert daemon.alive()
