@@ -83,6 +83,7 @@ struct Log: AsyncParsableCommand {
     let time = Date(timeIntervalSince1970: entry.time).formatted(.iso8601)
     var head = "\(style.bold("seq \(entry.seq)")) \(style.dim(time)) \(entry.feature ?? "?")"
     switch entry.origin {
+    case "request"? where entry.certificate != nil: head += " request certificate \(entry.certificate ?? "")"
     case "request"?: head += " request" + (entry.uid.map { " uid \($0)" } ?? "") + (entry.pid.map { " pid \($0)" } ?? "")
     case let origin?: head += " \(origin)"
     case nil: break

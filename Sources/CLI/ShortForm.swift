@@ -59,8 +59,12 @@ enum ShortForm {
     if let action = cause["action"] { text += " ← " + Self.describe(action) }
     var from: [String] = []
     if case let .string(origin)? = cause["origin"] { from.append(origin) }
-    if case let .int(uid)? = cause["uid"] { from.append("uid \(uid)") }
-    if case let .int(pid)? = cause["pid"] { from.append("pid \(pid)") }
+    if case let .string(certificate)? = cause["certificate"] {
+      from.append("certificate \(certificate)")
+    } else {
+      if case let .int(uid)? = cause["uid"] { from.append("uid \(uid)") }
+      if case let .int(pid)? = cause["pid"] { from.append("pid \(pid)") }
+    }
     if !from.isEmpty { text += " " + style.dim("(" + from.joined(separator: ", ") + ")") }
     return text.trimmingCharacters(in: .whitespaces)
   }

@@ -46,6 +46,7 @@ struct Status: AsyncParsableCommand {
 ///  Durability: strict, journal 0b1c2d3e… in run/state
 ///  Last stop: not clean (killed or crashed), on the same boot: nothing acknowledged lost
 ///     Clients: 2 connections, 1 subscriber
+///   Listeners: unix:run/switchyard.sock 1 (uid 1000 1), tcp:0.0.0.0:7501 1 (operator 1)
 ///   Inspector: http://127.0.0.1:9464/inspector?token=…
 ///    Features: 3
 ///              primes        /primes        process  pid 4242  running  0 restarts
@@ -127,8 +128,7 @@ struct StatusView {
       "\(connections) connection\(connections == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
     )
     if let listeners = self.status["listeners"]?.arrayValue {
-      let counts = listeners.map { "\($0["address"]?.stringValue ?? "?") \($0["connections"]?.intValue ?? 0)" }
-      field("Listeners", counts.joined(separator: ", "))
+      field("Listeners", listeners.map(Self.listenerText).joined(separator: ", "))
     }
     // Given only to a caller who may read the journal: the URL holds the inspector's token.
     if let inspector = self.status["inspector"]?.stringValue { field("Inspector", inspector) }
@@ -144,6 +144,21 @@ struct StatusView {
     }
     lines += Formatting.table(rows).map { String(repeating: " ", count: 13) + $0 }
     return lines.joined(separator: "\n")
+  }
+
+  /// `tcp:0.0.0.0:7501 3 (operator 2, billing 1; 4 handshakes refused)`: the identities are
+  /// there for a caller with the admin permission.
+  static func listenerText(_ listener: JSONValue) -> String {
+    let text = "\(listener["address"]?.stringValue ?? "?") \(listener["connections"]?.intValue ?? 0)"
+    var details: [String] = []
+    let identities = (listener["identities"]?.arrayValue ?? []).map {
+      "\($0["identity"]?.stringValue ?? "?") \($0["connections"]?.intValue ?? 0)"
+    }
+    if !identities.isEmpty { details.append(identities.joined(separator: ", ")) }
+    if let refused = listener["refusedHandshakes"]?.intValue, refused > 0 {
+      details.append("\(refused) handshake\(refused == 1 ? "" : "s") refused")
+    }
+    return details.isEmpty ? text : text + " (" + details.joined(separator: "; ") + ")"
   }
 }
 

@@ -16,6 +16,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
   /// The process that sent the request.
   public var uid: UInt32?
   public var pid: Int32?
+  /// The client certificate's name, for a request that came over TLS.
+  public var certificate: String?
   /// The patch, from the root of the state.
   public var patch: JSONPatch
 }

@@ -63,10 +63,10 @@ final class InspectorLink: Sendable {
 }
 
 extension StoreResponder {
-  /// `Status`, with the inspector's URL for a caller who may read the journal, as the token in
-  /// it lets the holder do.
+  /// `Status`, with the inspector's URL and who holds each listener's connections for a caller
+  /// who may read the journal, as the token in it lets the holder do.
   func status(for grants: Grants) -> JSONObject {
-    var status = self.status()
+    var status = self.status(naming: grants.isAdmin)
     if grants.isAdmin, let url = self.inspectorLink.value { status["inspector"] = .string(url) }
     return status
   }

@@ -57,6 +57,7 @@ struct TimelineEntry {
       if let peer = cause.peer {
         member("uid", .int(Int64(peer.uid)))
         member("pid", .int(Int64(peer.pid)))
+        if let certificate = peer.certificate { member("certificate", .string(certificate)) }
       }
     }
     bytes.append(UInt8(ascii: "}"))

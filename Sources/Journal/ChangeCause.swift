@@ -20,14 +20,19 @@ package struct ChangeCause: Sendable, Equatable {
     case timer
   }
 
-  /// The process that sent a request, as the socket's peer credentials tell it.
+  /// Who sent a request: the process, as the Unix socket's peer credentials tell it, or a
+  /// remote client's certificate (its uid then `UInt32.max`, no user).
   package struct Peer: Sendable, Equatable {
     package let uid: UInt32
     package let pid: Int32
+    /// The client certificate's name (its common name, else its first URI or DNS name), for a
+    /// request that came over TLS.
+    package let certificate: String?
 
-    package init(uid: UInt32, pid: Int32) {
+    package init(uid: UInt32, pid: Int32, certificate: String? = nil) {
       self.uid = uid
       self.pid = pid
+      self.certificate = certificate
     }
   }
 

@@ -69,7 +69,9 @@ extension JournaledChange {
   package init(row: Row) {
     let origin = (row["origin"] as String?).flatMap(ChangeCause.Origin.init(rawValue:))
     let peer = (row["uid"] as Int64?).map { uid in
-      ChangeCause.Peer(uid: UInt32(truncatingIfNeeded: uid), pid: Int32(truncatingIfNeeded: row["pid"] as Int64? ?? 0))
+      ChangeCause.Peer(
+        uid: UInt32(truncatingIfNeeded: uid), pid: Int32(truncatingIfNeeded: row["pid"] as Int64? ?? 0), certificate: row["certificate"]
+      )
     }
     let dependencies = (row["dependencies"] as Data?).flatMap { try? JSONValue(parsing: Array($0)) }.map(DependencyReadings.init(json:))
     self.init(

@@ -63,6 +63,10 @@ extension SQLiteJournal {
     migrator.registerMigration("dependency-readings") { db in
       try db.alter(table: "change") { table in table.add(column: "dependencies", .blob) }
     }
+    // The client certificate's name, for a request that came over TLS.
+    migrator.registerMigration("certificate-identities") { db in
+      try db.alter(table: "change") { table in table.add(column: "certificate", .text) }
+    }
     return migrator
   }
 }

@@ -29,6 +29,7 @@ public final class DaemonMetrics: Sendable {
   package let resnapshots: Prometheus.Counter
   /// What the last start took over from the process before it.
   package let handOver: HandOverMetrics
+  private let listeners: ListenerMetrics
 
   private let sampler = Mutex<(@Sendable () -> MetricsSample)?>(nil)
   /// What was last read of counts that others keep, to add only what is new to the counters.
@@ -63,6 +64,7 @@ public final class DaemonMetrics: Sendable {
       descriptor: .named("switchyard_subscriber_resnapshots_total", help: "Fresh snapshots sent to subscribers that fell more than subscriptions.queueLimit changes behind.")
     )
     self.handOver = HandOverMetrics(registry: registry)
+    self.listeners = ListenerMetrics(registry: registry)
     self.actions = registry.makeCounter(descriptor: .named("switchyard_actions_total", help: "Actions clients sent that were applied."))
     self.connections = registry.makeGauge(descriptor: .named("switchyard_connections", help: "Open client connections."))
     self.subscribers = registry.makeGauge(descriptor: .named("switchyard_subscribers", help: "Live subscriptions."))
@@ -108,6 +110,7 @@ public final class DaemonMetrics: Sendable {
 
   private func update(from sample: MetricsSample) {
     self.connections.set(to: Double(sample.connections))
+    self.listeners.update(from: sample.listeners)
     self.subscribers.set(to: Double(sample.subscribers))
     self.queuedChanges.set(to: Double(sample.queuedChanges))
     self.deepestQueue.set(to: Double(sample.deepestQueue))

@@ -35,7 +35,23 @@ package struct MetricsSample: Sendable {
     }
   }
 
+  /// A listener's connections by identity, and the TLS handshakes it refused.
+  package struct Listener: Sendable {
+    /// Its Varlink address: `unix:/run/switchyard/socket`, `tcp:0.0.0.0:7501`.
+    package var address: String
+    package var identities: [String: Int]
+    package var refusedHandshakes: Int
+
+    package init(address: String, identities: [String: Int], refusedHandshakes: Int) {
+      self.address = address
+      self.identities = identities
+      self.refusedHandshakes = refusedHandshakes
+    }
+  }
+
   package var connections: Int
+  /// Every listener, the Unix socket first.
+  package var listeners: [Listener] = []
   package var subscribers: Int
   /// Changes waiting in subscribers' queues, in all and in the longest.
   package var queuedChanges: Int

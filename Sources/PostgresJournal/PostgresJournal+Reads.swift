@@ -136,10 +136,12 @@ extension PostgresJournal {
 extension JournaledChange {
   /// A row as ``PostgresJournal/changeColumns`` selects it.
   init(_ row: PostgresRow) throws {
-    let (seq, feature, origin, action, uid, pid, patch, time, dependencies) = try row.decode(
-      (Int64, String?, String?, ByteBuffer?, Int64?, Int64?, ByteBuffer, Double, ByteBuffer?).self
+    let (seq, feature, origin, action, uid, pid, patch, time, dependencies, certificate) = try row.decode(
+      (Int64, String?, String?, ByteBuffer?, Int64?, Int64?, ByteBuffer, Double, ByteBuffer?, String?).self
     )
-    let peer = uid.map { uid in ChangeCause.Peer(uid: UInt32(truncatingIfNeeded: uid), pid: Int32(truncatingIfNeeded: pid ?? 0)) }
+    let peer = uid.map { uid in
+      ChangeCause.Peer(uid: UInt32(truncatingIfNeeded: uid), pid: Int32(truncatingIfNeeded: pid ?? 0), certificate: certificate)
+    }
     let readings = dependencies.flatMap { try? JSONValue(parsing: Array($0.readableBytesView)) }.map(DependencyReadings.init(json:))
     self.init(
       seq: UInt64(max(0, seq)),

@@ -39,7 +39,9 @@ extension PostgresJournal {
         """,
         "INSERT INTO lease (id, holder, epoch, expires_at, last_seq) VALUES (1, '', 0, '-infinity', 0)",
       ]
-    )
+    ),
+    // The client certificate's name, for a request that came over TLS.
+    ("certificate-identities", ["ALTER TABLE change ADD COLUMN certificate text"]),
   ]
 
   /// A key for `pg_advisory_xact_lock` that this schema's migrations take.

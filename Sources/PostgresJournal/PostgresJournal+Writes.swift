@@ -7,7 +7,7 @@ import SwitchyardJournal
 /// Appending changes, with the durable timers, behind the lease's fence.
 extension PostgresJournal {
   /// The columns of `change`, in the order every statement here writes and reads them.
-  static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time, dependencies"
+  static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time, dependencies, certificate"
   /// Rows a multi-row INSERT carries: its binds stay well under the protocol's 65,535.
   private static let rowsPerInsert = 1000
 
@@ -62,12 +62,12 @@ extension PostgresJournal {
   }
 
   private static func insert(_ changes: ArraySlice<JournaledChange>) -> PostgresQuery {
-    var bindings = PostgresBindings(capacity: changes.count * 9)
+    var bindings = PostgresBindings(capacity: changes.count * 10)
     var rows: [String] = []
     rows.reserveCapacity(changes.count)
     for change in changes {
       let base = bindings.count
-      rows.append("(" + (1...9).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
+      rows.append("(" + (1...10).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
       let cause = change.cause
       bindings.append(Int64(clamping: change.seq))
       bindings.append(change.feature)
@@ -78,6 +78,7 @@ extension PostgresJournal {
       bindings.append(ByteBuffer(bytes: change.patch))
       bindings.append(change.time)
       bindings.append(cause?.dependencies.map { ByteBuffer(bytes: $0.json.serializedBytes()) })
+      bindings.append(cause?.peer?.certificate)
     }
     return PostgresQuery(
       unsafeSQL: "INSERT INTO change (\(Self.changeColumns)) VALUES \(rows.joined(separator: ", "))", binds: bindings

@@ -68,6 +68,13 @@ package struct Caller: Sendable, Equatable, CustomStringConvertible {
     return []
   }
 
+  /// Who the caller is, as connections are counted by identity: the certificate's name
+  /// (``CertificateIdentity/name``) for a remote client, `uid 1000` for a local one.
+  package var identity: String {
+    if self.isRemote { return self.certificate.map { $0.name ?? "\($0)" } ?? "no certificate" }
+    return "uid \(self.uid)"
+  }
+
   package var description: String {
     if self.isRemote { return self.certificate.map { "certificate \($0)" } ?? "a remote client without a certificate" }
     return "uid \(self.uid) gid \(self.gid) pid \(self.pid)"

@@ -36,6 +36,12 @@ package struct CertificateIdentity: Sendable, Hashable, CustomStringConvertible 
     self.uris = uris
   }
 
+  /// The name the journal records a request's sender by: the common name, else the first URI,
+  /// else the first DNS name.
+  package var name: String? {
+    self.commonName ?? self.uris.first ?? self.dnsNames.first
+  }
+
   /// `CN=operator` with its SANs, for the log: each name made safe by ``loggable(_:)``.
   package var description: String {
     var parts = ["CN=\(loggable(self.commonName ?? ""))"]

@@ -17,19 +17,23 @@ final class TLSHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler 
   private let timeout: TimeAmount
   private let refusals: HandshakeRefusals
   private let slots: HandshakeSlots
+  /// Where a refusal is counted: the server's counts, and this listener's index in them.
+  private let counted: (counts: ListenerConnections, listener: Int)
   private var holdsSlot = false
   /// Adds the connection's handlers behind this one, for the caller the handshake found.
   private let serve: (Caller, ChannelHandlerContext) throws -> Void
   private var deadline: Scheduled<Void>?
   private var isDone = false
+  private var isRefused = false
 
   init(
-    timeout: TimeAmount, refusals: HandshakeRefusals, slots: HandshakeSlots,
+    timeout: TimeAmount, refusals: HandshakeRefusals, slots: HandshakeSlots, counted: (counts: ListenerConnections, listener: Int),
     serve: @escaping (Caller, ChannelHandlerContext) throws -> Void
   ) {
     self.timeout = timeout
     self.refusals = refusals
     self.slots = slots
+    self.counted = counted
     self.serve = serve
   }
 
@@ -68,25 +72,29 @@ final class TLSHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler 
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     guard !self.isDone else { return context.fireErrorCaught(error) }
-    self.refusals.refused(Self.peer(of: context.channel), reason: "\(error)")
-    context.close(promise: nil)
+    self.refuse(context.channel, reason: "\(error)")
   }
 
   private func startClock(_ context: ChannelHandlerContext) {
     guard self.deadline == nil, !self.isDone else { return }
     self.holdsSlot = self.slots.take()
     guard self.holdsSlot else {
-      self.refusals.refused(Self.peer(of: context.channel), reason: "\(self.slots.limit) handshakes are under way already")
-      context.close(promise: nil)
-      return
+      return self.refuse(context.channel, reason: "\(self.slots.limit) handshakes are under way already")
     }
-    let refusals = self.refusals
     let timeout = self.timeout
     let channel = context.channel
+    let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
     self.deadline = context.eventLoop.scheduleTask(in: timeout) {
-      refusals.refused(Self.peer(of: channel), reason: "the handshake did not finish within \(timeout)")
-      channel.close(promise: nil)
+      handler.value.refuse(channel, reason: "the handshake did not finish within \(timeout)")
     }
+  }
+
+  /// Logs (once per peer) and counts (once per connection) a refused handshake, and closes.
+  private func refuse(_ channel: any Channel, reason: String) {
+    if !self.isRefused { self.counted.counts.refusedHandshake(self.counted.listener) }
+    self.isRefused = true
+    self.refusals.refused(Self.peer(of: channel), reason: reason)
+    channel.close(promise: nil)
   }
 
   private func releaseSlot() {

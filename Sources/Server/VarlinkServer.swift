@@ -205,7 +205,8 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   private func initialize(_ channel: any Channel, tls: TLSServerContext, listener: Int) -> EventLoopFuture<Void> {
     channel.eventLoop.makeCompletedFuture {
       let handshake = TLSHandshakeHandler(
-        timeout: TimeAmount(self.limits().frameTimeout), refusals: self.refusedHandshakes, slots: self.handshakeSlots
+        timeout: TimeAmount(self.limits().frameTimeout), refusals: self.refusedHandshakes, slots: self.handshakeSlots,
+        counted: (self.counters.byListener, listener)
       ) { caller, context in
         try self.addConnectionHandlers(
           to: context.channel, caller: caller, listener: listener, writesToSocket: false, after: context.handler
@@ -227,8 +228,9 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
     let channels = self.channels
     let limits = limitsInForce()
     let byListener = self.counters.byListener
-    byListener.opened(listener)
-    channel.closeFuture.whenComplete { _ in byListener.closed(listener) }
+    let identity = caller?.identity ?? "unknown"
+    byListener.opened(listener, by: identity)
+    channel.closeFuture.whenComplete { _ in byListener.closed(listener, by: identity) }
     try channel.syncOptions?.setOption(
       .writeBufferWaterMark,
       value: .init(low: limits.maximumUnwrittenBytes / 2, high: limits.maximumUnwrittenBytes)

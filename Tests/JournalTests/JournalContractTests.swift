@@ -30,12 +30,13 @@ import Testing
       #expect(!journal.location.isEmpty, "it says where it is")
       try await journal.prepareForWriting()
       let caused = Self.change(2, cause: .request(Array(#"{"increment":{}}"#.utf8), peer: .init(uid: 1000, pid: 42)))
+      let remote = Self.change(4, cause: .request(Array(#"{"increment":{}}"#.utf8), peer: .init(uid: .max, pid: 0, certificate: "operator")))
       try await journal.append([Self.change(1, feature: nil)], timers: [])
-      try await journal.append([caused, Self.change(3)], timers: [])
+      try await journal.append([caused, Self.change(3), remote], timers: [])
       #expect(try await journal.changes(after: 0, through: nil, feature: nil, limit: .max) == [
-        Self.change(1, feature: nil), caused, Self.change(3),
+        Self.change(1, feature: nil), caused, Self.change(3), remote,
       ])
-      #expect(try await journal.extent() == JournalExtent(oldestSnapshot: 0, firstChange: 1, lastChange: 3))
+      #expect(try await journal.extent() == JournalExtent(oldestSnapshot: 0, firstChange: 1, lastChange: 4))
     }
   }
 

@@ -20,10 +20,11 @@ import Testing
     ) -> PreparedCall {
       let certificate = caller?.certificate
       let isRemote = caller?.isRemote ?? false
+      let identity = caller?.identity
       return .answering {
         [
           "remote": .bool(isRemote), "commonName": certificate?.commonName.map(JSONValue.string) ?? .null,
-          "uris": .array((certificate?.uris ?? []).map(JSONValue.string)),
+          "uris": .array((certificate?.uris ?? []).map(JSONValue.string)), "identity": identity.map(JSONValue.string) ?? .null,
         ]
       }
     }
@@ -36,7 +37,7 @@ import Testing
   /// Runs `body` with the port of a server listening on 127.0.0.1 with `settings` (the test CA's
   /// server certificate, and its CA for clients, unless changed).
   static func withServer(
-    frameTimeout: Duration = .seconds(10), maximumMessageBytes: Int = 1 << 20,
+    frameTimeout: Duration = .seconds(10), maximumMessageBytes: Int = 1 << 20, counters: ServerCounters = ServerCounters(),
     configured change: (inout TLSSettings) -> Void = { _ in }, _ body: (Int) async throws -> Void
   ) async throws {
     let certificates = try Self.certificates.get()
@@ -48,7 +49,7 @@ import Testing
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     defer { group.shutdownGracefully { _ in } }
     let server = VarlinkServer(
-      responder: Identity(), counters: ServerCounters(),
+      responder: Identity(), counters: counters,
       listener: .tcp(host: "127.0.0.1", port: 0, tls: try TLSServerContext(settings)),
       limits: { ServerLimits(maximumMessageBytes: maximumMessageBytes, frameTimeout: frameTimeout) },
       loop: group.next(), logger: Logger(label: "test")
@@ -75,6 +76,28 @@ import Testing
       #expect(reply?["commonName"] == .string("operator"))
       #expect(reply?["uris"] == .array([.string("spiffe://test/operator")]))
     }
+  }
+
+  @Test func aConnectionCountsUnderItsIdentityWhileOpenAndARefusedHandshakeUnderItsListener() async throws {
+    let certificates = try Self.certificates.get()
+    let counters = ServerCounters()
+    try await Self.withServer(counters: counters) { port in
+      #expect(try await TLSTestClient.call(port: port, certificate: nil) == nil, "no certificate")
+      let reply = try await TLSTestClient.call(port: port, certificate: try certificates.client("operator"))
+      #expect(reply?["identity"] == .string("operator"))
+      try await eventually { counters.byListener.snapshot.first?.connections == 0 }
+      let listener = try #require(counters.byListener.snapshot.first)
+      #expect(listener.refusedHandshakes == 1)
+      #expect(listener.identities.isEmpty, "an identity is forgotten with its last connection")
+    }
+  }
+
+  @Test func aCertificateIsNamedByItsCommonNameElseItsFirstURIElseItsFirstDNSName() {
+    #expect(CertificateIdentity(commonName: "operator", dnsNames: ["a.example"], uris: ["spiffe://x"]).name == "operator")
+    #expect(CertificateIdentity(commonName: nil, dnsNames: ["a.example"], uris: ["spiffe://x"]).name == "spiffe://x")
+    #expect(CertificateIdentity(commonName: nil, dnsNames: ["a.example"]).name == "a.example")
+    #expect(Caller(remote: nil).identity == "no certificate")
+    #expect(Caller(pid: 42, uid: 1000, gid: 1000).identity == "uid 1000")
   }
 
   @Test func clientsWithoutAValidCertificateGetNoAnswer() async throws {

@@ -245,6 +245,7 @@ extension JournaledChange {
       if let peer = cause.peer {
         entry["uid"] = .int(Int64(peer.uid))
         entry["pid"] = .int(Int64(peer.pid))
+        if let certificate = peer.certificate { entry["certificate"] = .string(certificate) }
       }
       if let dependencies = cause.dependencies { entry["dependencies"] = dependencies.json }
     }

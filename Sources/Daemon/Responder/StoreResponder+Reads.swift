@@ -2,6 +2,7 @@ import Foundation
 import SwitchyardAccess
 import SwitchyardMetrics
 import SwitchyardRuntime
+import SwitchyardServer
 import SwitchyardVarlink
 
 extension StoreResponder {
@@ -39,8 +40,9 @@ extension StoreResponder {
     ]
   }
 
-  /// `Status`: how the daemon is doing.
-  func status() -> JSONObject {
+  /// `Status`: how the daemon is doing; with the identities holding each listener's connections
+  /// when `naming` them.
+  func status(naming identities: Bool = true) -> JSONObject {
     var status: JSONObject = [
       "uptime": .double(Double((ContinuousClock.now - self.started).components.seconds)),
       "features": .int(Int64(self.features.count)),
@@ -62,7 +64,7 @@ extension StoreResponder {
     }
     let listeners = self.counters.byListener.snapshot
     if listeners.count > 1 {
-      status["listeners"] = .array(listeners.map { ["address": .string($0.address), "connections": .int(Int64($0.connections))] })
+      status["listeners"] = .array(listeners.map { $0.json(naming: identities) })
     }
     return status
   }
@@ -77,7 +79,7 @@ extension StoreResponder {
   /// What the metrics read from the daemon each time they are asked for.
   func metricsSample() -> MetricsSample {
     let queues = self.subscriptions.queueDepths()
-    return MetricsSample(
+    var sample = MetricsSample(
       connections: self.counters.connections.load(ordering: .relaxed),
       subscribers: self.subscriptions.count,
       queuedChanges: queues.queued,
@@ -96,5 +98,25 @@ extension StoreResponder {
       timers: (self.timers?.census ?? []).map { MetricsSample.Timers(feature: $0.feature, pending: $0.pending, refused: $0.refused) },
       nextTimerDue: self.timers?.nextDue
     )
+    sample.listeners = self.counters.byListener.snapshot.map {
+      MetricsSample.Listener(address: $0.address, identities: $0.identities, refusedHandshakes: $0.refusedHandshakes)
+    }
+    return sample
+  }
+}
+
+extension ListenerCount {
+  /// `{"address": "tcp:0.0.0.0:7501", "connections": 2, "refusedHandshakes": 0, "identities":
+  /// [{"identity": "operator", "connections": 2}]}`: handshakes only for a TLS listener,
+  /// identities by name only when `naming` them.
+  func json(naming identities: Bool) -> JSONValue {
+    var object: JSONObject = ["address": .string(self.address), "connections": .int(Int64(self.connections))]
+    if self.address.hasPrefix("tcp:") { object["refusedHandshakes"] = .int(Int64(self.refusedHandshakes)) }
+    if identities {
+      object["identities"] = .array(
+        self.identities.sorted { $0.key < $1.key }.map { ["identity": .string($0.key), "connections": .int(Int64($0.value))] }
+      )
+    }
+    return .object(object)
   }
 }

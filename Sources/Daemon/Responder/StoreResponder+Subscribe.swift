@@ -163,6 +163,7 @@ extension StoreResponder {
       if let peer = cause.peer {
         note["uid"] = .int(Int64(peer.uid))
         note["pid"] = .int(Int64(peer.pid))
+        if let certificate = peer.certificate { note["certificate"] = .string(certificate) }
       }
     }
     let reply = VarlinkReply(

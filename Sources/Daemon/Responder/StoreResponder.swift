@@ -269,7 +269,7 @@ final class StoreResponder: VarlinkResponder {
   /// who sent it. `nil` without a journal, which is the only one that asks.
   private func cause(of layout: JSONLayout.Value, in call: VarlinkCallFrame, caller: Caller?) -> ChangeCause? {
     guard self.changeLog.isJournaled else { return nil }
-    return .request(call.text(of: layout), peer: caller.map { ChangeCause.Peer(uid: $0.uid, pid: $0.pid) })
+    return .request(call.text(of: layout), peer: caller.map { ChangeCause.Peer(uid: $0.uid, pid: $0.pid, certificate: $0.certificate?.name) })
   }
 
   /// `org.varlink.service`, and any interface the daemon does not have.

@@ -31,7 +31,8 @@ export class ChangeView {
     this.panel.hidden = false;
     document.getElementById('change-title').textContent = `seq ${entry.seq} · ${entry.feature ?? '?'} · ${entry.case || 'action not known'}`;
     const when = new Date(entry.time * 1000).toISOString();
-    const who = entry.uid !== undefined ? ` from uid ${entry.uid}, pid ${entry.pid}` : '';
+    const who = entry.certificate !== undefined ? ` from certificate ${entry.certificate}`
+      : entry.uid !== undefined ? ` from uid ${entry.uid}, pid ${entry.pid}` : '';
     document.getElementById('change-cause').textContent = `${entry.origin ?? 'cause not known'}${who}, ${when}`;
     document.getElementById('change-action').textContent = entry.action === undefined ? '(action not known)' : JSON.stringify(entry.action);
     document.getElementById('state-feature').textContent = entry.feature ?? 'the application';

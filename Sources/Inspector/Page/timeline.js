@@ -84,7 +84,8 @@ export class Timeline {
 
   row(entry) {
     const time = new Date(entry.time * 1000);
-    const from = entry.origin === 'request' && entry.uid !== undefined ? `uid ${entry.uid}` : (entry.origin ?? '');
+    const sender = entry.certificate ?? (entry.uid !== undefined ? `uid ${entry.uid}` : undefined);
+    const from = entry.origin === 'request' && sender !== undefined ? sender : (entry.origin ?? '');
     const row = element('tr', { 'data-seq': entry.seq },
       element('td', { text: entry.seq }),
       element('td', { text: time.toLocaleTimeString([], { hour12: false }) + `.${String(time.getMilliseconds()).padStart(3, '0')}` }),

@@ -136,13 +136,15 @@ public enum StoreInterface {
     # What made a change, for a subscriber that asked ("causes"): the feature whose state it
     # changed and, when the daemon keeps a journal (which is when it records causes), where the
     # action came from ("request", "effect", "restart" or "timer"), the global action when it
-    # can tell it, and the uid and pid of the process that sent a request.
+    # can tell it, and the uid and pid of the process that sent a request (or, over TLS, the
+    # name in its client certificate: its common name, else its first URI or DNS name).
     type ChangeCause (
       feature: ?string,
       origin: ?string,
       action: ?object,
       uid: ?int,
-      pid: ?int
+      pid: ?int,
+      certificate: ?string
     )
 
     # What the access policy lets the caller do: read (and which state paths, when limited),
@@ -196,9 +198,9 @@ public enum StoreInterface {
     # One change as the journal keeps it: its sequence number, the feature that made it, when
     # (seconds since 1970), where its action came from ("request", "effect" or "restart"), the
     # global action (when the journal can tell it), the uid and pid of the process that sent
-    # it (a request), what its reduction read of the date and UUIDs, in order (dates in
-    # seconds since 2001: {"date": [float], "uuid": [string]}, for Replay), and the patch, from
-    # the root of the state.
+    # it (a request) or, over TLS, the name in its client certificate, what its reduction read
+    # of the date and UUIDs, in order (dates in seconds since 2001: {"date": [float], "uuid":
+    # [string]}, for Replay), and the patch, from the root of the state.
     type JournalEntry (
       seq: int,
       feature: ?string,
@@ -207,6 +209,7 @@ public enum StoreInterface {
       action: ?object,
       uid: ?int,
       pid: ?int,
+      certificate: ?string,
       dependencies: ?object,
       patch: []object
     )
@@ -253,8 +256,13 @@ public enum StoreInterface {
     # pending or refused since the start, and when the first pending one falls due.
     type Timers (maxPending: int, features: []FeatureTimers, nextDue: ?string)
 
-    # A listener (the Unix socket, a TCP address with TLS) and its open connections.
-    type Listener (address: string, connections: int)
+    # A listener (the Unix socket, a TCP address with TLS), its open connections, the TLS
+    # handshakes it refused since the start (a TCP listener), and who holds its connections
+    # (to a caller with the admin permission): a certificate's name, or "uid 1000".
+    type Listener (address: string, connections: int, refusedHandshakes: ?int, identities: ?[]ListenerIdentity)
+
+    # An identity's open connections on a listener.
+    type ListenerIdentity (identity: string, connections: int)
 
     # How the daemon is doing; "listeners" when it has more than its socket; "inspector", the
     # URL of the inspector in the browser (token included), only to a caller with the admin
