@@ -60,6 +60,7 @@ extension StoreResponder {
       }
       status["timers"] = .object(object)
     }
+    if let cluster = self.cluster { status["cluster"] = cluster.json }
     let listeners = self.counters.byListener.snapshot
     if listeners.count > 1 {
       status["listeners"] = .array(listeners.map { ["address": .string($0.address), "connections": .int(Int64($0.connections))] })
