@@ -30,9 +30,10 @@ extension Daemon {
     // Taken now, the lease is this daemon's name's: the journal's opening takes it again at once.
     if try await journal.takeLeaseIfFree() != nil { return true }
     let recovered = try await Recovery.recover(from: journal, migrator: migrator)
-    let history = try await journal.lastChanges(self.configuration.historyLimit, maxBytes: self.configuration.historyBytes).map {
-      LoggedChange(seq: $0.seq, patch: try JSONPatch(jsonValue: JSONValue(parsing: $0.patch)))
-    }
+    // Up to the recovered seq only: the leader goes on meanwhile, and the follower brings the rest.
+    let history = try await journal.lastChanges(self.configuration.historyLimit, maxBytes: self.configuration.historyBytes)
+      .filter { $0.seq <= recovered.seq }
+      .map { LoggedChange(seq: $0.seq, patch: try JSONPatch(jsonValue: JSONValue(parsing: $0.patch))) }
     let view = ClusterView(holder: terms.holder, address: terms.address, role: .standby, gauges: ClusterGauges(factory: self.metrics.factory))
     view.leaseRead(try await journal.leaseState(), members: [])
     self.logger.notice(

@@ -288,7 +288,7 @@ class Subscriber(threading.Thread):
                             self.gaps.append((since, update["seq"], "a snapshot instead of the changes"))
                         history = update.get("history", history)
                     elif since is not None and update["seq"] != since + 1:
-                        self.gaps.append((since, update["seq"], "a change skipped"))
+                        self.gaps.append((since, update["seq"], "a change skipped", self.seqs[-5:]))
                     self.seqs.append(update["seq"])
                     since = update["seq"]
             except OSError:
