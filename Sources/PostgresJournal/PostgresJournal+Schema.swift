@@ -40,8 +40,9 @@ extension PostgresJournal {
         "INSERT INTO lease (id, holder, epoch, expires_at, last_seq) VALUES (1, '', 0, '-infinity', 0)",
       ]
     ),
+    // The cluster: where clients reach the leader, and the members' rows.
     (
-      "v2",
+      "cluster-members",
       [
         // Where clients reach the leader: a standby names it when it refuses a `Send`.
         "ALTER TABLE lease ADD COLUMN address text NOT NULL DEFAULT ''",
