@@ -200,6 +200,22 @@ let package = Package(
       ],
       path: "Sources/PostgresJournal"
     ),
+    // The cluster on the PostgreSQL journal: a standby's following of the leader's changes into
+    // its change log, the lease watch that makes it the leader, and what Status shows of both.
+    .target(
+      name: "SwitchyardCluster",
+      dependencies: [
+        "SwitchyardSynchronization",
+        "SwitchyardJSON",
+        "SwitchyardJournal",
+        "SwitchyardPostgresJournal",
+        "SwitchyardChangeFeed",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      path: "Sources/Cluster"
+    ),
     // The change feed: the change log that numbers every change to the composed state and hands
     // it to the journal writer, the history to resume from, and the subscriptions by path, each
     // change encoded once per path. Neither NIO's channels nor the application's types.
@@ -313,6 +329,7 @@ let package = Package(
         "SwitchyardJSON",
         "SwitchyardJournal",
         "SwitchyardPostgresJournal",
+        "SwitchyardCluster",
         "SwitchyardChangeFeed",
         "SwitchyardTiming",
         "SwitchyardRuntime",
@@ -463,6 +480,17 @@ let package = Package(
         "SwitchyardJSON",
         "SwitchyardSynchronization",
         "SwitchyardTestSupport",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "ClusterTests",
+      dependencies: [
+        "SwitchyardCluster",
+        "SwitchyardChangeFeed",
+        "SwitchyardJournal",
+        "SwitchyardJSON",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]

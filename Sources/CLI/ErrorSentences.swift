@@ -39,6 +39,11 @@ extension SwitchyardError {
       return "permission denied (\(what)): \(reason); the daemon's access rules (access.rules) say who may do what"
     case let .journalUnavailable(reason):
       return "the daemon cannot use its journal: \(reason)"
+    case let .notLeader(leader, address):
+      let at = address.isEmpty ? "" : " at \(address)"
+      return leader.isEmpty
+        ? "this daemon is a standby and no daemon leads right now (the lease is being taken over): send again shortly"
+        : "this daemon is a standby: send to the leader, \(leader)\(at); reads, subscriptions and status work here"
     case let .appliedNotDurable(seq, reason):
       return "the action was applied (seq \(seq)) but is not yet durable: \(reason); do not send it again, "
         + "it would be applied twice: the daemon journals it once it can"

@@ -20,7 +20,11 @@ struct GlobalOptions: ParsableArguments {
     name: .long,
     help: ArgumentHelp(
       "The daemon's address: unix:PATH, or tcp:HOST:PORT for its TLS listener.",
-      discussion: "Defaults to $SWITCHYARD_ADDRESS; --socket names a Unix socket the same way.",
+      discussion: """
+        Defaults to $SWITCHYARD_ADDRESS; --socket names a Unix socket the same way. Several, \
+        separated by commas, name the daemons of a cluster: a call goes to the next when one \
+        cannot be reached, and a send to the leader a standby names.
+        """,
       valueName: "address"
     )
   )
@@ -97,10 +101,13 @@ struct GlobalOptions: ParsableArguments {
     do {
       // A --socket path is a path, whatever it holds; an address is parsed.
       let isAddress = self.address != nil || (self.socket == nil && Self.environment("SWITCHYARD_ADDRESS") != nil)
+      let addresses = self.socketPath.split(separator: ",").map(String.init)
       client =
-        isAddress
-        ? try SwitchyardClient<JSONValue, JSONValue>(address: self.socketPath, configuration: configuration)
-        : SwitchyardClient<JSONValue, JSONValue>(socketPath: self.socketPath, configuration: configuration)
+        isAddress && addresses.count > 1
+        ? SwitchyardClient<JSONValue, JSONValue>(addresses: addresses, configuration: configuration)
+        : isAddress
+          ? try SwitchyardClient<JSONValue, JSONValue>(address: self.socketPath, configuration: configuration)
+          : SwitchyardClient<JSONValue, JSONValue>(socketPath: self.socketPath, configuration: configuration)
     } catch {
       printError("switchyard: \(error)")
       throw ExitCode(ExitStatus.usage)

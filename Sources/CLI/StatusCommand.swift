@@ -107,6 +107,9 @@ struct StatusView {
         field("Pruning", style.yellow("failed \(failures) time\(failures == 1 ? "" : "s")\(last)"))
       }
     }
+    if let cluster = self.status["cluster"] {
+      for (name, value) in Self.clusterFields(cluster) { field(name, value) }
+    }
     if let timers = self.status["timers"] {
       let features = timers["features"]?.arrayValue ?? []
       let pending = features.reduce(0) { $0 + ($1["pending"]?.intValue ?? 0) }

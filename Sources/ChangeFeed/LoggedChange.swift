@@ -6,4 +6,9 @@ import SwitchyardJSON
 package struct LoggedChange: Sendable, Hashable {
   package let seq: UInt64
   package let patch: JSONPatch
+
+  package init(seq: UInt64, patch: JSONPatch) {
+    self.seq = seq
+    self.patch = patch
+  }
 }

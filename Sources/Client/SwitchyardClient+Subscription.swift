@@ -7,7 +7,7 @@ extension SwitchyardClient {
   static func runSubscription<Element: Sendable>(
     _ pointer: JSONPointer,
     withCauses: Bool,
-    path: String,
+    endpoints: Endpoints,
     configuration: Configuration,
     registry: SubscriptionRegistry,
     into continuation: AsyncThrowingStream<Element, any Error>.Continuation,
@@ -24,6 +24,7 @@ extension SwitchyardClient {
     while !Task.isCancelled && !registry.isEnded {
       // Why the connection ended, for `.reconnecting`.
       let reason: String
+      let path = endpoints.current
       do {
         let connection = try await VarlinkConnection.connect(
           path: path, tls: configuration.tls, maximumMessageBytes: configuration.maximumMessageBytes
@@ -74,7 +75,7 @@ extension SwitchyardClient {
         reason = "the daemon is shutting down"
       } catch let error as SwitchyardConnectionError {
         switch error {
-        case .cannotConnect where !connectedOnce, .sequenceWentBackwards, .malformedReply:
+        case .cannotConnect where !connectedOnce && !endpoints.hasOthers, .sequenceWentBackwards, .malformedReply:
           continuation.finish(throwing: error)
           return
         default:
@@ -85,6 +86,8 @@ extension SwitchyardClient {
         return
       }
       if Task.isCancelled || registry.isEnded { break }
+      // A daemon of a cluster that went away: another serves the same history.
+      endpoints.advance(from: path)
       if !isReconnecting {
         isReconnecting = true
         configuration.onReconnection?(.reconnecting(path: pointer, reason: reason))

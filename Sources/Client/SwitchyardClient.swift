@@ -58,8 +58,11 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   /// How the client connects and reconnects.
   public let configuration: Configuration
 
-  private let connection = Mutex<VarlinkConnection?>(nil)
+  /// The calls' connection, and the address it was made to.
+  private let connection = Mutex<(connection: VarlinkConnection, address: String)?>(nil)
   private let subscriptions = SubscriptionRegistry()
+  /// Where the daemons are, and the one the calls go to now.
+  private let endpoints: Endpoints
 
   /// A client of the daemon listening at `socketPath`.
   ///
@@ -67,6 +70,26 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   public init(socketPath: String, configuration: Configuration = Configuration()) {
     self.socketPath = socketPath
     self.configuration = configuration
+    self.endpoints = Endpoints([socketPath])
+  }
+
+  /// A client of the daemons of a cluster on the PostgreSQL journal, at `addresses` (in
+  /// Varlink's syntax, as ``init(address:configuration:)`` takes one). Calls go to one of them;
+  /// when it cannot be reached they go to the next, and a `Send` a standby refuses
+  /// (``SwitchyardError/notLeader(leader:address:)``) goes to the leader it names, so that the
+  /// application sees neither. Subscriptions move on to the next address when theirs drops.
+  ///
+  /// ```swift
+  /// let client = SwitchyardClient<App.Action, App.State>(addresses: ["tcp:node-a:7001", "tcp:node-b:7001"])
+  /// ```
+  ///
+  /// A `Send` whose connection closed before its reply is not sent again: whether the leader
+  /// applied it is unknown, and it fails with ``SwitchyardConnectionError/connectionClosed``.
+  public init(addresses: [String], configuration: Configuration = Configuration()) {
+    let addresses = addresses.isEmpty ? ["unix:/run/switchyard/switchyard.sock"] : addresses
+    self.socketPath = addresses[0]
+    self.configuration = configuration
+    self.endpoints = Endpoints(addresses)
   }
 
   /// A client of the daemon at `address`, in Varlink's syntax: `unix:/run/switchyard.sock` (or
@@ -91,7 +114,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
 
   deinit {
     // Subscriptions hold what they need and go on until their iteration ends.
-    self.connection.withLock { $0 }?.close()
+    self.connection.withLock { $0 }?.connection.close()
   }
 
   /// Connects now, rather than on the first call, so that a missing daemon shows at once.
@@ -112,7 +135,7 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   ///
   /// A later call connects again.
   public func close() {
-    self.connection.withLock { $0 }?.close()
+    self.connection.withLock { $0 }?.connection.close()
     self.subscriptions.closeAll(ending: true)
   }
 
@@ -129,7 +152,8 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   ///   ``SwitchyardConnectionError`` when it cannot be reached.
   @discardableResult
   public func call(method: String, parameters: JSONObject) async throws -> JSONValue {
-    try await self.callConnection().call(method, parameters: parameters)
+    guard self.endpoints.hasOthers else { return try await self.callConnection().call(method, parameters: parameters) }
+    return try await self.callFollowingTheLeader(method: method, parameters: parameters)
   }
 
   /// Calls a Varlink method without parameters; see ``call(method:parameters:)``.
@@ -270,12 +294,12 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
     _ pointer: JSONPointer, withCauses: Bool, element: @escaping @Sendable (SubscriptionEvent, JSONValue) -> Element
   ) -> AsyncThrowingStream<Element, any Error> {
     let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
-    let path = self.socketPath
+    let endpoints = self.endpoints
     let configuration = self.configuration
     let registry = self.subscriptions
     let task = Task {
       await Self.runSubscription(
-        pointer, withCauses: withCauses, path: path, configuration: configuration, registry: registry,
+        pointer, withCauses: withCauses, endpoints: endpoints, configuration: configuration, registry: registry,
         into: continuation, element: element
       )
     }
@@ -329,19 +353,36 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
 
   // MARK: - Internals
 
-  private func callConnection() async throws -> VarlinkConnection {
-    if let current = self.connection.withLock({ $0 }), !current.isClosed { return current }
+  func callConnection() async throws -> VarlinkConnection {
+    let address = self.endpoints.current
+    if let current = self.connection.withLock({ $0 }), current.address == address, !current.connection.isClosed {
+      return current.connection
+    }
     let fresh = try await VarlinkConnection.connect(
-      path: self.socketPath, tls: self.configuration.tls, maximumMessageBytes: self.configuration.maximumMessageBytes
+      path: address, tls: self.configuration.tls, maximumMessageBytes: self.configuration.maximumMessageBytes
     )
-    let (chosen, spare) = self.connection.withLock { current -> (VarlinkConnection, VarlinkConnection?) in
-      if let current, !current.isClosed { return (current, fresh) }
-      current = fresh
-      return (fresh, nil)
+    let (chosen, spare, left) = self.connection.withLock { current -> (VarlinkConnection, VarlinkConnection?, VarlinkConnection?) in
+      if let current, current.address == address, !current.connection.isClosed { return (current.connection, fresh, nil) }
+      let left = current?.connection
+      current = (fresh, address)
+      return (fresh, nil, left)
     }
     spare?.close()
+    if let left, !left.isClosed {
+      // A daemon the calls left (a standby, for its leader) first answers the calls still on it.
+      Task {
+        try? await Task.sleep(for: .seconds(10))
+        left.close()
+      }
+    }
     return chosen
   }
+
+  var currentAddress: String { self.endpoints.current }
+
+  func follow(_ address: String) { self.endpoints.follow(address) }
+
+  func advance(from address: String) { self.endpoints.advance(from: address) }
 
   private func encode(_ action: Action) throws -> JSONValue {
     try JSONValueEncoder().encode(action)

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SwitchyardCluster
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardServer
@@ -93,7 +94,7 @@ extension Daemon {
   /// metrics.
   func responder(
     _ hosted: RunningFeatures, journal: OpenedJournal?, configuration: LiveConfiguration,
-    counters: ServerCounters
+    counters: ServerCounters, cluster: ClusterView? = nil
   ) -> StoreResponder {
     let responder = StoreResponder(
       router: hosted.router,
@@ -113,6 +114,7 @@ extension Daemon {
       product: self.product,
       version: self.version,
       metrics: self.metrics,
+      cluster: cluster,
       logger: self.logger
     )
     let hosts = hosted.hosts

@@ -79,6 +79,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   ///   another daemon listens on the socket's path (or the path is not a socket) or the socket
   ///   cannot be bound.
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
+    // On the PostgreSQL journal with another daemon leading: its standby first.
+    guard try await self.standbyUntilLeading(onListening: onListening) else { return }
     let (listeners, stored) = try self.claimListeners()
     let listener = listeners[0]
     let fileDescriptorStore = FileDescriptorStore()
@@ -112,7 +114,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let connectionCeiling = self.connectionCeiling(softLimit: fileDescriptorLimit)
     self.logFeaturesStarted(workers: hosted.workers)
     let counters = ServerCounters(calls: self.metrics.calls, requests: requests)
-    let responder = self.responder(hosted, journal: journal, configuration: configuration, counters: counters)
+    let leading = self.leading(journal, changeLog: hosted.changeLog)
+    let responder = self.responder(hosted, journal: journal, configuration: configuration, counters: counters, cluster: leading?.view)
     self.serveInspector(on: metricsServer, responder: responder)
     let status = self.statusLine(hosted, journal: journal, responder: responder, counters: counters)
     // Trapped now, before READY=1, so that a reload right after start-up finds the handler.
@@ -141,6 +144,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       },
       StatusReporter(manager: manager, interval: .seconds(1), counters: status),
       metricsServer,
+      leading?.heartbeat,
       self.watchdog(manager: manager, router: hosted.router, features: hosted.hosts.map(\.name)),
       ConfigurationReload(
         signals: hangUps, manager: manager, configuration: configuration,

@@ -23,6 +23,7 @@ extension JournalConfiguration {
         .choice("engine", \.engine, reloadable: false),
         .secret("postgresql", \.postgresql, reloadable: false),
         .optionalText("leaseHolder", \.leaseHolder, reloadable: false),
+        .optionalText("advertise", \.advertise, reloadable: false),
         .seconds("leaseDuration", \.leaseDuration, reloadable: false, upTo: 3600, expectation: "a number of seconds in (0, 3600]")
       ),
       SettingsSection("timers", .positive("maxPending", \.timersMaxPending, reloadable: false)),

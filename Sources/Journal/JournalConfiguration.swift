@@ -22,6 +22,9 @@ package struct JournalConfiguration: Sendable, Equatable {
   package var leaseHolder: String?
   /// How long a taking or renewal of the lease holds (`journal.leaseDuration`).
   package var leaseDuration: Duration = .seconds(5)
+  /// Where clients reach this daemon when it leads (`journal.advertise`, `tcp:host:port` or
+  /// `unix:/path`): a standby names it when it refuses a `Send`.
+  package var advertise: String?
 
   /// The engines that keep a journal.
   package enum Engine: String, Sendable, CaseIterable, Equatable {

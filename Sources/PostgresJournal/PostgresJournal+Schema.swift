@@ -42,6 +42,22 @@ extension PostgresJournal {
     ),
     // The client certificate's name, for a request that came over TLS.
     ("certificate-identities", ["ALTER TABLE change ADD COLUMN certificate text"]),
+    // The cluster: where clients reach the leader, and the members' rows.
+    (
+      "cluster-members",
+      [
+        // Where clients reach the leader: a standby names it when it refuses a `Send`.
+        "ALTER TABLE lease ADD COLUMN address text NOT NULL DEFAULT ''",
+        // Every daemon sharing the journal, as it last said: its role, the seq it reflects and
+        // how far behind the leader's commits it applied the last change.
+        """
+        CREATE TABLE member (
+          holder text PRIMARY KEY, address text NOT NULL, role text NOT NULL, seq bigint NOT NULL,
+          lag_ms double precision NOT NULL, seen timestamptz NOT NULL
+        )
+        """,
+      ]
+    ),
   ]
 
   /// A key for `pg_advisory_xact_lock` that this schema's migrations take.

@@ -66,15 +66,19 @@ package final class PostgresJournal: Journal {
   /// snapshot at 0, at the state `versions`, and a new id) when the database holds none, and
   /// takes the lease as `terms` say. A server that has not answered within `answerWithin` fails
   /// the start (``PostgresJournalError/unreachable(location:after:)``), where postgres-nio would
-  /// try again for ever.
+  /// try again for ever. Without `takingLease` (a standby) it takes no lease: it reads, and
+  /// every write is refused as a deposed leader's.
   package static func open(
     _ settings: PostgresConnectionSettings, mode: DurabilityMode, lease terms: PostgresLeaseTerms,
-    versions: StateVersions = [:], answerWithin limit: Duration = .seconds(10), initialState: () throws -> [UInt8],
-    logger: Logger
+    takingLease: Bool = true, versions: StateVersions = [:], answerWithin limit: Duration = .seconds(10),
+    initialState: () throws -> [UInt8], logger: Logger
   ) async throws -> PostgresJournal {
     let client = PostgresClient(
       configuration: settings.clientConfiguration(parameters: [
         ("synchronous_commit", mode == .strict ? "on" : "off"), ("application_name", "switchyard"),
+        // A daemon cut off inside an append holds the lease row's lock: the server ends its
+        // session after a lease, so that a standby can take the lease.
+        ("idle_in_transaction_session_timeout", "\(Int64(terms.seconds * 1000))"),
       ]),
       eventLoopGroup: Self.eventLoops, backgroundLogger: logger
     )
@@ -90,8 +94,10 @@ package final class PostgresJournal: Journal {
       try await Self.within(limit, location: settings.location) { try await Self.migrate(client, logger: logger) }
       let state = try await Self.hasID(client, logger: logger) ? nil : try initialState()
       let id = try await Self.create(client, initialState: state, versions: versions, logger: logger)
-      let lease = try await PostgresLease.take(terms, client: client, logger: logger)
-      let renewing = terms.renews ? Task { await lease.renew(client: client, logger: logger) } : nil
+      let lease =
+        takingLease
+        ? try await PostgresLease.take(terms, client: client, logger: logger) : PostgresLease(holder: terms.holder, epoch: -1, terms: terms)
+      let renewing = terms.renews && takingLease ? Task { await lease.renew(client: client, logger: logger) } : nil
       return PostgresJournal(
         settings: settings, client: client, mode: mode, lease: lease, id: id, tasks: [running] + (renewing.map { [$0] } ?? []),
         logger: logger

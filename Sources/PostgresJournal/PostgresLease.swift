@@ -12,11 +12,17 @@ package struct PostgresLeaseTerms: Sendable, Equatable {
   package var duration: Duration
   /// Whether a task renews it, every third of ``duration``.
   package var renews: Bool
+  /// Where clients reach the holder (`journal.advertise`): a standby names it when it refuses
+  /// a `Send`.
+  package var address: String
 
-  package init(holder: String = ProcessInfo.processInfo.hostName, duration: Duration = .seconds(5), renews: Bool = true) {
+  package init(
+    holder: String = ProcessInfo.processInfo.hostName, duration: Duration = .seconds(5), renews: Bool = true, address: String = ""
+  ) {
     self.holder = holder
     self.duration = duration
     self.renews = renews
+    self.address = address
   }
 
   var seconds: Double {
@@ -30,30 +36,38 @@ package struct PostgresLeaseTerms: Sendable, Equatable {
 package struct PostgresLease: Sendable, Equatable {
   package let holder: String
   package let epoch: Int64
-  let terms: PostgresLeaseTerms
+  package let terms: PostgresLeaseTerms
 
   /// Takes the lease once it is free: expired by the server's clock, or held under the same
   /// name. Waits meanwhile, polling a few times a lease.
   static func take(_ terms: PostgresLeaseTerms, client: PostgresClient, logger: Logger) async throws -> PostgresLease {
     var toldWaiting = false
     while true {
-      let taken = try await client.query(
-        """
-        UPDATE lease SET holder = \(terms.holder), epoch = epoch + 1, expires_at = now() + make_interval(secs => \(terms.seconds))
-        WHERE id = 1 AND (holder = \(terms.holder) OR expires_at <= now()) RETURNING epoch
-        """,
-        logger: logger
-      )
-      for try await epoch in taken.decode(Int64.self) {
-        logger.info("took the journal's lease", metadata: ["holder": "\(terms.holder)", "epoch": "\(epoch)"])
-        return PostgresLease(holder: terms.holder, epoch: epoch, terms: terms)
-      }
+      if let lease = try await Self.takeIfFree(terms, client: client, logger: logger) { return lease }
       if !toldWaiting {
         toldWaiting = true
         logger.notice("waiting for the journal's lease, which another daemon holds", metadata: ["holder": "\(terms.holder)"])
       }
       try await Task.sleep(for: terms.duration / 4)
     }
+  }
+
+  /// Takes the lease when it is free (expired by the server's clock, or held under the same
+  /// name), at once; `nil` while another daemon holds it.
+  static func takeIfFree(_ terms: PostgresLeaseTerms, client: PostgresClient, logger: Logger) async throws -> PostgresLease? {
+    let taken = try await client.query(
+      """
+      UPDATE lease SET holder = \(terms.holder), address = \(terms.address), epoch = epoch + 1,
+        expires_at = now() + make_interval(secs => \(terms.seconds))
+      WHERE id = 1 AND (holder = \(terms.holder) OR expires_at <= now()) RETURNING epoch
+      """,
+      logger: logger
+    )
+    for try await epoch in taken.decode(Int64.self) {
+      logger.info("took the journal's lease", metadata: ["holder": "\(terms.holder)", "epoch": "\(epoch)"])
+      return PostgresLease(holder: terms.holder, epoch: epoch, terms: terms)
+    }
+    return nil
   }
 
   /// Renews the lease every third of its duration until the task is cancelled or another daemon

@@ -62,6 +62,7 @@ extension StoreResponder {
       }
       status["timers"] = .object(object)
     }
+    if let cluster = self.cluster { status["cluster"] = cluster.json }
     let listeners = self.counters.byListener.snapshot
     if listeners.count > 1 {
       status["listeners"] = .array(listeners.map { $0.json(naming: identities) })

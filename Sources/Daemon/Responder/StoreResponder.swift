@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import SwitchyardAccess
 import SwitchyardChangeFeed
+import SwitchyardCluster
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime
@@ -59,6 +60,10 @@ final class StoreResponder: VarlinkResponder {
   let subscribers = Mutex<[Int: (subscriber: Subscriber, caller: Caller?)]>([:])
   /// The inspector's URL, once the HTTP endpoint serves it.
   let inspectorLink = InspectorLink()
+  /// This daemon in the cluster on the PostgreSQL journal, for `Status`.
+  let cluster: ClusterView?
+  /// A standby's: `Send` and `SendBatch` are refused with the leader's name.
+  let standby: ClusterView?
 
   /// The responder for the application whose features are `features`: the one place it knows
   /// their types, which it erases.
@@ -76,8 +81,11 @@ final class StoreResponder: VarlinkResponder {
     product: String = "switchyardd",
     version: String = switchyardVersion,
     metrics: DaemonMetrics? = nil,
+    cluster: ClusterView? = nil,
     logger: Logger
   ) {
+    self.cluster = cluster
+    self.standby = cluster?.role == .standby ? cluster : nil
     self.product = product
     self.version = version
     self.durability = durability
@@ -118,6 +126,10 @@ final class StoreResponder: VarlinkResponder {
       var prepared = PreparedCall.answering { () throws(VarlinkError) in try self.service(call) }
       prepared.kind = CountedMethod(method: call.method)
       return prepared
+    }
+    if let standby = self.standby, method == .send || method == .sendBatch {
+      let leader = standby.leader
+      return .failing(VarlinkError(SwitchyardError.notLeader(leader: leader?.holder ?? "", address: leader?.address ?? "")))
     }
     var prepared = self.prepare(call, method, grants: grants, caller: caller, whenClosed: whenClosed)
     switch method {

@@ -38,6 +38,7 @@ public enum StoreInterface {
     case backupFailed = "BackupFailed"
     case noJournal = "NoJournal"
     case seqNotRetained = "SeqNotRetained"
+    case notLeader = "NotLeader"
 
   }
 
@@ -264,9 +265,35 @@ public enum StoreInterface {
     # An identity's open connections on a listener.
     type ListenerIdentity (identity: string, connections: int)
 
-    # How the daemon is doing; "listeners" when it has more than its socket; "inspector", the
-    # URL of the inspector in the browser (token included), only to a caller with the admin
-    # permission, when the HTTP endpoint serves it.
+    # A daemon sharing the PostgreSQL journal, as it last said in its row: where it is reached,
+    # "leader" or "standby", the seq its state reflects, how long after the leader numbered it
+    # it applied its last change, and how long ago it said so.
+    type ClusterMember (
+      holder: string,
+      address: string,
+      role: string,
+      seq: int,
+      lagMilliseconds: float,
+      lastSeenMilliseconds: float
+    )
+
+    # This daemon in the cluster on the PostgreSQL journal: its role and name, the lease's
+    # epoch, the leader and where it is reached (none while the lease is free), how many
+    # changes a standby has yet to apply and how late it applied the last, and every member.
+    type Cluster (
+      role: string,
+      holder: string,
+      epoch: int,
+      leader: ?string,
+      leaderAddress: ?string,
+      lagChanges: int,
+      lagMilliseconds: float,
+      members: []ClusterMember
+    )
+
+    # How the daemon is doing; "cluster" on the PostgreSQL journal; "listeners" when it has
+    # more than its socket; "inspector", the URL of the inspector in the browser (token
+    # included), only to a caller with the admin permission, when the HTTP endpoint serves it.
     method Status() -> (
       uptime: float,
       features: int,
@@ -278,7 +305,8 @@ public enum StoreInterface {
       durability: Durability,
       timers: ?Timers,
       listeners: ?[]Listener,
-      inspector: ?string
+      inspector: ?string,
+      cluster: ?Cluster
     )
 
     # Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4): calls by
@@ -343,6 +371,12 @@ public enum StoreInterface {
     # The journal does not hold what "seq" asks for: it was pruned, or is not there yet. It
     # holds states from "oldest" (its oldest snapshot; changes after it) to "latest".
     error SeqNotRetained (seq: int, oldest: ?int, latest: int)
+
+    # The daemon is a standby of a cluster on PostgreSQL: it serves reads and subscriptions, and
+    # refuses Send and SendBatch, which nothing of was applied. "leader" holds the journal's
+    # lease and "address" is where it is reached (empty when it advertises none; both empty
+    # while the lease is being taken over).
+    error NotLeader (leader: string, address: string)
 
     """
 

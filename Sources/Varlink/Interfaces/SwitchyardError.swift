@@ -55,6 +55,9 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
   /// `io.switchyard.Store.SeqNotRetained`: the journal does not hold what `seq` asks for: it was
   /// pruned, or is not there yet. The journal holds from `oldest` to `latest`.
   case seqNotRetained(seq: Int, oldest: Int?, latest: Int)
+  /// `io.switchyard.Store.NotLeader`: the daemon is a standby of a cluster; `leader` holds the
+  /// journal's lease and is reached at `address`. Nothing of the `Send` was applied.
+  case notLeader(leader: String, address: String)
   /// `io.switchyard.Store.InvalidRequest`: the call was not a well-formed Varlink call.
   case invalidRequest(reason: String)
   /// `org.varlink.service.MethodNotFound`.
@@ -105,6 +108,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
       case .noJournal: self = .noJournal
       case .seqNotRetained:
         self = .seqNotRetained(seq: int("seq") ?? 0, oldest: int("oldest"), latest: int("latest") ?? 0)
+      case .notLeader: self = .notLeader(leader: string("leader") ?? "", address: string("address") ?? "")
       }
     } else if let error = ServiceInterface.ErrorName(qualifiedName: name) {
       switch error {
@@ -142,6 +146,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
     case .invalidRequest: StoreInterface.ErrorName.invalidRequest.qualifiedName
     case .noJournal: StoreInterface.ErrorName.noJournal.qualifiedName
     case .seqNotRetained: StoreInterface.ErrorName.seqNotRetained.qualifiedName
+    case .notLeader: StoreInterface.ErrorName.notLeader.qualifiedName
     case .methodNotFound: ServiceInterface.ErrorName.methodNotFound.qualifiedName
     case .interfaceNotFound: ServiceInterface.ErrorName.interfaceNotFound.qualifiedName
     case .invalidParameter: ServiceInterface.ErrorName.invalidParameter.qualifiedName
@@ -177,6 +182,7 @@ public enum SwitchyardError: Error, Sendable, Equatable, CustomStringConvertible
         return .object(parameters)
       }()
     case let .invalidRequest(reason), let .journalUnavailable(reason), let .backupFailed(reason): ["reason": .string(reason)]
+    case let .notLeader(leader, address): ["leader": .string(leader), "address": .string(address)]
     case let .methodNotFound(method): ["method": .string(method)]
     case let .interfaceNotFound(interface): ["interface": .string(interface)]
     case let .invalidParameter(parameter): ["parameter": .string(parameter)]

@@ -38,6 +38,7 @@ import Testing
     "journal.postgresql": #""host=/run/postgresql dbname=switchyard""#,
     "journal.leaseHolder": #""node-a""#,
     "journal.leaseDuration": #"3"#,
+    "journal.advertise": #""tcp:10.0.0.1:7001""#,
     "timers.maxPending": #"100"#,
     "metrics.listen": #""127.0.0.1:9464""#,
     "http.listen": #""127.0.0.1:9465""#,
