@@ -58,6 +58,7 @@ struct TimelineEntry {
         member("uid", .int(Int64(peer.uid)))
         member("pid", .int(Int64(peer.pid)))
       }
+      if let nanoseconds = cause.reduceNanoseconds { member("reduceNanoseconds", .int(Int64(clamping: nanoseconds))) }
     }
     bytes.append(UInt8(ascii: "}"))
   }

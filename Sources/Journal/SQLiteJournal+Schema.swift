@@ -63,6 +63,10 @@ extension SQLiteJournal {
     migrator.registerMigration("dependency-readings") { db in
       try db.alter(table: "change") { table in table.add(column: "dependencies", .blob) }
     }
+    // How long each change's reduction took, for the inspector's timeline.
+    migrator.registerMigration("reduce-durations") { db in
+      try db.alter(table: "change") { table in table.add(column: "reduceNanoseconds", .integer) }
+    }
     return migrator
   }
 }

@@ -80,6 +80,7 @@ extension StoreResponder {
     return MetricsSample(
       connections: self.counters.connections.load(ordering: .relaxed),
       subscribers: self.subscriptions.count,
+      subscribersByPath: self.subscriptions.subscribersByPath(limit: MetricsSample.pathsShown),
       queuedChanges: queues.queued,
       deepestQueue: queues.deepest,
       seq: self.changeLog.currentSeq,
