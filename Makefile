@@ -11,6 +11,7 @@
 #   make bench-peers  the same work on Switchyard, Redis and etcd, each durability side by side
 #   make bench-scale  how the cost grows: fan-out and journal length, with plots
 #   make bench-lookups  count the Swift runtime's generic metadata look-ups per Send, by caller
+#   make bench-inspector  the inspector's first render on a long journal, its event stream under load
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
 #                   APP=… PACKAGE=… installs another application's daemon the same way
 #   make verify-units APP=… [DESTDIR=…]  systemd-analyze verify on APP's installed (or staged) units
@@ -222,6 +223,16 @@ bench-peers: deps
 # data and SVG plots under .build-bench/scale.
 bench-scale: deps
 	Benchmarks/Peers/scale.sh
+
+# The inspector's figures: the first render of a 1,000,000-change journal in chromium, and the
+# event stream under 10,000 changes/s with viewers, the daemon's RSS before and after
+# (Benchmarks/Inspector/figures.py; CHANGES=… RATE=… DURATION=… VIEWERS=… STALLED=… to change them).
+.PHONY: bench-inspector
+bench-inspector: deps $(PYTHON_STAMP)
+	$(SWIFT_BUILD) -c release $(RELEASE_SWIFT_FLAGS) --scratch-path $(BENCH_DIR) --product switchyardd
+	$(VENV)/bin/python3 Benchmarks/Inspector/figures.py $(BENCH_DIR)/release/switchyardd \
+	  --changes $(or $(CHANGES),1000000) --rate $(or $(RATE),10000) --seconds $(or $(DURATION),20) \
+	  --viewers $(or $(VIEWERS),6) --stalled $(or $(STALLED),2)
 
 # A change to the daemon against the build before it: BASELINE=path/to/old/switchyardd, in ROUNDS
 # interleaved rounds pinned to one CPU (a release build of the old commit made with

@@ -178,6 +178,16 @@ package final class Subscriptions: Sendable {
     self.contents.withLock { $0.count }
   }
 
+  /// The paths followed and their subscribers, the most followed first, at most `limit` of them.
+  /// For the metrics.
+  package func subscribersByPath(limit: Int) -> [(path: String, subscribers: Int)] {
+    let feeds = self.contents.withLock { contents in contents.byPath.map { ($0.key.pointer, $0.value) } }
+    var counts: [JSONPointer: Int] = [:]
+    for (pointer, feed) in feeds { counts[pointer, default: 0] += feed.memberCount }
+    let followed = counts.filter { $0.value > 0 }.map { (path: $0.key.description, subscribers: $0.value) }
+    return Array(followed.sorted { ($0.subscribers, $1.path) > ($1.subscribers, $0.path) }.prefix(limit))
+  }
+
   /// Changes waiting in the subscribers' queues: in all, and in the longest. For the metrics.
   package func queueDepths() -> (queued: Int, deepest: Int) {
     let feeds = self.contents.withLock { contents in Array(contents.byPath.values) }

@@ -5,6 +5,10 @@ import SwitchyardJSON
 import SwitchyardMetrics
 import SwitchyardSynchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 extension Daemon {
   /// Mounts the inspector on the HTTP endpoint, when it is on and `http.inspector` lets it be
   /// served on its address, with a token made now; `Status` gives its URL to the callers who
@@ -25,9 +29,14 @@ extension Daemon {
     case .loopback, .any: break
     }
     let token = InspectorToken()
+    // A journal's location is its database file when it has one (SQLite), with the WAL beside it.
+    let journalFile = responder.journalReader?.journal.location
     let health: @Sendable () -> JSONValue = {
-      let features = responder.describe(grants: Grants())["features"] ?? .array([])
-      return .object(["status": .object(responder.status()), "features": features])
+      var health: JSONObject = [
+        "status": .object(responder.status()), "features": responder.describe(grants: Grants())["features"] ?? .array([]),
+      ]
+      if let journalFile, let bytes = Self.fileBytes(journalFile, "\(journalFile)-wal") { health["journalBytes"] = .int(Int64(bytes)) }
+      return .object(health)
     }
     let state: @Sendable (JSONPointer) -> (seq: UInt64, value: JSONValue)? = { responder.changeLog.get($0) }
     var reads = Inspector.Reads(journal: responder.journalReader, health: health, state: state)
@@ -48,6 +57,17 @@ extension Daemon {
     responder.inspectorLink.set("\(url)?token=\(token)")
     // Without the token, which is for the journal's readers only: `switchyard status` gives it.
     self.logger.info("serving the inspector; `switchyard status` gives an admin its URL", metadata: ["url": "\(url)"])
+  }
+}
+
+extension Daemon {
+  /// The bytes of the files that exist among `paths`; `nil` when none does.
+  fileprivate static func fileBytes(_ paths: String...) -> Int? {
+    let sizes = paths.compactMap { path -> Int? in
+      var info = stat()
+      return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+    return sizes.isEmpty ? nil : sizes.reduce(0, +)
   }
 }
 

@@ -18,6 +18,7 @@ enum InspectorPage {
     "change.js": ("text/javascript; charset=utf-8", PackageResources.change_js),
     "tree.js": ("text/javascript; charset=utf-8", PackageResources.tree_js),
     "health.js": ("text/javascript; charset=utf-8", PackageResources.health_js),
+    "chart.js": ("text/javascript; charset=utf-8", PackageResources.chart_js),
     "replay.js": ("text/javascript; charset=utf-8", PackageResources.replay_js),
     "icon.svg": ("image/svg+xml", PackageResources.icon_svg),
   ]

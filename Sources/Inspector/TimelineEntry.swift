@@ -59,6 +59,7 @@ struct TimelineEntry {
         member("pid", .int(Int64(peer.pid)))
         if let certificate = peer.certificate { member("certificate", .string(certificate)) }
       }
+      if let nanoseconds = cause.reduceNanoseconds { member("reduceNanoseconds", .int(Int64(clamping: nanoseconds))) }
     }
     bytes.append(UInt8(ascii: "}"))
   }

@@ -43,17 +43,25 @@ package struct ChangeCause: Sendable, Equatable {
   package let peer: Peer?
   /// What the reduction read of the date and UUIDs, for `Replay`; `nil` when it read neither.
   package var dependencies: DependencyReadings? = nil
+  /// How long the feature's reducer took on the action, as the metrics measured it; `nil` when
+  /// not measured (a journal written before it was kept, or a change no reduction made).
+  package var reduceNanoseconds: UInt64? = nil
 
-  package init(origin: Origin, action: [UInt8]?, peer: Peer?, dependencies: DependencyReadings? = nil) {
+  package init(
+    origin: Origin, action: [UInt8]?, peer: Peer?, dependencies: DependencyReadings? = nil, reduceNanoseconds: UInt64? = nil
+  ) {
     self.origin = origin
     self.action = action
     self.peer = peer
     self.dependencies = dependencies
+    self.reduceNanoseconds = reduceNanoseconds
   }
 
   /// The cause without who sent it: what a subscriber that may not read the journal is told.
   package var withoutSender: Self {
-    Self(origin: self.origin, action: self.action, peer: nil, dependencies: self.dependencies)
+    Self(
+      origin: self.origin, action: self.action, peer: nil, dependencies: self.dependencies, reduceNanoseconds: self.reduceNanoseconds
+    )
   }
 
   package static func request(_ action: [UInt8], peer: Peer?) -> Self {

@@ -78,7 +78,10 @@ extension JournaledChange {
       seq: UInt64(row["seq"] as Int64),
       feature: row["feature"],
       cause: origin.map { origin in
-        ChangeCause(origin: origin, action: (row["action"] as Data?).map { Array($0) }, peer: peer, dependencies: dependencies)
+        ChangeCause(
+          origin: origin, action: (row["action"] as Data?).map { Array($0) }, peer: peer, dependencies: dependencies,
+          reduceNanoseconds: (row["reduceNanoseconds"] as Int64?).map { UInt64(clamping: $0) }
+        )
       },
       patch: Array(row["patch"] as Data),
       time: row["time"]

@@ -67,6 +67,10 @@ extension SQLiteJournal {
     migrator.registerMigration("certificate-identities") { db in
       try db.alter(table: "change") { table in table.add(column: "certificate", .text) }
     }
+    // How long each change's reduction took, for the inspector's timeline.
+    migrator.registerMigration("reduce-durations") { db in
+      try db.alter(table: "change") { table in table.add(column: "reduceNanoseconds", .integer) }
+    }
     return migrator
   }
 }

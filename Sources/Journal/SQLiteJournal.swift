@@ -159,7 +159,7 @@ package final class SQLiteJournal: InlineCommitting {
     }
   }
 
-  static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time, dependencies, certificate"
+  static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time, dependencies, certificate, reduceNanoseconds"
 
   package func append(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
     // The batched mode runs this on the event loop for every group: its BEGIN and COMMIT are
@@ -169,7 +169,7 @@ package final class SQLiteJournal: InlineCommitting {
       do {
         for operation in timers { try Self.apply(operation, in: db) }
         let insert = try db.cachedStatement(
-          sql: "INSERT INTO change (\(Self.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+          sql: "INSERT INTO change (\(Self.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         )
         for change in changes {
           let cause = change.cause
@@ -177,6 +177,7 @@ package final class SQLiteJournal: InlineCommitting {
             Int64(change.seq), change.feature, cause?.origin.rawValue, cause?.action.map { Data($0) },
             cause?.peer.map { Int64($0.uid) }, cause?.peer.map { Int64($0.pid) }, Data(change.patch), change.time,
             cause?.dependencies.map { Data($0.json.serializedBytes()) }, cause?.peer?.certificate,
+            cause?.reduceNanoseconds.map { Int64(clamping: $0) },
           ])
         }
         try db.cachedStatement(sql: "COMMIT").execute()

@@ -92,9 +92,16 @@ public final class DaemonMetrics: Sendable {
 
   /// Every metric, as Prometheus text (format 0.0.4).
   package func exposition() -> String {
-    if let sample = self.sampler.withLock({ $0 })?() { self.update(from: sample) }
+    let sample = self.sampler.withLock({ $0 })?()
+    if let sample { self.update(from: sample) }
     if let bytes = residentMemoryBytes(of: getpid()) { self.residentMemory.set(to: Double(bytes)) }
     var text = PrometheusText()
+    // Written from each sample, not kept in the registry: a path nobody follows any more goes.
+    text.gauge(
+      "switchyard_path_subscribers",
+      help: "Live subscriptions per path they follow, for the \(MetricsSample.pathsShown) most followed paths.",
+      series: (sample?.subscribersByPath ?? []).map { ([("path", $0.path)], Double($0.subscribers)) }
+    )
     text.histogram(
       "switchyard_call_duration_seconds",
       help: "Time from the read that completed a call to its reply (subscriptions are not timed).",

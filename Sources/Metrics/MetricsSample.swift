@@ -53,6 +53,8 @@ package struct MetricsSample: Sendable {
   /// Every listener, the Unix socket first.
   package var listeners: [Listener] = []
   package var subscribers: Int
+  /// The most followed paths (at most ``pathsShown``), with their subscribers.
+  package var subscribersByPath: [(path: String, subscribers: Int)] = []
   /// Changes waiting in subscribers' queues, in all and in the longest.
   package var queuedChanges: Int
   package var deepestQueue: Int
@@ -67,13 +69,17 @@ package struct MetricsSample: Sendable {
   /// When the first pending durable timer falls due, in seconds since 1970.
   package var nextTimerDue: Double?
 
+  /// How many paths `switchyard_path_subscribers` shows: a client can follow any number.
+  package static var pathsShown: Int { 20 }
+
   package init(
-    connections: Int = 0, subscribers: Int = 0, queuedChanges: Int = 0, deepestQueue: Int = 0, seq: UInt64 = 0,
+    connections: Int = 0, subscribers: Int = 0, subscribersByPath: [(path: String, subscribers: Int)] = [], queuedChanges: Int = 0, deepestQueue: Int = 0, seq: UInt64 = 0,
     actions: Int = 0, mailboxes: [(feature: String, depth: Int)] = [], workers: [Worker] = [], timers: [Timers] = [],
     nextTimerDue: Double? = nil
   ) {
     self.connections = connections
     self.subscribers = subscribers
+    self.subscribersByPath = subscribersByPath
     self.queuedChanges = queuedChanges
     self.deepestQueue = deepestQueue
     self.seq = seq

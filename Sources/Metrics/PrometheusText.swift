@@ -34,6 +34,13 @@ struct PrometheusText {
     }
   }
 
+  /// A gauge family: one value per label set.
+  mutating func gauge(_ name: String, help: String, series: [(labels: [(String, String)], value: Double)]) {
+    guard !series.isEmpty else { return }
+    self.text += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
+    for (labels, value) in series { self.text += "\(name)\(Self.labels(labels)) \(value)\n" }
+  }
+
   /// `{a="1",b="2"}`, or nothing without labels; values escaped as the format asks.
   static func labels(_ labels: [(String, String)]) -> String {
     guard !labels.isEmpty else { return "" }

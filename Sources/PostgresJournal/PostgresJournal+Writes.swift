@@ -6,7 +6,9 @@ import SwitchyardJournal
 
 /// Appending changes, with the durable timers, behind the lease's fence.
 extension PostgresJournal {
-  /// The columns of `change`, in the order every statement here writes and reads them.
+  /// The columns of `change`, in the order every statement here writes and reads them. A
+  /// reduction's duration (`ChangeCause.reduceNanoseconds`) is not among them: the SQLite
+  /// journal keeps it, for the inspector's timeline, which shows none for a change read here.
   static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time, dependencies, certificate"
   /// Rows a multi-row INSERT carries: its binds stay well under the protocol's 65,535.
   private static let rowsPerInsert = 1000

@@ -169,4 +169,17 @@ import Testing
     subscriptions.remove(subscriber)
     #expect(subscriptions.count == 0)
   }
+
+  @Test func subscribersAreCountedPerPathTheMostFollowedFirstUpToALimit() async throws {
+    let (log, subscriptions) = self.pipeline(Encodings())
+    let onA = try (0..<3).map { _ in try log.subscribe(to: "/a", since: nil, queueLimit: 10) }
+    let onB = try log.subscribe(to: "/b/n", since: nil, queueLimit: 10)
+    let onRoot = try (0..<2).map { _ in try log.subscribe(to: .root, since: nil, queueLimit: 10) }
+    #expect(subscriptions.subscribersByPath(limit: 10).map { "\($0.path)=\($0.subscribers)" } == ["/a=3", "=2", "/b/n=1"])
+    #expect(subscriptions.subscribersByPath(limit: 1).map(\.path) == ["/a"])
+    for subscriber in onA + onRoot { subscriptions.remove(subscriber) }
+    #expect(subscriptions.subscribersByPath(limit: 10).map(\.path) == ["/b/n"], "a path nobody follows is not counted")
+    subscriptions.remove(onB)
+    #expect(subscriptions.subscribersByPath(limit: 10).isEmpty)
+  }
 }

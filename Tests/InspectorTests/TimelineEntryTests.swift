@@ -19,7 +19,9 @@ struct TimelineEntryTests {
   @Test func anEntryIsTheJournalsChangeWithItsCase() throws {
     let change = JournaledChange(
       seq: 7, feature: "primes",
-      cause: .request(Array(#"{"counter":{"incrTapped":{}}}"#.utf8), peer: .init(uid: 1000, pid: 42)),
+      cause: ChangeCause(
+        origin: .request, action: Array(#"{"counter":{"incrTapped":{}}}"#.utf8), peer: .init(uid: 1000, pid: 42), reduceNanoseconds: 1_800
+      ),
       patch: Array(#"[{"op":"replace","path":"/primes/count","value":3}]"#.utf8), time: 1.5
     )
     let entry = TimelineEntry(change)
@@ -35,6 +37,7 @@ struct TimelineEntryTests {
     #expect(json["uid"] == 1000)
     #expect(json["pid"] == 42)
     #expect(json["origin"] == "request")
+    #expect(json["reduceNanoseconds"] == 1_800)
     #expect(json["patch"] == [["op": "replace", "path": "/primes/count", "value": 3]])
   }
 }

@@ -196,16 +196,18 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let journal = try countingJournal(in: directory)
     let request = ChangeCause.request(Array(#"{"counter":{"incrTapped":{}}}"#.utf8), peer: .init(uid: 1000, pid: 4242))
+    var timed = request
+    timed.reduceNanoseconds = 1_800
     let changes = (1...6).map { seq in
       JournaledChange(
-        seq: seq, feature: seq.isMultiple(of: 2) ? "even" : "odd", cause: seq == 3 ? .effect(nil) : request,
+        seq: seq, feature: seq.isMultiple(of: 2) ? "even" : "odd", cause: seq == 3 ? .effect(nil) : seq == 5 ? timed : request,
         patch: Array(#"[{"op":"replace","path":"/count","value":\#(seq)}]"#.utf8), time: Double(seq)
       )
     }
     try await journal.append(changes)
     try journal.write(JournalSnapshot(seq: 4, state: Array(#"{"count":4}"#.utf8)))
 
-    await #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 100) == changes, "feature and cause read back")
+    await #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: 100) == changes, "feature and cause (its reduction's time too) read back")
     await #expect(try journal.changes(after: 1, through: 4, feature: nil, limit: 100).map(\.seq) == [2, 3, 4])
     await #expect(try journal.changes(after: 1, through: nil, feature: nil, limit: 2).map(\.seq) == [2, 3])
     await #expect(try journal.changes(after: 0, through: nil, feature: "even", limit: 100).map(\.seq) == [2, 4, 6])

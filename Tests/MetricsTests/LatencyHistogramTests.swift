@@ -49,6 +49,14 @@ struct LatencyHistogramTests {
     )
   }
 
+  @Test func aGaugeFamilyIsOneLinePerLabelSetAndNothingWithoutOne() {
+    var text = PrometheusText()
+    text.gauge("y", help: "Y.", series: [])
+    #expect(text.text.isEmpty)
+    text.gauge("y", help: "Y.", series: [([("path", "/a")], 2), ([("path", "")], 1)])
+    #expect(text.text == "# HELP y Y.\n# TYPE y gauge\ny{path=\"/a\"} 2.0\ny{path=\"\"} 1.0\n")
+  }
+
   @Test func callsAreCountedByMethodAndResultWithBoundedLabels() {
     let metrics = DaemonMetrics(features: ["counter"])
     metrics.calls.record(kind: .send, result: CallResult.ok, nanoseconds: 40_000)

@@ -16,6 +16,7 @@ import pytest
 
 from conftest import INCR
 from inspector_support import EventStream, fetch, inspected_daemon, read_json, start_inspected_daemon
+from test_metrics import samples, value
 
 DECR = {"counter": {"decrTapped": {}}}
 
@@ -139,6 +140,50 @@ def test_the_timeline_pages_back_newest_first_through_the_whole_journal(inspecte
     # After a seq: the changes that follow it, newest first.
     page = read_json(inspected, "/inspector/api/journal", after=last - 3)
     assert [entry["seq"] for entry in page["entries"]] == [last, last - 1, last - 2]
+
+
+def test_each_change_says_how_long_its_reduction_took_as_the_metrics_measured_it(inspected):
+    send(inspected, INCR)  # primes: a worker process times it and sends the time with its answer
+    send(inspected, {"signUp": {"emailChanged": "ada@example.com"}})  # signUp: an actor on the loop
+    entries = {entry["feature"]: entry for entry in read_json(inspected, "/inspector/api/journal", limit=2)["entries"]}
+    assert set(entries) == {"primes", "signUp"}
+    assert all(entry["reduceNanoseconds"] > 0 for entry in entries.values()), entries
+    # signUp reduced one action: the histogram's sum is that one measurement, the journal's.
+    status, body = fetch(inspected, "/metrics", token=None)
+    assert status == 200
+    parsed = samples(body.decode())
+    assert value(parsed, "switchyard_reduce_duration_seconds_count", feature="signUp") == 1
+    journaled = entries["signUp"]["reduceNanoseconds"] / 1e9
+    assert value(parsed, "switchyard_reduce_duration_seconds_sum", feature="signUp") == pytest.approx(journaled, abs=1e-9)
+    assert value(parsed, "switchyard_reduce_duration_seconds_sum", feature="primes") >= entries["primes"]["reduceNanoseconds"] / 1e9 - 1e-9
+
+
+def test_subscribers_per_path_are_a_figure_of_the_metrics_the_health_view_reads(inspected):
+    with inspected.raw() as first, inspected.raw() as second, inspected.raw() as third:
+        for connection, path in ((first, "/primes/count"), (second, "/primes/count"), (third, "/signUp")):
+            connection.send("Subscribe", {"path": path}, more=True)
+            assert "error" not in connection.read()
+        status, body = fetch(inspected, "/metrics", token=None)
+        parsed = samples(body.decode())
+        assert value(parsed, "switchyard_path_subscribers", path="/primes/count") == 2
+        assert value(parsed, "switchyard_path_subscribers", path="/signUp") == 1
+        assert value(parsed, "switchyard_subscribers") == 3
+    # A path nobody follows any more is gone from the figure.
+    deadline = time.monotonic() + 5
+    while "switchyard_path_subscribers{" in fetch(inspected, "/metrics", token=None)[1].decode() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "switchyard_path_subscribers{" not in fetch(inspected, "/metrics", token=None)[1].decode()
+
+
+def test_health_gives_the_history_and_the_journals_size(inspected):
+    send(inspected, INCR)
+    health = read_json(inspected, "/inspector/api/health")
+    with inspected.raw() as connection:
+        subscribed = connection.call("Subscribe", {"path": "/primes/count"}, more=True)["parameters"]
+    # The journal's id is the history's, which a subscriber resumes in.
+    assert health["status"]["durability"]["journal"] == subscribed["history"]
+    assert health["journalBytes"] > 4096
+    assert health["status"]["durability"]["mode"] in ("strict", "batched", "off")
 
 
 def test_the_state_at_a_seq_before_and_after_a_change(inspected):
@@ -299,3 +344,47 @@ def test_a_viewer_that_stops_reading_is_dropped_with_memory_bounded_and_varlink_
     assert ended, f"the daemon still streams to a viewer that stopped reading ({sent[0]} changes sent)"
     assert worst < 2.0, f"a Get took {worst:.2f} s while a viewer did not read"
     assert grown < 64 * 1024, f"the daemon grew by {grown} KiB for a viewer that does not read"
+
+
+def test_every_event_stream_open_under_load_keeps_memory_bounded_and_varlink_prompt(inspected):
+    # The most streams there may be, each from its own address, each read at once, while changes come.
+    streams = [EventStream(inspected, source=f"127.0.4.{1 + i}") for i in range(8)]
+    assert [stream.status for stream in streams] == [200] * 8
+    # A resumption header of any length is read for its first digits only.
+    hostile = EventStream(inspected, source="127.0.4.20", last_event_id="9" * 4000)
+    assert hostile.status == 503
+    hostile.close()
+    counts = [0] * len(streams)
+    lasts = [0] * len(streams)
+
+    def read(index):
+        try:
+            while (event := streams[index].next()) is not None:
+                counts[index] += 1
+                lasts[index] = int(event["id"])
+        except (OSError, ValueError):
+            pass  # closed by the test
+
+    readers = [threading.Thread(target=read, args=(i,), daemon=True) for i in range(len(streams))]
+    for reader in readers:
+        reader.start()
+    before = resident_kib(inspected.process.pid)
+    worst, last = 0.0, 0
+    try:
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            last = send(inspected, *([INCR] * 200))
+            started = time.monotonic()
+            inspected.get("/primes/count")
+            worst = max(worst, time.monotonic() - started)
+        caught_up = time.monotonic() + 15
+        while min(lasts) < last and time.monotonic() < caught_up:
+            time.sleep(0.05)
+        grown = resident_kib(inspected.process.pid) - before
+    finally:
+        for stream in streams:
+            stream.close()
+    assert lasts == [last] * len(streams), f"the viewers fell behind: {lasts} of {last}"
+    assert min(counts) >= last - 200
+    assert worst < 2.0, f"a Get took {worst:.2f} s with every event stream open"
+    assert grown < 64 * 1024, f"the daemon grew by {grown} KiB for {len(streams)} viewers"

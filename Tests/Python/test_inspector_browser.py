@@ -8,7 +8,11 @@ import os
 import pathlib
 import shutil
 import signal
+import sqlite3
 import subprocess
+import tempfile
+import threading
+import time
 
 import pytest
 from selenium import webdriver
@@ -16,10 +20,12 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import INCR
-from inspector_support import inspected_daemon
+from inspector_support import inspected_daemon, start_inspected_daemon
+
+DECR = {"counter": {"decrTapped": {}}}
 
 SCREENSHOTS = pathlib.Path(
     os.environ.get("SWITCHYARD_SCREENSHOTS") or pathlib.Path(__file__).parents[2] / ".build" / "inspector-screenshots"
@@ -155,3 +161,114 @@ def test_the_live_stream_resumes_after_the_last_change_it_saw_across_a_reconnect
     # Each change once: the browser resumed after the last id it saw (Last-Event-ID), not from
     # where the page first asked.
     assert [row.get_attribute("data-seq") for row in rows(browser)] == [str(seq) for seq in range(last, first - 1, -1)]
+
+
+def test_the_timeline_shows_each_reductions_time_filters_searches_a_seq_and_pages_back(inspected, browser):
+    send(inspected, *([INCR] * 120))
+    send(inspected, *({"signUp": {"emailChanged": f"user{i}@example.com"}} for i in range(3)))
+    last = send(inspected, DECR, DECR)
+    wait = waiting(browser, 15)
+    browser.get(inspected.inspector)
+    wait.until(lambda b: len(rows(b)) == 100 and rows(b)[0].get_attribute("data-seq") == str(last))
+    # How long each reduction took, as the journal kept it.
+    assert all(row.find_element(By.CSS_SELECTOR, ".duration").text.endswith(("µs", "ms")) for row in rows(browser)[:10])
+
+    # Paged back: the older changes come a page at a time, then there are no more.
+    browser.find_element(By.ID, "older").click()
+    wait.until(lambda b: len(rows(b)) == last)
+    assert not browser.find_element(By.ID, "older").is_displayed()
+    assert [int(row.get_attribute("data-seq")) for row in rows(browser)] == list(range(last, 0, -1))
+
+    # By feature: the actor's changes only.
+    Select(browser.find_element(By.ID, "filter-feature")).select_by_value("signUp")
+    wait.until(lambda b: len(rows(b)) == 3 and {cell.text for cell in b.find_elements(By.CSS_SELECTOR, "#timeline tbody td:nth-child(3)")} == {"signUp"})
+    shoot(browser, "filtered")
+
+    # By action case, every feature.
+    Select(browser.find_element(By.ID, "filter-feature")).select_by_value("")
+    browser.find_element(By.ID, "filter-action").send_keys("counter.decrTapped")
+    browser.find_element(By.CSS_SELECTOR, "#filters button[type=submit]").click()
+    wait.until(lambda b: [row.get_attribute("data-seq") for row in rows(b)] == [str(last), str(last - 1)])
+    assert {cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "#timeline td.case")} == {"counter.decrTapped"}
+
+    # A seq searched: the timeline shows it and what came before it, and opens it.
+    browser.find_element(By.ID, "filter-action").clear()
+    browser.find_element(By.ID, "seek-seq").send_keys("50")
+    browser.find_element(By.CSS_SELECTOR, "#filters button[type=submit]").click()
+    wait.until(lambda b: rows(b) and rows(b)[0].get_attribute("data-seq") == "50")
+    wait.until(lambda b: "seq 50 " in b.find_element(By.ID, "change-title").text)
+    assert "reduced in" in text_of(browser, "#change-cause")
+    assert "selected" in rows(browser)[0].get_attribute("class")
+
+
+def test_the_health_view_charts_the_last_minutes_and_counts_subscribers_per_path(inspected, browser):
+    wait = waiting(browser, 30)
+    stop = threading.Event()
+
+    def load():
+        while not stop.is_set():
+            send(inspected, *([INCR] * 20))
+            time.sleep(0.1)
+
+    writer = threading.Thread(target=load, daemon=True)
+    with inspected.raw() as first, inspected.raw() as second:
+        for connection in (first, second):
+            connection.send("Subscribe", {"path": "/primes/count"}, more=True)
+            assert "error" not in connection.read()
+        writer.start()
+        try:
+            browser.get(inspected.inspector)
+            browser.find_element(By.CSS_SELECTOR, 'nav button[data-view="health"]').click()
+            path = '#paths tr[data-path="/primes/count"] .count'
+            wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, path) and b.find_element(By.CSS_SELECTOR, path).text == "2")
+
+            def drawn(selector):
+                return lambda b: len(b.find_element(By.CSS_SELECTOR, selector).get_attribute("points").split()) >= 3
+
+            # Three samples of each line: actions/s, the reduction's p50 and p99, the subscribers' lag.
+            for line in ("#rate-chart polyline.rate", "#latency-chart polyline.p50", "#latency-chart polyline.p99", "#lag-chart polyline.deepest"):
+                wait.until(lambda b, line=line: b.find_elements(By.CSS_SELECTOR, line) and drawn(line)(b))
+            assert "p50 ≤" in text_of(browser, "#latency-now")
+            assert "changes behind in the longest queue" in text_of(browser, "#lag-now")
+            # Durability: its mode, the journal's size, the history's id.
+            fact = lambda name: text_of(browser, f'#daemon dd[data-fact="{name}"]')
+            assert fact("durability") in ("strict", "batched", "off")
+            assert fact("journal size").endswith("MiB")
+            assert len(fact("history")) >= 16
+            assert fact("last sync").startswith("seq ") or fact("last sync") == "(none)"
+            shoot(browser, "health-charts")
+        finally:
+            stop.set()
+            writer.join()
+
+
+def test_the_replay_check_shows_a_divergence_side_by_side(browser):
+    folder = tempfile.mkdtemp(prefix="switchyard-py-")
+    try:
+        first = start_inspected_daemon(folder)
+        last = send(first, INCR, INCR, INCR)
+        assert first.terminate() == 0, first.log()
+        # The journal says the second change set the count to 41, where the reducer makes it 2.
+        database = sqlite3.connect(os.path.join(folder, "state", "journal.sqlite"), timeout=10)
+        with database:
+            database.execute(
+                "UPDATE change SET patch = CAST(? AS BLOB) WHERE seq = ?",
+                ('[{"op":"replace","path":"/primes/count","value":41}]', last - 1),
+            )
+        database.close()
+        again = start_inspected_daemon(folder)
+        try:
+            wait = waiting(browser, 20)
+            browser.get(again.inspector)
+            browser.find_element(By.CSS_SELECTOR, 'nav button[data-view="replay"]').click()
+            browser.find_element(By.CSS_SELECTOR, "#replay-form button").click()
+            wait.until(lambda b: b.find_element(By.ID, "replay-difference").is_displayed())
+            assert f"seq {last - 1}" in text_of(browser, "#replay-summary")
+            journaled, replayed = text_of(browser, "#replay-journaled"), text_of(browser, "#replay-replayed")
+            assert "primes.count" in journaled and "41" in journaled, journaled
+            assert "primes.count" in replayed and "2" in replayed and "41" not in replayed, replayed
+            shoot(browser, "replay-divergence")
+        finally:
+            assert again.terminate() == 0, again.log()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -19,8 +19,10 @@ final class ActorHost: FeatureHost {
   let name: String
   private let store: any HostedStore
   private let sink: ChangeSink
-  /// What the reductions read of the date and UUIDs, for the journal; `nil` without one.
+  /// What the reductions read of the date and UUIDs, and how long they took, for the journal;
+  /// `nil` without one.
   private let recorder: DependencyRecorder?
+  private let last: LastReduction?
   private let versions: NIOLoopBoundBox<Versions>
   private let observation = Mutex<StoreObservation?>(nil)
 
@@ -35,11 +37,14 @@ final class ActorHost: FeatureHost {
     var seq: UInt64 = 0
   }
 
-  fileprivate init(name: String, store: any HostedStore, loop: any EventLoop, sink: ChangeSink, recorder: DependencyRecorder?) {
+  fileprivate init(
+    name: String, store: any HostedStore, loop: any EventLoop, sink: ChangeSink, recorder: DependencyRecorder?, last: LastReduction?
+  ) {
     self.name = name
     self.store = store
     self.sink = sink
     self.recorder = recorder
+    self.last = last
     self.versions = NIOLoopBoundBox.makeBoxSendingValue(Versions(reported: 0, changed: 0), eventLoop: loop)
   }
 
@@ -70,8 +75,10 @@ final class ActorHost: FeatureHost {
     // With a journal, what the reductions read of the date and UUIDs is journaled with their
     // changes, for `Replay`.
     let recorder = sink.isJournaled ? DependencyRecorder() : nil
+    // And how long each reduction took, from the same measurement as the metrics'.
+    let last = sink.isJournaled ? LastReduction() : nil
     let makeReducer: @Sendable () -> _TimedReducer<_RecordingReducer<R>> = {
-      _TimedReducer(base: _RecordingReducer(base: reducer(), recorder: recorder), metrics: metrics)
+      _TimedReducer(base: _RecordingReducer(base: reducer(), recorder: recorder), metrics: metrics, last: last)
     }
     let store = DependencyRecorder.recording(recorder, prepareDependencies) { dependencies in
       Store<LocalState, LocalAction>(
@@ -79,7 +86,7 @@ final class ActorHost: FeatureHost {
         effectActions: effectActions, timers: timers
       )
     }
-    let host = try await store.observing(name: name, loop: executor.loop, sink: sink, recorder: recorder)
+    let host = try await store.observing(name: name, loop: executor.loop, sink: sink, recorder: recorder, last: last)
     return RoutedFeature(
       host: host,
       offer: { action, _, ticket, cause in
@@ -110,6 +117,7 @@ final class ActorHost: FeatureHost {
   fileprivate func published(_ change: StateChange, cause: (any Sendable)?) {
     var cause = self.sink.isJournaled ? (cause as? ChangeCause) ?? .effect(nil) : nil
     if let readings = self.recorder?.take() { cause?.dependencies = readings }
+    if let nanoseconds = self.last?.take() { cause?.reduceNanoseconds = nanoseconds }
     guard let seq = self.sink.append(change.patch, cause: cause) else { return }
     self.versions.withValue { versions in
       versions.changed = change.version
@@ -147,36 +155,47 @@ extension Store: HostedStore {}
 extension Store where State: Encodable {
   /// Observes the store into a new host, on the store's isolation: no change can come between
   /// the version the host starts from and its observer.
-  fileprivate func observing(name: String, loop: any EventLoop, sink: ChangeSink, recorder: DependencyRecorder?) throws -> ActorHost {
-    let host = ActorHost(name: name, store: self, loop: loop, sink: sink, recorder: recorder)
+  fileprivate func observing(
+    name: String, loop: any EventLoop, sink: ChangeSink, recorder: DependencyRecorder?, last: LastReduction?
+  ) throws -> ActorHost {
+    let host = ActorHost(name: name, store: self, loop: loop, sink: sink, recorder: recorder, last: last)
     let (snapshot, observation) = try self.observe(includingCauses: { host.published($0, cause: $1) })
     host.observed(from: snapshot.version, through: observation)
     return host
   }
 }
 
-/// Runs `base`, timing each reduction into the feature's metrics: two reads of the monotonic
-/// clock around the reducer, nothing else. Without metrics it is `base` itself.
+/// Runs `base`, timing each reduction into the feature's metrics and, with a journal, into
+/// ``LastReduction`` for the change it makes: two reads of the monotonic clock around the
+/// reducer, nothing else. With neither it is `base` itself.
 struct _TimedReducer<Base: Reducer>: Reducer {
   let base: Base
   let metrics: FeatureMetrics?
+  let last: LastReduction?
 
   func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
-    guard let metrics = self.metrics else { return self.base.reduce(into: &state, action: action) }
+    guard self.metrics != nil || self.last != nil else { return self.base.reduce(into: &state, action: action) }
     let start = MonotonicClock.now
     let effect = self.base.reduce(into: &state, action: action)
-    metrics.reduced(nanoseconds: MonotonicClock.now &- start)
+    Self.took(MonotonicClock.now &- start, metrics: self.metrics, last: self.last)
     return effect
   }
 
   func _resolve() -> (inout Base.State, Base.Action) -> Effect<Base.Action> {
     let reduce = self.base._resolve()
-    guard let metrics = self.metrics else { return reduce }
+    let (metrics, last) = (self.metrics, self.last)
+    guard metrics != nil || last != nil else { return reduce }
     return { state, action in
       let start = MonotonicClock.now
       let effect = reduce(&state, action)
-      metrics.reduced(nanoseconds: MonotonicClock.now &- start)
+      Self.took(MonotonicClock.now &- start, metrics: metrics, last: last)
       return effect
     }
+  }
+
+  @inline(__always)
+  private static func took(_ nanoseconds: UInt64, metrics: FeatureMetrics?, last: LastReduction?) {
+    metrics?.reduced(nanoseconds: nanoseconds)
+    last?.record(nanoseconds: nanoseconds)
   }
 }

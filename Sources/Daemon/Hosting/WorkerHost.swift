@@ -230,6 +230,7 @@ final class WorkerHost: FeatureHost, SupervisedWorker {
       }
       var cause = answered.cause
       if let readings { cause?.dependencies = DependencyReadings(json: readings) }
+      if nanoseconds > 0 { cause?.reduceNanoseconds = nanoseconds }
       var seq: UInt64?
       if let patch, !patch.isEmpty { seq = self.sink.append(composed: patch, cause: cause) }
       answered.ticket?.done(seq ?? self.sink.currentSeq)

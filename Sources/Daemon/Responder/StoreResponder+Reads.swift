@@ -83,6 +83,7 @@ extension StoreResponder {
     var sample = MetricsSample(
       connections: self.counters.connections.load(ordering: .relaxed),
       subscribers: self.subscriptions.count,
+      subscribersByPath: self.subscriptions.subscribersByPath(limit: MetricsSample.pathsShown),
       queuedChanges: queues.queued,
       deepestQueue: queues.deepest,
       seq: self.changeLog.currentSeq,

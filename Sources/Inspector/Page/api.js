@@ -76,6 +76,13 @@ export function valueAt(value, pointer) {
   return node;
 }
 
+/** How long the change's reduction took, as the journal kept it; empty when it did not. */
+export function reduceTime(entry) {
+  const nanoseconds = entry.reduceNanoseconds;
+  if (nanoseconds === undefined) return '';
+  return nanoseconds < 1e6 ? `${(nanoseconds / 1e3).toFixed(1)} µs` : `${(nanoseconds / 1e6).toFixed(2)} ms`;
+}
+
 /** Compact JSON, cut short past `limit` characters. */
 export function brief(value, limit = 120) {
   const text = value === undefined ? '(none)' : JSON.stringify(value);

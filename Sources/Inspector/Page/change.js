@@ -1,7 +1,7 @@
 // One change: its cause, its JSON Patch as a readable diff, and its feature's state before and
 // after it, as a tree; step buttons move to the change before or after.
 
-import { brief, element, get, pathName, valueAt } from './api.js';
+import { brief, element, get, pathName, reduceTime, valueAt } from './api.js';
 import { renderTree } from './tree.js';
 
 export class ChangeView {
@@ -33,7 +33,8 @@ export class ChangeView {
     const when = new Date(entry.time * 1000).toISOString();
     const who = entry.certificate !== undefined ? ` from certificate ${entry.certificate}`
       : entry.uid !== undefined ? ` from uid ${entry.uid}, pid ${entry.pid}` : '';
-    document.getElementById('change-cause').textContent = `${entry.origin ?? 'cause not known'}${who}, ${when}`;
+    const took = reduceTime(entry) ? `, reduced in ${reduceTime(entry)}` : '';
+    document.getElementById('change-cause').textContent = `${entry.origin ?? 'cause not known'}${who}, ${when}${took}`;
     document.getElementById('change-action').textContent = entry.action === undefined ? '(action not known)' : JSON.stringify(entry.action);
     document.getElementById('state-feature').textContent = entry.feature ?? 'the application';
     const [before, after] = await Promise.all([
