@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SwitchyardDaemonConfiguration
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardServer
