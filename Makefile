@@ -1,7 +1,8 @@
 # Switchyard — the two commands of the quick start, and a few more.
 #
 #   make run     build and start switchyardd in the foreground, serving PrimeTime
-#   make test    build everything and run every test (the fuzz targets briefly too)
+#   make test    build everything and run every test (the fuzz targets briefly too): what CI runs
+#   make test-quick  the build, the Swift suite and the Python suite without its slowest parts
 #   make examples-test  build each application in Examples/ from its own package and test it
 #   make docs-test  check that the tutorial's code is the code of Examples/Tutorial
 #   make bench   run the runtime benchmarks and print their ratios to the references
@@ -82,8 +83,33 @@ deps:
 build: deps
 	$(SWIFT_BUILD) $(SWIFT_FLAGS) --build-tests
 
-test: build python-test docs-test systemd-test fuzz-brief examples-test
+# Everything CI runs. The fuzzers' build (a package of its own, instrumented) runs beside the
+# suites that mostly wait on daemons — Python, the docs checks, nspawn — at the lowest priority, so
+# it takes the cores they leave idle and not their time; the fuzzers then run on what it built.
+test: build
+	$(MAKE) --no-print-directory -j2 SKIP_BUILD=1 suites-beside-fuzz-build fuzz-build
+	$(MAKE) --no-print-directory SKIP_BUILD=1 fuzz-brief examples-test
 	BUILD_DIR=$(BUILD_DIR) scripts/swift-test-with-deadline $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+# The check to run before a commit: the build, the Swift suite, the docs checks and the Python
+# suite without its slowest parts (a browser, network namespaces, the live fuzzer's 100,000
+# inputs: 10,000 here). `make test` runs all of it, and nspawn, the fuzzers and the examples.
+QUICK_PYTHON_SKIPS := --ignore=Tests/Python/test_inspector_browser.py --ignore=Tests/Python/test_tls_netns.py
+.PHONY: test-quick
+test-quick: build docs-test $(PYTHON_STAMP)
+	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
+	  SWITCHYARD_FUZZ_INPUTS=10000 $(VENV)/bin/python3 -m pytest -q -m "not handover" $(QUICK_PYTHON_SKIPS) Tests/Python
+	BUILD_DIR=$(BUILD_DIR) scripts/swift-test-with-deadline $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+# One after the other: they start daemons and time them, and would crowd each other.
+.PHONY: suites-beside-fuzz-build
+suites-beside-fuzz-build:
+	$(MAKE) --no-print-directory python-test
+	$(MAKE) --no-print-directory docs-test
+	$(MAKE) --no-print-directory systemd-test
+
+# The stages build first, except in `make test`, which has built once before them (SKIP_BUILD=1).
+BUILD_FIRST = $(if $(SKIP_BUILD),,build)
 
 # Examples/: applications on Switchyard, each a package of its own that depends on this one by
 # path, tested there — its unit tests and its end-to-end tests, which drive its daemon with this
@@ -94,7 +120,7 @@ test: build python-test docs-test systemd-test fuzz-brief examples-test
 EXAMPLES       := Flags Tutorial
 EXAMPLES_BUILD ?= $(abspath $(BUILD_DIR))
 .PHONY: examples-test
-examples-test: build
+examples-test: $(BUILD_FIRST)
 	@for example in $(EXAMPLES); do \
 	  $(MAKE) -C Examples/$$example test SWIFT=$(SWIFT) BUILD_PATH=$(EXAMPLES_BUILD) \
 	    SWITCHYARD_CLI="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyard" || exit 1; \
@@ -107,7 +133,7 @@ PYTHON_REQUIREMENTS := Tests/Python/requirements.txt
 PYTHON_STAMP        := $(BUILD_DIR)/python-requirements.stamp
 
 .PHONY: python-test
-python-test: build $(PYTHON_STAMP)
+python-test: $(BUILD_FIRST) $(PYTHON_STAMP)
 	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
 	  SWITCHYARD_SCREENSHOTS=$(BUILD_DIR)/inspector-screenshots $(VENV)/bin/python3 -m pytest -q -m "not handover" Tests/Python
 
@@ -159,11 +185,14 @@ test-tsan: deps
 FUZZ_DIR     ?= .build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 1
-.PHONY: fuzz fuzz-brief
+.PHONY: fuzz fuzz-brief fuzz-build
 fuzz:
 	SWIFT=$(SWIFT) FUZZ_BUILD_DIR=$(abspath $(FUZZ_DIR)) FUZZ_JOBS=$(FUZZ_JOBS) Fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-brief:
 	SWIFT=$(SWIFT) FUZZ_BUILD_DIR=$(abspath $(FUZZ_DIR)) FUZZ_CONFIGURATION=debug FUZZ_JOBS=2 Fuzz/run.sh 5
+# fuzz-brief's build alone, at the lowest priority (`make test` runs it beside other stages).
+fuzz-build:
+	SWIFT=$(SWIFT) FUZZ_BUILD_DIR=$(abspath $(FUZZ_DIR)) FUZZ_CONFIGURATION=debug FUZZ_JOBS=2 nice -n 19 Fuzz/run.sh build
 
 # The live protocol fuzzer (Tests/Python/test_live_fuzz.py) at length: a million invalid inputs
 # against a release build while a well-behaved client keeps calling. `make test` sends 100,000.
@@ -258,7 +287,7 @@ clean:
 # real systemd 252 as PID 1 in systemd-nspawn against the debug build: socket activation, notify,
 # watchdog, reload, journal fields, clean stop. Needs root.
 .PHONY: systemd-test
-systemd-test: build
+systemd-test: $(BUILD_FIRST)
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/unit-checks.sh
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/nspawn-e2e.sh
 

@@ -250,6 +250,23 @@ let package = Package(
       ],
       path: "Sources/Workers"
     ),
+    // A feature's store as the daemon runs it, apart from routing: what its reductions read of
+    // the date and UUIDs, recorded for the journal; and in a worker process, the store behind the
+    // link. Neither NIO's channels nor the pipeline: actions come to it as their bytes.
+    .target(
+      name: "SwitchyardFeatureStore",
+      dependencies: [
+        "SwitchyardSynchronization",
+        "SwitchyardJSON",
+        "SwitchyardJournal",
+        "SwitchyardRuntime",
+        "SwitchyardTiming",
+        "SwitchyardWorkers",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Sources/FeatureStore"
+    ),
     // The Varlink server: listeners, connections, the call/answer machinery, limits and
     // timeouts. It knows the protocol and nothing of what the calls mean: the daemon's responder
     // answers them.
@@ -321,6 +338,25 @@ let package = Package(
       ],
       path: "Sources/Access"
     ),
+    // The daemon's configuration: its own sections and each part's, pulled back into one
+    // `DaemonConfiguration` read through one source, and the live copy a reload replaces. It
+    // knows the parts' settings and nothing of the pipeline.
+    .target(
+      name: "SwitchyardDaemonConfiguration",
+      dependencies: [
+        "SwitchyardSettings",
+        "SwitchyardSynchronization",
+        "SwitchyardAccess",
+        "SwitchyardJournal",
+        "SwitchyardMetrics",
+        "SwitchyardServer",
+        "SwitchyardSystemd",
+        "SwitchyardWorkers",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Configuration", package: "swift-configuration"),
+      ],
+      path: "Sources/DaemonConfiguration"
+    ),
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
@@ -336,6 +372,8 @@ let package = Package(
         "SwitchyardVarlink",
         "SwitchyardSystemd",
         "SwitchyardWorkers",
+        "SwitchyardFeatureStore",
+        "SwitchyardDaemonConfiguration",
         "SwitchyardServer",
         "SwitchyardMetrics",
         "SwitchyardInspector",
@@ -569,6 +607,25 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "DaemonConfigurationTests",
+      dependencies: [
+        "SwitchyardDaemonConfiguration",
+        "SwitchyardSettings",
+        "SwitchyardSystemd",
+      ]
+    ),
+    .testTarget(
+      name: "FeatureStoreTests",
+      dependencies: [
+        "SwitchyardFeatureStore",
+        "SwitchyardJSON",
+        "SwitchyardJournal",
+        "SwitchyardRuntime",
+        "SwitchyardWorkers",
+        .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
     .testTarget(

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for SECONDS: Fuzz/run.sh SECONDS [TARGET…]
+# (`Fuzz/run.sh build` builds them and runs nothing).
 #
 #   FUZZ_BUILD_DIR  the scratch path (default: .build-fuzz at the repository's root)
 #   FUZZ_CONFIGURATION  release (default) or debug
@@ -32,12 +33,17 @@ fi
 
 # The build's log is shown only when it fails or warns: a brief run should print its table.
 mkdir -p "$build"
-if ! "$swift" build -c "$configuration" --package-path "$fuzz_dir" --scratch-path "$build" >"$build/build.log" 2>&1; then
+# SwiftPM plans the build again in an environment it has not seen (make's variables differ between
+# `make test`'s build of the fuzzers and their run), and lists swift-dependencies' traits in the
+# order of a Set: without make's variables and with fixed hashing, the second plan compiles nothing.
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES SWIFT_DETERMINISTIC_HASHING=1 "$swift" build -c "$configuration" --package-path "$fuzz_dir" --scratch-path "$build" \
+  >"$build/build.log" 2>&1; then
   cat "$build/build.log" >&2
   echo "error: the fuzz build failed" >&2
   exit 1
 fi
 grep -E 'warning:' "$build/build.log" || true
+[ "$seconds" = build ] && exit 0
 # SwiftPM's link to <triple>/<configuration>: asking `swift build --show-bin-path` costs a second.
 bin="$build/$configuration"
 

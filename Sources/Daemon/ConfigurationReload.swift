@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import SwitchyardDaemonConfiguration
 import SwitchyardSystemd
 import UnixSignals
 

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SwitchyardCluster
+import SwitchyardDaemonConfiguration
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardServer

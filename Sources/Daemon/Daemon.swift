@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SwitchyardAccess
+import SwitchyardDaemonConfiguration
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime

@@ -1,4 +1,5 @@
 import Logging
+import SwitchyardDaemonConfiguration
 import SwitchyardJournal
 import SwitchyardPostgresJournal
 import SwitchyardRuntime

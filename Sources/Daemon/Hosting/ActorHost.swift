@@ -1,5 +1,6 @@
 import Dependencies
 import NIOCore
+import SwitchyardFeatureStore
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime

@@ -1,4 +1,5 @@
 import Logging
+import SwitchyardDaemonConfiguration
 import SwitchyardSystemd
 import SwitchyardVarlink
 

@@ -3,6 +3,7 @@ import Dependencies
 import Logging
 import NIOCore
 import SwitchyardChangeFeed
+import SwitchyardDaemonConfiguration
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime
@@ -270,14 +271,6 @@ extension Feature {
       }
     )
   }
-}
-
-/// Where a hosted feature runs.
-public enum FeatureIsolation: String, Sendable, CaseIterable {
-  /// In an actor of the daemon's process.
-  case actor
-  /// In a worker process of its own, supervised by the daemon.
-  case process
 }
 
 /// What starting a feature's host takes, whatever its isolation.

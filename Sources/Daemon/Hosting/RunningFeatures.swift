@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SwitchyardChangeFeed
+import SwitchyardDaemonConfiguration
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime

@@ -1,5 +1,6 @@
 import ConcurrencyExtras
 import Dependencies
+import SwitchyardFeatureStore
 import SwitchyardRuntime
 import SwitchyardWorkers
 

@@ -4,6 +4,7 @@ import NIOCore
 import SwitchyardAccess
 import SwitchyardChangeFeed
 import SwitchyardCluster
+import SwitchyardDaemonConfiguration
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardDaemonConfiguration
 
 /// `state.directory`, `durability.mode`, `durability.interval` and `timers.maxPending`, from the
 /// environment.

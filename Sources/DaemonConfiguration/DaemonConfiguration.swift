@@ -3,7 +3,6 @@ import Logging
 import SwitchyardAccess
 import SwitchyardJournal
 import SwitchyardMetrics
-import SwitchyardRuntime
 import SwitchyardServer
 import SwitchyardSettings
 import SwitchyardWorkers
@@ -74,7 +73,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
   }
 
   /// Reads the configuration from a file already read and parsed, and the environment.
-  static func load(parsed file: ConfigurationFile?, featureNames: [String], environment: [String: String]) throws -> Self {
+  package static func load(parsed file: ConfigurationFile?, featureNames: [String], environment: [String: String]) throws -> Self {
     var configuration = Self()
     let source = SettingsSource(file: file, environment: environment, featureNames: featureNames)
     try source.read(Self.sections, into: &configuration)

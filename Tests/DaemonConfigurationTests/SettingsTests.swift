@@ -3,7 +3,7 @@ import SwitchyardSettings
 import SwitchyardSystemd
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardDaemonConfiguration
 
 /// Every setting is declared once, with its key, and that one declaration serves both the
 /// loading and the reload's comparison.
@@ -143,10 +143,15 @@ private func inserting(_ value: Any, at path: [String], into object: [String: An
 /// config/README.md's table names every setting (`features.NAME.…` for the features').
 @Test func everySettingIsDocumented() throws {
   let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../../config/README.md").standardized
+    .appendingPathComponent("../../config/README.md").standardized
   let text = try String(contentsOf: readme, encoding: .utf8)
   for setting in DaemonConfiguration.settings {
     let row = setting.key == "features" ? "| `features.NAME." : "| `\(setting.key)` |"
     #expect(text.contains(row), "config/README.md has no row for \(setting.key)")
   }
+}
+
+/// A new path in /tmp; whoever writes it removes it.
+private func temporaryPath(_ name: String) -> String {
+  "/tmp/switchyard-\(UUID().uuidString.prefix(8))-\(name)"
 }

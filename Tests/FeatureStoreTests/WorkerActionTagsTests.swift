@@ -2,7 +2,7 @@ import SwitchyardJSON
 import SwitchyardWorkers
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardFeatureStore
 
 /// What a worker sends the daemon about the action it reduces: an effect's action sent while
 /// an action reduces waits for that action's answer, so the daemon numbers the change before

@@ -114,7 +114,7 @@ struct _WorkerTaggedReducer<Base: Reducer>: Reducer {
 /// so an action crosses no thread inside the worker.
 ///
 /// Returns when the daemon closes the link; throws when the daemon breaks the protocol.
-func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>(
+package func runWorkerStore<LocalState: Codable & Sendable, LocalAction: Codable & Sendable, R>(
   link ends: WorkerLinkEnds,
   page: InProgressPage,
   keepsTimers: Bool,

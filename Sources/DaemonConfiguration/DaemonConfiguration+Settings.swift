@@ -3,7 +3,6 @@ import Foundation
 import SwitchyardAccess
 import SwitchyardJournal
 import SwitchyardMetrics
-import SwitchyardRuntime
 import SwitchyardServer
 import SwitchyardSettings
 import SwitchyardWorkers
@@ -11,7 +10,7 @@ import SwitchyardWorkers
 extension DaemonConfiguration {
   /// Every section, in the order they are read: the daemon's own and each part's, pulled back
   /// into this configuration. The defaults are the values' initial ones.
-  static var sections: [SettingsSection<Self>] {
+  package static var sections: [SettingsSection<Self>] {
     var sections: [SettingsSection<Self>] = [
       SettingsSection(
         "socket",
@@ -56,7 +55,7 @@ extension DaemonConfiguration {
   }
 
   /// Every setting, section by section, in the order they are read.
-  static var settings: [Setting<Self>] {
+  package static var settings: [Setting<Self>] {
     Self.sections.flatMap(\.settings)
   }
 }

@@ -1,8 +1,9 @@
 import Dependencies
 import Foundation
+import SwitchyardJSON
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardFeatureStore
 @testable import SwitchyardJournal
 @testable import SwitchyardRuntime
 

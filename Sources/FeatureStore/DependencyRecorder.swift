@@ -23,17 +23,19 @@ import SwitchyardSynchronization
 /// date meanwhile, on another thread, gets the date and is not recorded. Nothing is locked
 /// unless a reduction read something. A reduction's first ``limit`` readings of each are kept,
 /// whatever an action makes it read: what is journaled with a change stays small.
-final class DependencyRecorder: Sendable {
-  static let limit = DependencyReadings.limit
+package final class DependencyRecorder: Sendable {
+  package static let limit = DependencyReadings.limit
 
   /// The thread reducing now; 0 between reductions.
-  private let reducingThread = Atomic<UInt>(0)
-  private let hasReadings = Atomic<Bool>(false)
+  @usableFromInline let reducingThread = Atomic<UInt>(0)
+  @usableFromInline let hasReadings = Atomic<Bool>(false)
   private let readings = Mutex(DependencyReadings())
+
+  package init() {}
 
   /// Wraps the date and UUID generators in `dependencies` so that what they give during a
   /// reduction is recorded; other dependencies are left as they are.
-  @Sendable func install(in dependencies: inout DependencyValues) {
+  @Sendable package func install(in dependencies: inout DependencyValues) {
     let date = dependencies.date
     let uuid = dependencies.uuid
     dependencies.date = DateGenerator { [self] in
@@ -54,7 +56,7 @@ final class DependencyRecorder: Sendable {
   /// keep them and no reduction pays for setting them; with them, the store sets the feature's
   /// and the recording generators over them for each reduction, as it would set the feature's
   /// alone. Without a recorder, the store the feature declares.
-  static func recording<S>(
+  package static func recording<S>(
     _ recorder: DependencyRecorder?, _ prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
     makeStore: (_ dependencies: (@Sendable (inout DependencyValues) -> Void)?) -> S
   ) -> S {
@@ -68,7 +70,8 @@ final class DependencyRecorder: Sendable {
 
   /// Runs one reduction, recording what it reads; what an earlier one read and nobody took
   /// (it changed nothing) is forgotten first.
-  func reducing<T>(_ body: () -> T) -> T {
+  // Inlinable: an actor-hosted feature's every journaled reduction runs through it.
+  @inlinable package func reducing<T>(_ body: () -> T) -> T {
     if self.hasReadings.load(ordering: .relaxed) { _ = self.take() }
     self.reducingThread.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
     defer { self.reducingThread.store(0, ordering: .relaxed) }
@@ -76,7 +79,7 @@ final class DependencyRecorder: Sendable {
   }
 
   /// What the last reduction read, and forgets it; `nil` when it read nothing.
-  func take() -> DependencyReadings? {
+  package func take() -> DependencyReadings? {
     guard self.hasReadings.load(ordering: .relaxed) else { return nil }
     self.hasReadings.store(false, ordering: .relaxed)
     return self.readings.withLock { readings in
@@ -97,16 +100,21 @@ final class DependencyRecorder: Sendable {
 
 /// Runs `base` inside its ``DependencyRecorder``'s ``DependencyRecorder/reducing(_:)``. Without
 /// a recorder (no journal to keep the readings) it is `base` itself.
-struct _RecordingReducer<Base: Reducer>: Reducer {
-  let base: Base
-  let recorder: DependencyRecorder?
+package struct _RecordingReducer<Base: Reducer>: Reducer {
+  @usableFromInline let base: Base
+  @usableFromInline let recorder: DependencyRecorder?
 
-  func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+  package init(base: Base, recorder: DependencyRecorder?) {
+    self.base = base
+    self.recorder = recorder
+  }
+
+  @inlinable package func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
     guard let recorder = self.recorder else { return self.base.reduce(into: &state, action: action) }
     return recorder.reducing { self.base.reduce(into: &state, action: action) }
   }
 
-  func _resolve() -> (inout Base.State, Base.Action) -> Effect<Base.Action> {
+  @inlinable package func _resolve() -> (inout Base.State, Base.Action) -> Effect<Base.Action> {
     let reduce = self.base._resolve()
     guard let recorder = self.recorder else { return reduce }
     return { state, action in recorder.reducing { reduce(&state, action) } }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SwitchyardDaemon
+@testable import SwitchyardDaemonConfiguration
 
 /// `metrics.listen`: off by default, `HOST:PORT` when set; `metrics.requestTimeout`: 5 s by
 /// default, a positive number of seconds when set.
