@@ -10,6 +10,7 @@ extension JournalWriter {
       try redo.append(record)
     } catch {
       pending.redoSuspended = true
+      self.redoSuspended.store(true, ordering: .releasing)
       return error
     }
     switch record {
@@ -24,6 +25,7 @@ extension JournalWriter {
   func resumeRedo(_ pending: inout Pending) -> Bool {
     guard pending.redoSuspended, pending.changes.isEmpty, pending.timers.isEmpty else { return false }
     pending.redoSuspended = false
+    self.redoSuspended.store(false, ordering: .releasing)
     guard pending.unavailable?.code == .redoFailed else { return false }
     pending.unavailable = nil
     return true

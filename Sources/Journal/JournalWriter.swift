@@ -93,6 +93,8 @@ package final class JournalWriter: Sendable {
   /// Where the batched mode writes each change before its reply, when it has one: then the
   /// writer thread commits every group, as in `off` (``RedoLog``).
   let redo: RedoLog?
+  /// Mirrors ``Pending/redoSuspended`` for ``repliesWait``, which a `Send` reads without the lock.
+  let redoSuspended = Atomic<Bool>(false)
   /// Where the writer's task runs, and waits for work.
   let thread = JournalThread(name: "journal-writer")
   /// This run, as the journal recorded it at start: written again, clean, at the stop.
@@ -185,6 +187,12 @@ package final class JournalWriter: Sendable {
       await self.run()
       self.thread.stop()
     }
+  }
+
+  /// Whether a reply must wait for ``whenDurable(_:_:)``: strict; batched without a redo log, or
+  /// while it is suspended. A change made is in the redo log by the time its reply is known.
+  package var repliesWait: Bool {
+    self.mode == .strict || (self.mode == .batched && (self.redo == nil || self.redoSuspended.load(ordering: .acquiring)))
   }
 
   /// Queues `change` for the journal; called in sequence order.
