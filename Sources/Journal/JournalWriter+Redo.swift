@@ -1,4 +1,10 @@
 extension JournalWriter {
+  /// The last change counted as kept: in the batched mode with a redo log, SQLite may not have
+  /// committed it yet.
+  package var keptSeq: UInt64 {
+    self.pending.withLock { $0.durableSeq }
+  }
+
   /// Writes `record` into the redo log, under the lock, when the batched mode has one: once
   /// written it counts as kept, and its reply need wait for no commit. Returns why it could not
   /// be written; then the log is suspended and changes count as kept once SQLite commits them,
