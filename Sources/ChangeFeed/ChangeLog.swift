@@ -116,9 +116,10 @@ package final class ChangeLog: Sendable {
   }
 
   /// Whether a change is answered only once the journal keeps it (``whenDurable(_:_:)`` may
-  /// wait): not without a journal, nor with durability off.
+  /// wait): not without a journal, nor with durability off, nor in the batched mode once the
+  /// change made is in its redo log (``JournalWriter/repliesWait``).
   @inlinable package var answersWaitForTheJournal: Bool {
-    self.journal?.mode.waitsForTheJournal ?? false
+    self.journal?.repliesWait ?? false
   }
 
   /// Whether a journal keeps the changes: only then are their causes worth making.

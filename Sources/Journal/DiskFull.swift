@@ -15,6 +15,7 @@ enum DiskFull {
     switch error {
     case let error as DatabaseError: error.resultCode == .SQLITE_FULL
     case let error as POSIXError: error.code == .ENOSPC || error.code == .EDQUOT
+    case let error as RedoLog.WriteError: error.isDiskFull
     default: false
     }
   }

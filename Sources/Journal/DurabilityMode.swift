@@ -6,8 +6,8 @@ public enum DurabilityMode: String, Sendable, CaseIterable, Equatable {
   /// Once the change is committed and on the disk (fsync); one fsync serves every change written
   /// together. Nothing acknowledged is lost, even to a power cut.
   case strict
-  /// Once the change is committed; the journal is forced onto the disk at most every
-  /// `durability.interval`. A crash of the daemon loses nothing it acknowledged, a power cut at
+  /// Once the change is in the redo log (SQLite's journal: ``RedoLog``) or committed (another
+  /// engine); the journal is forced onto the disk at most every `durability.interval`. A crash of the daemon loses nothing it acknowledged, a power cut at
   /// most an interval of changes (Redis's `appendfsync everysec`).
   case batched
   /// At once; the journal is written behind and left to the operating system. A crash of the

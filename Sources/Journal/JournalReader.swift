@@ -30,6 +30,14 @@ package final class JournalReader: Sendable {
     Task(executorPreference: self.thread, operation: body)
   }
 
+  /// Runs `body` on the reader's thread once the journal holds every change counted as kept so
+  /// far (at once while it cannot be written): a backup then holds every change acknowledged
+  /// before it, though the batched mode's redo log answers before SQLite commits.
+  package func readKept(_ body: @escaping @Sendable () async -> Void) {
+    guard self.writer.unavailable == nil else { return self.read(body) }
+    self.read(once: self.writer.keptSeq, body)
+  }
+
   /// Runs `body` on the reader's thread once the journal holds the change numbered `seq`.
   package func read(once seq: UInt64, _ body: @escaping @Sendable () async -> Void) {
     self.writer.whenCommitted(after: seq == 0 ? 0 : seq - 1) { _ in self.read(body) }

@@ -13,6 +13,9 @@ package struct JournalWriteError: Error, CustomStringConvertible, Sendable {
     case commitFailed
     /// What was committed could not be forced onto the disk: tried again each interval.
     case syncFailed
+    /// A change could not be written to the batched mode's redo log: SQLite commits it, and
+    /// the log goes on once SQLite holds everything queued.
+    case redoFailed
   }
 
   package let code: Code

@@ -18,13 +18,13 @@ extension JournalWriter {
       self.waitForWork(lastSync: lastSync, lingering: underLoad)
       underLoad = false
       self.takeConnection()
-      let (batch, timers, timersTaken, snapshots, isClosed) = self.pending.withLock { pending in
+      let (batch, timers, timersTaken, snapshots, isClosed, redoTaken) = self.pending.withLock { pending in
         defer {
           pending.changes.removeAll(keepingCapacity: true)
           pending.timers.removeAll()
           pending.snapshots.removeAll()
         }
-        return (pending.changes, pending.timers, pending.submittedTimers, pending.snapshots, pending.isClosed)
+        return (pending.changes, pending.timers, pending.submittedTimers, pending.snapshots, pending.isClosed, self.redo?.lastRecord)
       }
       if !batch.isEmpty || !timers.isEmpty {
         var written = false
@@ -60,6 +60,7 @@ extension JournalWriter {
           underLoad = batch.count > 1
           self.pending.withLock { $0.writerWritesNext = false }
           self.committed(upTo: batch.last?.seq, timers: timersTaken)
+          self.reclaimRedo(upTo: redoTaken)
           // Each strict commit is on the disk: the mark follows, once an interval.
           if self.mode == .strict, let last = batch.last, ContinuousClock.now - lastMark >= self.interval {
             lastMark = .now
@@ -220,6 +221,8 @@ extension JournalWriter {
       try await self.journal.sync()
       self.report?.synced(seq)
       self.markReached(seq)
+      // A group given up keeps its records, for the next start to commit.
+      if clean { self.removeRedo() }
     } catch {
       self.logger.error("cannot force the journal onto the disk at the stop", metadata: ["error": "\(error)"])
     }

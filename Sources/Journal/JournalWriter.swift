@@ -5,33 +5,6 @@ import SwitchyardJSON
 import SwitchyardSynchronization
 import SwitchyardTiming
 
-/// When the composed state is written as a snapshot, and how much of the journal is kept.
-package struct SnapshotPolicy: Sendable, Equatable {
-  /// A snapshot every this many changes (`snapshots.every`).
-  package var every: Int
-  /// And, when set, a snapshot with the first change once this much time has passed since the
-  /// last one (`snapshots.interval`).
-  package var interval: Duration?
-  /// How many snapshots are kept (`snapshots.keep`).
-  package var keep: Int
-  /// How many changes are kept even behind the oldest snapshot (`journal.retention`), for
-  /// subscribers that resume and for the history.
-  package var retention: Int
-  /// When set, changes behind the oldest snapshot kept that are older than this are pruned too,
-  /// however few (`journal.retentionAge`).
-  package var retentionAge: Duration?
-
-  package init(
-    every: Int = 10_000, interval: Duration? = nil, keep: Int = 2, retention: Int = 100_000, retentionAge: Duration? = nil
-  ) {
-    self.every = every
-    self.interval = interval
-    self.keep = keep
-    self.retention = retention
-    self.retentionAge = retentionAge
-  }
-}
-
 /// Writes the changes the daemon's change log hands it into the journal, so that no event loop
 /// ever waits for the disk: whatever has come in since the last write goes into one transaction
 /// (group commit), and one fsync serves all of it.
@@ -47,11 +20,14 @@ package struct SnapshotPolicy: Sendable, Equatable {
 /// ``DurabilityMode/off`` both go on at once.
 ///
 /// Who commits:
+/// - **batched** with a ``RedoLog`` (SQLite's journal, in the daemon): the writer's task, as in
+///   `off`; the change counts as kept once ``submit(_:)`` has written it into the redo log, on
+///   the thread that made it, so replies and subscribers wait for no commit.
 /// - **strict** and **off**: the writer's task, always (`JournalWriter+Thread`), on a
 ///   ``JournalThread`` of its own: an engine that blocks on the disk blocks that thread only,
 ///   one that answers asynchronously frees it until the commit is acknowledged.
-/// - **batched**, with an engine that commits inline (``InlineCommitting``, SQLite): the event
-///   loop the change was made on, at the end of what it is doing, when the change is the only
+/// - **batched** without a redo log, with an engine that commits inline (``InlineCommitting``,
+///   SQLite): the event loop the change was made on, at the end of what it is doing, when the change is the only
 ///   one queued and the writer thread sleeps (`JournalWriter+Loop`): a `write` into the page
 ///   cache, as Redis's `appendfsync everysec` writes its AOF on its loop, which saves a lone
 ///   reply two cross-thread wake-ups. Several changes at once mean the loop has other work:
@@ -101,6 +77,9 @@ package final class JournalWriter: Sendable {
     var unsyncedGroups = 0
     /// The writer thread sleeps: nothing queued for it, no fsync due.
     var writerSleeps = false
+    /// A record could not be written to the redo log: changes count as kept once committed,
+    /// until SQLite has everything queued and the log goes on.
+    var redoSuspended = false
   }
 
   package let journal: any Journal
@@ -111,6 +90,11 @@ package final class JournalWriter: Sendable {
   let snapshots: SnapshotPolicy
   /// Where the batched mode commits the changes made on it; `nil`: always the writer thread.
   let loop: (any CommitLoop)?
+  /// Where the batched mode writes each change before its reply, when it has one: then the
+  /// writer thread commits every group, as in `off` (``RedoLog``).
+  let redo: RedoLog?
+  /// Mirrors ``Pending/redoSuspended`` for ``repliesWait``, which a `Send` reads without the lock.
+  let redoSuspended = Atomic<Bool>(false)
   /// Where the writer's task runs, and waits for work.
   let thread = JournalThread(name: "journal-writer")
   /// This run, as the journal recorded it at start: written again, clean, at the stop.
@@ -168,6 +152,7 @@ package final class JournalWriter: Sendable {
     lastSeq: UInt64,
     lastSnapshotSeq: UInt64,
     loop: (any CommitLoop)? = nil,
+    redo: RedoLog? = nil,
     run: RunRecord? = nil,
     report: DurabilityReport? = nil,
     reached: ReachedMark? = nil,
@@ -183,7 +168,8 @@ package final class JournalWriter: Sendable {
     self.interval = interval
     self.snapshots = snapshots
     self.inline = journal as? any InlineCommitting
-    self.loop = mode == .batched && self.inline != nil ? loop : nil
+    self.redo = mode == .batched ? redo : nil
+    self.loop = mode == .batched && self.inline != nil && self.redo == nil ? loop : nil
     self.runRecord = run
     self.report = report
     self.reached = reached
@@ -203,31 +189,40 @@ package final class JournalWriter: Sendable {
     }
   }
 
+  /// Whether a reply must wait for ``whenDurable(_:_:)``: strict; batched without a redo log, or
+  /// while it is suspended. A change made is in the redo log by the time its reply is known.
+  package var repliesWait: Bool {
+    self.mode == .strict || (self.mode == .batched && (self.redo == nil || self.redoSuspended.load(ordering: .acquiring)))
+  }
+
   /// Queues `change` for the journal; called in sequence order.
   package func submit(_ change: JournaledChange) {
     let onLoop = self.loop?.inEventLoop == true
-    let (wasIdle, schedule) = self.pending.withLock { pending in
+    let (wasIdle, schedule, redoFailure) = self.pending.withLock { pending in
       pending.changes.append(change)
-      return (pending.changes.count == 1, self.schedulesLoopCommit(onLoop, &pending))
+      let redoFailure = self.keepInRedo(.change(change), &pending)
+      return (pending.changes.count == 1, self.schedulesLoopCommit(onLoop, &pending), redoFailure)
     }
-    self.wake(wasIdle: wasIdle, schedule: schedule)
+    self.wake(wasIdle: wasIdle, schedule: schedule, redoFailure: redoFailure)
   }
 
   /// Queues a durable timer's scheduling, cancellation or firing for the journal; a reply that
   /// waits for a change made after it waits for it too.
   package func submit(_ operation: TimerOperation) {
     let onLoop = self.loop?.inEventLoop == true
-    let (wasIdle, schedule) = self.pending.withLock { pending in
+    let (wasIdle, schedule, redoFailure) = self.pending.withLock { pending in
       pending.timers.append(operation)
       pending.submittedTimers += 1
-      return (pending.changes.isEmpty && pending.timers.count == 1, self.schedulesLoopCommit(onLoop, &pending))
+      let redoFailure = self.keepInRedo(.timer(operation), &pending)
+      return (pending.changes.isEmpty && pending.timers.count == 1, self.schedulesLoopCommit(onLoop, &pending), redoFailure)
     }
-    self.wake(wasIdle: wasIdle, schedule: schedule)
+    self.wake(wasIdle: wasIdle, schedule: schedule, redoFailure: redoFailure)
   }
 
   /// What was just queued is committed on the loop (scheduled once for all that is queued
   /// there meanwhile), or by the writer thread, woken when it had nothing to do.
-  private func wake(wasIdle: Bool, schedule: Bool) {
+  private func wake(wasIdle: Bool, schedule: Bool, redoFailure: RedoLog.WriteError?) {
+    if let redoFailure { self.unavailable(because: JournalWriteError(.redoFailed, underlying: redoFailure)) }
     if schedule {
       self.loop?.execute { self.commitOnLoop() }
     } else if wasIdle {
@@ -366,9 +361,10 @@ package final class JournalWriter: Sendable {
   func committed(upTo seq: UInt64?, timers: Int) {
     typealias Follower = (seq: UInt64, body: @Sendable (_ isClosed: Bool) -> Void)
     typealias Waiter = (seq: UInt64, timers: Int, body: @Sendable (String?) -> Void)
-    let (followers, waiters, durableSeq, firstUnsynced) = self.pending.withLock {
-      pending -> ([Follower], [Waiter], UInt64?, Bool) in
+    let (followers, waiters, durableSeq, firstUnsynced, redoResumes) = self.pending.withLock {
+      pending -> ([Follower], [Waiter], UInt64?, Bool, Bool) in
       pending.unsyncedGroups += 1
+      let redoResumes = self.resumeRedo(&pending)
       let firstUnsynced = pending.unsyncedGroups == 1
       var followers: [Follower] = []
       if let seq, seq > pending.committedSeq {
@@ -376,14 +372,15 @@ package final class JournalWriter: Sendable {
         followers = pending.followers.filter { $0.seq < seq }
         pending.followers.removeAll { $0.seq < seq }
       }
-      guard self.mode.waitsForTheJournal else { return (followers, [], nil, firstUnsynced) }
+      guard self.mode.waitsForTheJournal else { return (followers, [], nil, firstUnsynced, redoResumes) }
       if let seq { pending.durableSeq = max(pending.durableSeq, seq) }
       pending.durableTimers = max(pending.durableTimers, timers)
       let (durableSeq, durableTimers) = (pending.durableSeq, pending.durableTimers)
       let ready = pending.waiters.filter { $0.seq <= durableSeq && $0.timers <= durableTimers }
       pending.waiters.removeAll { $0.seq <= durableSeq && $0.timers <= durableTimers }
-      return (followers, ready, seq == nil ? nil : durableSeq, firstUnsynced)
+      return (followers, ready, seq == nil ? nil : durableSeq, firstUnsynced, redoResumes)
     }
+    if redoResumes { self.logger.notice("the journal is written again; accepting changes", metadata: ["redo": "resumed"]) }
     // The batched mode's fsync is due an interval after the last one: the writer thread waits
     // for it once there is something to force out.
     if firstUnsynced, self.mode == .batched { self.wakeUp.signal() }

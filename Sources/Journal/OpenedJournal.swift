@@ -32,6 +32,12 @@ package struct OpenedJournal: Sendable {
   /// What the start could not write, the disk being full, and the error: the writer writes it
   /// once there is room, and until then the journal is served read-only.
   package let unwrittenStart: (start: JournalStart, reason: JournalWriteError)?
+  /// Where the batched mode writes each change before its reply (SQLite's journal only).
+  package let redo: RedoLog?
+
+  /// Whether subscribers see a change only once the journal's writer releases it: strict, and
+  /// batched without a redo log. With one, a change is kept before subscribers are handed it.
+  package var holdsSubscribersBack: Bool { self.mode.waitsForTheJournal && self.redo == nil }
 
   package var mode: DurabilityMode { self.configuration.mode }
   package var interval: Duration { self.configuration.interval }
@@ -117,6 +123,17 @@ package struct OpenedJournal: Sendable {
         metadata: ["journal": "\(directory.journalPath)"]
       )
     }
+    // What a batched run wrote before its replies and SQLite had not committed: before recovery.
+    var redoIndex = 0
+    if engine == nil {
+      do {
+        redoIndex = try await RedoLog.replay(in: directory, into: journal, logger: logger).lastIndex
+      } catch let error as RecoveryError {
+        throw error
+      } catch {
+        throw RecoveryError(.unreadable, "cannot read the redo log: \(error)", underlying: error)
+      }
+    }
     var lastSaid: ContinuousClock.Instant?
     var recovered = try await Recovery.recover(
       from: journal, migrator: migrator,
@@ -178,10 +195,21 @@ package struct OpenedJournal: Sendable {
     } catch {
       throw RecoveryError(.unreadable, "cannot read the journal's durable timers: \(error)", underlying: error)
     }
+    var redo: RedoLog?
+    if mode == .batched, engine == nil {
+      do {
+        redo = try RedoLog(directory: directory, firstIndex: redoIndex + 1)
+      } catch {
+        logger.warning(
+          "cannot open the redo log: the batched mode commits each change before its reply instead",
+          metadata: ["error": "\(error)"]
+        )
+      }
+    }
     return OpenedJournal(
       directory: directory, journal: journal, configuration: configuration, recovered: recovered, lastChanges: lastChanges,
       timers: timers,
-      run: run, report: report, reached: reached, unwrittenStart: unwrittenStart
+      run: run, report: report, reached: reached, unwrittenStart: unwrittenStart, redo: redo
     )
   }
 }

@@ -62,7 +62,7 @@ struct RunningFeatures: Sendable {
       application = Application(initialState: try Self.decode(opened.recovered, features: application.features), features: application.features)
     }
     let initialJSON = try application.validate()
-    let holdsBack = opened?.mode.waitsForTheJournal == true
+    let holdsBack = opened?.holdsSubscribersBack == true
     let subscriptions = Subscriptions(encode: encodeChange, encodeCaused: encodeCausedChange, holdBackAfter: holdsBack ? opened?.recovered.seq : nil)
     var committed: (@Sendable (UInt64, Int) -> Void)?
     var pruneFailed: (@Sendable () -> Void)?
@@ -75,7 +75,7 @@ struct RunningFeatures: Sendable {
       JournalWriter(
         journal: opened.journal, mode: opened.mode, interval: opened.interval, snapshots: configuration.journal.snapshots,
         lastSeq: opened.recovered.seq, lastSnapshotSeq: opened.recovered.snapshotSeq,
-        loop: EventLoopCommits(loop), run: opened.run, report: opened.report, reached: opened.reached,
+        loop: EventLoopCommits(loop), redo: opened.redo, run: opened.run, report: opened.report, reached: opened.reached,
         unwrittenStart: opened.unwrittenStart.map { unwritten in (unwritten.start.write, unwritten.reason) },
         logger: logger, loopIsBusy: { requests?.othersWaiting ?? false }, released: { subscriptions.release(upTo: $0) },
         committed: committed, pruneFailed: pruneFailed

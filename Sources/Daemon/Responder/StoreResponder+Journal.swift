@@ -124,7 +124,7 @@ extension StoreResponder {
     }
     guard let reader = self.journalReader else { return .failing(VarlinkError(SwitchyardError.noJournal)) }
     return PreparedCall(isBarrier: true) { answer in
-      reader.read {
+      reader.readKept {
         do {
           let backup = try await reader.journal.backup()
           answer.reply(

@@ -119,10 +119,16 @@ import Testing
     let history = try self.history(first)
     let client = try first.connect()
     var walSizes: [UInt64: Int] = [:]
+    var walSize = try #require(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
     for expected in 1...10 as ClosedRange<UInt64> {
       #expect(try self.seq(client.call("io.switchyard.Store.Send", Self.increment)["seq"]) == expected)
-      // Answered once committed: the commit is in the WAL.
-      walSizes[expected] = try #require(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
+      // Answered once in the redo log; SQLite commits it behind, into the WAL.
+      try await eventually {
+        let size = try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0
+        defer { walSize = size }
+        return size > walSize
+      }
+      walSizes[expected] = walSize
     }
     #expect(try self.durability(first)?["synced"] == 0, "nothing forced out since the start")
     first.signal(SIGKILL)
@@ -133,6 +139,10 @@ import Testing
     // record of the last run names another boot.
     #expect(truncate(wal, off_t(walSizes[4]!)) == 0)
     try? FileManager.default.removeItem(atPath: state.path + "/journal.sqlite-shm")
+    // The redo log was never forced out: none of it reached the disk.
+    for name in try FileManager.default.contentsOfDirectory(atPath: state.path) where name.hasPrefix("redo-") {
+      try FileManager.default.removeItem(atPath: state.path + "/" + name)
+    }
     try Self.recordAnotherBoot(in: state.path + "/journal.sqlite")
 
     let second = try await daemon(state, socketPath: first.socketPath, mode: "batched", interval: "60")
