@@ -46,6 +46,7 @@ struct Status: AsyncParsableCommand {
 ///  Durability: strict, journal 0b1c2d3e… in run/state
 ///  Last stop: not clean (killed or crashed), on the same boot: nothing acknowledged lost
 ///     Clients: 2 connections, 1 subscriber
+///     Restart: took over 2 connections and 1 subscription from the process before, serving paused 41ms
 ///   Inspector: http://127.0.0.1:9464/inspector?token=…
 ///    Features: 3
 ///              primes        /primes        process  pid 4242  running  0 restarts
@@ -126,6 +127,7 @@ struct StatusView {
       "Clients",
       "\(connections) connection\(connections == 1 ? "" : "s"), \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
     )
+    if let handOver = self.status["handOver"] { field("Restart", Self.handOverText(handOver, style: style)) }
     if let listeners = self.status["listeners"]?.arrayValue {
       let counts = listeners.map { "\($0["address"]?.stringValue ?? "?") \($0["connections"]?.intValue ?? 0)" }
       field("Listeners", counts.joined(separator: ", "))
@@ -144,6 +146,27 @@ struct StatusView {
     }
     lines += Formatting.table(rows).map { String(repeating: " ", count: 13) + $0 }
     return lines.joined(separator: "\n")
+  }
+}
+
+extension StatusView {
+  /// What the start took over from the process before it: `took over 12 connections and 3
+  /// subscriptions from the process before, serving paused 41ms`.
+  static func handOverText(_ handOver: JSONValue, style: Style) -> String {
+    func count(_ key: String, _ noun: String) -> String {
+      let value = handOver[key]?.intValue ?? 0
+      return "\(value) \(noun)\(value == 1 ? "" : "s")"
+    }
+    var parts: [String] = []
+    if (handOver["connections"]?.intValue ?? 0) > 0 || handOver["pause"] != nil {
+      var text = "took over \(count("connections", "connection")) and \(count("subscriptions", "subscription")) from the process before"
+      if let pause = handOver["pause"]?.doubleValue { text += ", serving paused \(Formatting.duration(seconds: pause))" }
+      parts.append(text)
+    }
+    if (handOver["ended"]?.intValue ?? 0) > 0 {
+      parts.append(style.yellow("ended \(count("ended", "connection")) the process before left no state for (it crashed)"))
+    }
+    return parts.joined(separator: "; ")
   }
 }
 

@@ -122,6 +122,11 @@ def test_a_restart_keeps_every_connection_and_every_subscription_in_place(manage
     assert "handed the connections over" in log
     lines = took_over(manager)
     assert len(lines) == 1 and "info" in lines[0] and "connections=2" in lines[0] and "subscriptions=1" in lines[0], lines
+    handed = json.loads(status(manager, "--json"))["handOver"]
+    assert (handed["connections"], handed["subscriptions"], handed["ended"]) == (2, 1, 0), handed
+    assert 0 <= handed["pause"] < 20, handed
+    text = status(manager)
+    assert "Restart: took over 2 connections and 1 subscription from the process before, serving paused" in text, text
     assert manager.stop() == 0
 
 
@@ -239,4 +244,9 @@ def test_after_a_crash_the_connections_are_ended_not_left_waiting(manager):
     fresh = RawConnection(manager.socket_path)
     assert fresh.call("Get", {"path": "/primes/count"})["parameters"]["state"] == 1, "what was acknowledged survives"
     assert "ended without handing over" in manager.log()
+    lines = took_over(manager)
+    assert len(lines) == 1 and "connections=0" in lines[0] and "ended=2" in lines[0], lines
+    handed = json.loads(status(manager, "--json"))["handOver"]
+    assert (handed["connections"], handed["ended"], "pause" in handed) == (0, 2, False), handed
+    assert "ended 2 connections the process before left no state for (it crashed)" in status(manager)
     assert manager.stop() == 0

@@ -367,6 +367,20 @@ else
     "the new one says at info what it took over: $subscribers subscriptions" \
     "no 'took over the connections' at info with $subscribers subscriptions in the journal"
 
+  step "switchyard status says what the last start took over"
+  handover_json="$(as_member "$BIN/switchyard" status --json 2>&1 | python3 -c '
+import json, sys
+h = json.load(sys.stdin).get("handOver", {})
+print(h.get("connections"), h.get("subscriptions"), h.get("ended"), "pause" in h)' 2>&1 || true)"
+  equal "Status handOver: connections, subscriptions, ended, a pause" "$((senders + subscribers)) $subscribers 0 True" "$handover_json"
+  status_text="$(as_member "$BIN/switchyard" status 2>&1 || true)"
+  restart_line="$(grep 'Restart:' <<<"$status_text" || true)"
+  if [[ "$restart_line" == *"took over $((senders + subscribers)) connections and $subscribers subscriptions"*"serving paused"* ]]; then
+    pass "switchyard status:$restart_line"
+  else
+    fail "switchyard status has no Restart line with what was taken over" "$status_text"
+  fi
+
   step "kill -9 under load: every connection ended within 5 s, nothing acknowledged lost (README, after a crash)"
   if out="$(timeout 600 python3 /switchyard-tests/handover_clients.py "$SOCKET" crash "$crashes" "$senders" "$subscribers" 2>&1)"; then
     pass "$out"
@@ -374,6 +388,8 @@ else
     fail "connections after kill -9" "$out"
   fi
   eventually 30 as_member "$BIN/switchyard" status >/dev/null || true
+  ended="$(as_member "$BIN/switchyard" status --json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin).get("handOver", {}).get("ended", 0) > 0)' 2>&1 || true)"
+  equal "Status after a crash: the start ended the connections it had no state for" True "$ended"
   # Back to the unit's own binary for the checks below; starts in a row would reach StartLimitBurst=.
   rm -f /run/systemd/system/switchyard.service.d/50-upgrade.conf
   systemctl daemon-reload

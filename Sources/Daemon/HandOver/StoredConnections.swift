@@ -1,3 +1,4 @@
+import Logging
 import SwitchyardServer
 import SwitchyardSystemd
 
@@ -6,11 +7,16 @@ import SwitchyardSystemd
 /// over.
 struct StoredConnections: ConnectionStore {
   let store: FileDescriptorStore
+  /// Says, rate-limited, when a connection could not be kept: a restart ends it.
+  let log: ConnectionLog
 
   var capacity: Int { self.store.capacity }
 
   func keep(_ fd: CInt) -> String? {
-    guard let name = StoredDescriptors.connectionName(of: fd), self.store.store(fd, name: name) else { return nil }
+    guard let name = StoredDescriptors.connectionName(of: fd), self.store.store(fd, name: name) else {
+      self.log.refusal("could not keep a connection in the file descriptor store: a restart will end it", [:])
+      return nil
+    }
     return name
   }
 

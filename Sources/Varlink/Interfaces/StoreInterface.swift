@@ -256,9 +256,16 @@ public enum StoreInterface {
     # A listener (the Unix socket, a TCP address with TLS) and its open connections.
     type Listener (address: string, connections: int)
 
+    # What this process took over from the one before it through systemd's file descriptor
+    # store: connections served on with their state, subscriptions taken up where they were,
+    # connections ended because the process before left no state (it crashed), and how long
+    # serving paused (seconds from the old process's last answer to this one's readiness).
+    type HandOver (connections: int, subscriptions: int, ended: int, pause: ?float)
+
     # How the daemon is doing; "listeners" when it has more than its socket; "inspector", the
     # URL of the inspector in the browser (token included), only to a caller with the admin
-    # permission, when the HTTP endpoint serves it.
+    # permission, when the HTTP endpoint serves it; "handOver" when connections were handed to
+    # this process at its start.
     method Status() -> (
       uptime: float,
       features: int,
@@ -270,7 +277,8 @@ public enum StoreInterface {
       durability: Durability,
       timers: ?Timers,
       listeners: ?[]Listener,
-      inspector: ?string
+      inspector: ?string,
+      handOver: ?HandOver
     )
 
     # Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4): calls by
