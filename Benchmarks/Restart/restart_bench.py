@@ -148,7 +148,8 @@ class Bench:
         deadline = time.monotonic() + 120
         while len([n for n in self.manager.stored_names() if n.startswith("conn-")]) < total:
             if time.monotonic() > deadline:
-                sys.exit(f"only {len(self.manager.stored_names())} of {total} connections reached the store")
+                stored = len(self.manager.stored_names())
+                sys.exit(f"only {stored} of {total} connections reached the store:\n{self.manager.log()}")
             time.sleep(0.1)
         time.sleep(1)
         windows = []
