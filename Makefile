@@ -13,6 +13,7 @@
 #   make bench-scale  how the cost grows: fan-out and journal length, with plots
 #   make bench-lookups  count the Swift runtime's generic metadata look-ups per Send, by caller
 #   make bench-inspector  the inspector's first render on a long journal, its event stream under load
+#   make bench-restart  the pause a restart through systemd's fd store makes, seen by 2,000 clients
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
 #                   APP=… PACKAGE=… installs another application's daemon the same way
 #   make verify-units APP=… [DESTDIR=…]  systemd-analyze verify on APP's installed (or staged) units
@@ -135,10 +136,9 @@ PYTHON_STAMP        := $(BUILD_DIR)/python-requirements.stamp
 .PHONY: python-test
 python-test: $(BUILD_FIRST) $(PYTHON_STAMP)
 	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
-	  SWITCHYARD_SCREENSHOTS=$(BUILD_DIR)/inspector-screenshots $(VENV)/bin/python3 -m pytest -q -m "not handover" Tests/Python
+	  SWITCHYARD_SCREENSHOTS=$(BUILD_DIR)/inspector-screenshots $(VENV)/bin/python3 -m pytest -q Tests/Python
 
-# The opt-in connection handover's tests (a test plays systemd's fd store): out of `make test`
-# while a subscriber can stall across a restart (README, "Restart without dropping anyone").
+# The connection handover's tests alone (a test plays systemd's fd store), also in python-test.
 .PHONY: test-handover
 test-handover: build $(PYTHON_STAMP)
 	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
@@ -263,6 +263,12 @@ bench-inspector: deps $(PYTHON_STAMP)
 	  --changes $(or $(CHANGES),1000000) --rate $(or $(RATE),10000) --seconds $(or $(DURATION),20) \
 	  --viewers $(or $(VIEWERS),6) --stalled $(or $(STALLED),2)
 
+# The connection handover's pause over RESTARTS restarts with CONNECTIONS clients calling and
+# SUBSCRIBERS following (20, 1,000, 1,000), measured at the clients (Benchmarks/Restart).
+.PHONY: bench-restart
+bench-restart: deps
+	Benchmarks/Restart/run.sh
+
 # A change to the daemon against the build before it: BASELINE=path/to/old/switchyardd, in ROUNDS
 # interleaved rounds pinned to one CPU (a release build of the old commit made with
 # scripts/release-swift-flags, as run.sh builds this one).
@@ -285,17 +291,28 @@ clean:
 
 # Tests/Systemd: the units checked offline (systemd-analyze verify and security), then run under a
 # real systemd 252 as PID 1 in systemd-nspawn against the debug build: socket activation, notify,
-# watchdog, reload, journal fields, clean stop. Needs root.
+# watchdog, reload, journal fields, clean stop, and the connection handover under a short load
+# (3 restarts while 5 senders pipeline and 10 subscribers watch, then 3 kill -9): the restarts
+# alternate between the debug build and UPGRADE_BIN (below), as an upgrade and a downgrade.
+# Needs root.
 .PHONY: systemd-test
 systemd-test: $(BUILD_FIRST)
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/unit-checks.sh
-	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/nspawn-e2e.sh
+	SWITCHYARD_E2E_HANDOVER_LOAD="$${SWITCHYARD_E2E_HANDOVER_LOAD:-3 5 10 3}" SWITCHYARD_E2E_UPGRADE_BIN="$(UPGRADE_BIN)" \
+	  SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/nspawn-e2e.sh
 
-# systemd-test with issue 34's load: 20 restarts while 50 senders pipeline and 100 subscribers watch.
+# The build a restart upgrades to: the release build of this checkout (make soak and
+# systemd-soak make it) when there is one; without it, a copy of the debug build at another path.
+UPGRADE_BIN ?= $(wildcard $(BUILD_DIR)/release/switchyardd)
+
+# systemd-test with issue 34's load: 20 restarts, debug and release builds in turn, while 50
+# senders pipeline and 100 subscribers watch; then 5 kill -9 under the same load.
 .PHONY: systemd-soak
 systemd-soak: build test-handover
-	SWITCHYARD_E2E_HANDOVER_LOAD="$${SWITCHYARD_E2E_HANDOVER_LOAD:-20 50 100}" SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" \
-	  Tests/Systemd/nspawn-e2e.sh
+	$(SWIFT) build -c release $(RELEASE_SWIFT_FLAGS) --product switchyardd
+	SWITCHYARD_E2E_HANDOVER_LOAD="$${SWITCHYARD_E2E_HANDOVER_LOAD:-20 50 100 5}" SWITCHYARD_E2E_TIMEOUT=1500 \
+	  SWITCHYARD_E2E_UPGRADE_BIN="$$($(SWIFT) build -c release $(RELEASE_SWIFT_FLAGS) --show-bin-path)/switchyardd" \
+	  SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/nspawn-e2e.sh
 
 # make install [APP=switchyardd] [PACKAGE=.] [NAME=…] [PREFIX=/usr/local] [DESTDIR=]: any
 # application's daemon, installed the same way. A release build of the executable APP from the
@@ -321,10 +338,10 @@ UNITDIR       ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
 SYSCONFDIR    ?= /etc
 RELEASE_DIR   ?= $(PACKAGE)/.build-release
-# HANDOVER=yes: systemd's file descriptor store keeps every connection across a restart
-# (limits.maxConnections of the configuration installed, and one more for the state handed over).
-# Off unless asked for: a subscriber has been seen to stall across a restart (README).
-HANDOVER      ?= no
+# systemd's file descriptor store keeps every connection across a restart (README, "Restart
+# without dropping anyone"): sized to limits.maxConnections of the configuration installed, and
+# one more for the state handed over. HANDOVER=no leaves it off: a restart then ends every connection.
+HANDOVER      ?= yes
 FDSTORE       ?= $(if $(filter yes,$(HANDOVER)),$(shell python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(c.get("switchyard",c).get("limits",{}).get("maxConnections",1024)+1)' $(CONFIG) 2>/dev/null || echo 1025),0)
 # Foundation linked statically still needs libcurl (FoundationNetworking, which OpenCombine pulls
 # in through swift-dependencies), and the link asks for -lcurl: libcurl.so comes only with

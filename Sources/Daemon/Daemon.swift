@@ -124,7 +124,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let handedOver = ConnectionHandOver.adopting(stored, store: fileDescriptorStore, logger: self.logger)
     let server = VarlinkServer(
       responder: responder, counters: counters, listeners: listeners, limits: { configuration.value.limits },
-      connectionCeiling: connectionCeiling, loop: loop, store: fileDescriptorStore.map(StoredConnections.init),
+      connectionCeiling: connectionCeiling, loop: loop,
+      store: fileDescriptorStore.map { StoredConnections(store: $0, log: ConnectionLog(logger: self.logger, peer: nil)) },
       adopting: handedOver.adopting, logger: self.logger
     )
     let hosting = HostingService(stop: { await supervisor.stop(); await hosted.stopFeatures() })

@@ -13,6 +13,8 @@ package final class ServerChannels: Sendable {
     var callsInFlight = 0
     /// The name it is kept under in the ``ConnectionStore``.
     var storedAs: String?
+    /// Its socket, to keep at the handover when the store could not take it as it was admitted.
+    var descriptor: CInt?
   }
 
   private final class Contents {
@@ -97,7 +99,7 @@ package final class ServerChannels: Sendable {
     let contents = self.contents.value
     if contents.isDraining && !contents.isHandingOver { throw .draining }
     if contents.connections.count >= limit { throw .tooManyConnections(limit: limit) }
-    var connection = Connection(channel: channel, storedAs: storedAs)
+    var connection = Connection(channel: channel, storedAs: storedAs, descriptor: descriptor)
     if storedAs == nil, let store = self.store, let descriptor {
       // One place in the store is the handed-over state's.
       if contents.connections.count >= store.capacity - 1 { throw .storeFull(limit: store.capacity - 1) }
@@ -181,7 +183,9 @@ package final class ServerChannels: Sendable {
   /// kept in the store, and must close instead.
   func handedOver(_ channel: any Channel, pending: [UInt8], resumesCall: Bool) -> Bool {
     let contents = self.contents.value
-    guard let name = contents.connections[ObjectIdentifier(channel)]?.storedAs else { return false }
+    guard let connection = contents.connections[ObjectIdentifier(channel)],
+      let name = connection.storedAs ?? connection.descriptor.flatMap({ self.store?.keep($0) })
+    else { return false }
     contents.connections.removeValue(forKey: ObjectIdentifier(channel))
     contents.handedOver.append(.init(name: name, pending: Data(pending), resumesCall: resumesCall))
     self.removed()

@@ -80,6 +80,25 @@ struct CLIViewTests {
     #expect(!without.render(style: Style(enabled: false)).contains("Inspector"))
   }
 
+  /// What the start took over from the process before it: after a handover, and after a crash.
+  @Test func statusSaysWhatTheStartTookOver() {
+    func restartLine(_ handOver: JSONValue) -> String? {
+      guard case var .object(object) = Self.status else { return nil }
+      object["handOver"] = handOver
+      return StatusView(socket: "run/switchyard.sock", status: .object(object), describe: Self.describe)
+        .render(style: Style(enabled: false)).split(separator: "\n").first { $0.contains("Restart:") }.map(String.init)
+    }
+    #expect(
+      restartLine(["connections": 150, "subscriptions": 1, "ended": 0, "pause": 0.0412])
+        == "    Restart: took over 150 connections and 1 subscription from the process before, serving paused 41ms"
+    )
+    #expect(
+      restartLine(["connections": 0, "subscriptions": 0, "ended": 2])
+        == "    Restart: ended 2 connections the process before left no state for (it crashed)"
+    )
+    #expect(!StatusView(socket: "run/switchyard.sock", status: Self.status, describe: Self.describe).render(style: Style(enabled: false)).contains("Restart"))
+  }
+
   @Test func statusWithoutAJournalOrWorkers() {
     let status: JSONValue = [
       "uptime": 42, "features": 1, "connections": 1, "subscribers": 0, "actions": 0, "seq": 0, "workers": [],

@@ -19,6 +19,9 @@ import Testing
     let notify = try NotifySocket(path: FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path)
     let state = TemporaryStateDirectory()
     let environment = ["NOTIFY_SOCKET": notify.path, "SWITCHYARD_FDSTORE": "16", "SWITCHYARD_STATE_DIRECTORY": state.path]
+    // systemd's part reads the notification socket all along, as systemd does: left unread, its
+    // queue fills with the daemon's STATUS= lines on a slow machine, and the state finds no room.
+    let messages = Task { await notify.receive(until: { $0.fields["FDNAME"] == "handover-state" }, timeout: .seconds(120)) ?? [] }
     let first = try await DaemonProcess(environment: environment)
     let store = StoredByTheManager()
     let client = Client(socketPath: first.socketPath)
@@ -35,7 +38,7 @@ import Testing
     try await Task.sleep(for: .milliseconds(5))
     #expect(await first.terminate() == 0)
     // Sent before the exit: everything up to the state is in the socket already.
-    await store.take(await notify.receive(until: { $0.fields["FDNAME"] == "handover-state" }, timeout: .seconds(10)) ?? [])
+    await store.take(await messages.value)
     let (names, fds) = store.passed
     #expect(names.contains("handover-state"), "the state is stored beside the connections")
     let second = try await DaemonProcess(

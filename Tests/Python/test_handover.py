@@ -3,43 +3,84 @@
 The test plays systemd (fdstore.FdStoreManager): it keeps what the daemon stores and starts the
 next daemon with it, as `systemctl restart` does. Clients keep their connections: pipelined
 calls are all answered, subscriptions go on with the next change — no snapshot, no gap, no
-duplicate. After a kill -9 the connections are ended, so no client waits for nothing.
+duplicate. After a kill -9 the connections are ended, so no client waits for nothing. A client
+that hangs up during the handover is not taken up, and a full store refuses connections, saying so.
+`switchyard status` and the log say what each start took over.
 """
 
+import fcntl
+import json
 import os
 import shutil
+import signal
+import socket
+import struct
+import subprocess
 import tempfile
+import termios
+import threading
+import time
 
 import pytest
 
 from conftest import INCR, SWITCHYARDD, RawConnection
 from fdstore import FdStoreManager
 
-# The handover is opt-in while a subscriber can stall across a restart (README): these run in
-# `make test-handover` and `make systemd-soak`, not in `make test`.
+# `make test-handover` runs these alone; `make python-test` with the rest.
 pytestmark = pytest.mark.handover
+CLI = os.path.join(os.path.dirname(SWITCHYARDD), "switchyard")
+
+
+def started_manager(capacity=64):
+    folder = tempfile.mkdtemp(prefix="switchyard-handover-")
+    socket_path = os.path.join(folder, "switchyard.sock")
+    m = FdStoreManager(
+        folder, SWITCHYARDD, ["--socket", socket_path], {"SWITCHYARD_STATE_DIRECTORY": os.path.join(folder, "state")},
+        capacity=capacity,
+    )
+    m.socket_path = socket_path
+    m.start()
+    return m
 
 
 @pytest.fixture
 def manager():
-    folder = tempfile.mkdtemp(prefix="switchyard-handover-")
-    socket_path = os.path.join(folder, "switchyard.sock")
-    m = FdStoreManager(
-        folder, SWITCHYARDD, ["--socket", socket_path], {"SWITCHYARD_STATE_DIRECTORY": os.path.join(folder, "state")}
-    )
-    m.socket_path = socket_path
+    m = started_manager()
     try:
-        m.start()
         yield m
     finally:
         m.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(m.folder, ignore_errors=True)
+
+
+def status(manager, *arguments):
+    """`switchyard status` on the manager's daemon."""
+    out = subprocess.run(
+        [CLI, "--socket", manager.socket_path, "status", *arguments], capture_output=True, text=True, timeout=30,
+        env={k: v for k, v in os.environ.items() if not k.startswith("SWITCHYARD_")},
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def took_over(manager):
+    """The log lines of the latest start that say what it took over."""
+    latest = manager.log().rsplit("--- switchyardd-", 1)[-1]
+    return [line for line in latest.splitlines() if "took over the connections of the process before" in line]
 
 
 def incr(conn):
     reply = conn.call("Send", {"action": INCR})
     assert "error" not in reply, reply
     return reply
+
+
+def subscribed(manager):
+    """A connection subscribed to /primes/count, past its snapshot of a fresh daemon."""
+    subscriber = RawConnection(manager.socket_path)
+    subscriber.send("Subscribe", {"path": "/primes/count"}, more=True)
+    assert subscriber.read()["parameters"]["state"] == 0
+    return subscriber
 
 
 def changes(subscriber, count):
@@ -50,10 +91,7 @@ def changes(subscriber, count):
 
 
 def test_a_restart_keeps_every_connection_and_every_subscription_in_place(manager):
-    subscriber = RawConnection(manager.socket_path)
-    subscriber.send("Subscribe", {"path": "/primes/count"}, more=True)
-    first = subscriber.read()
-    assert first["parameters"]["state"] == 0
+    subscriber = subscribed(manager)
     sender = RawConnection(manager.socket_path)
     for _ in range(3):
         incr(sender)
@@ -78,11 +116,103 @@ def test_a_restart_keeps_every_connection_and_every_subscription_in_place(manage
         seqs += [r["parameters"]["seq"] for r in delivered]
 
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), f"not contiguous: {seqs}"
-    status = sender.call("Get", {"path": "/primes/count"})
-    assert status["parameters"]["state"] == 3 + 3 * 21
+    count = sender.call("Get", {"path": "/primes/count"})
+    assert count["parameters"]["state"] == 3 + 3 * 21
     log = manager.log()
     assert "handed the connections over" in log
+    lines = took_over(manager)
+    assert len(lines) == 1 and "info" in lines[0] and "connections=2" in lines[0] and "subscriptions=1" in lines[0], lines
+    handed = json.loads(status(manager, "--json"))["handOver"]
+    assert (handed["connections"], handed["subscriptions"], handed["ended"]) == (2, 1, 0), handed
+    assert 0 <= handed["pause"] < 20, handed
+    text = status(manager)
+    assert "Restart: took over 2 connections and 1 subscription from the process before, serving paused" in text, text
     assert manager.stop() == 0
+
+
+def test_a_client_that_hangs_up_during_the_handover_is_neither_taken_up_nor_left_in_the_store(manager):
+    subscriber = subscribed(manager)
+    # A client that pipelines and reads nothing: the replies (Describe's are kilobytes) fill its
+    # socket, and the old process cannot hand the connection over before they are written.
+    hog = RawConnection(manager.socket_path)
+    assert "error" not in hog.call("Describe")
+    frame = json.dumps({"method": "io.switchyard.Store.Describe"}).encode() + b"\0"
+
+    def flood():
+        try:
+            hog.sock.settimeout(None)
+            hog.sock.sendall(frame * 20000)
+        except OSError:
+            pass
+
+    flooding = threading.Thread(target=flood, daemon=True)
+    flooding.start()
+    kept = [n for n in manager.stored_names() if n.startswith("conn-")]
+    assert len(kept) == 2, kept
+    # The daemon is stuck on the hog once the replies waiting in its socket stop growing.
+    unread, deadline = -1, time.monotonic() + 30
+    while unread != (unread := waiting_bytes(hog.sock)) or unread == 0:
+        assert time.monotonic() < deadline, "the hog's replies never filled its socket"
+        time.sleep(0.5)
+    manager.process.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    assert manager.process.poll() is None, f"the old process did not wait for the replies it owed:\n{manager.log()}"
+    hog.sock.shutdown(socket.SHUT_RDWR)
+    hog.close()
+    started = time.monotonic()
+    assert manager.process.wait(8) == 0, manager.log()
+    assert time.monotonic() - started < 5, "the old process waited for a client that had hung up"
+    manager.start()
+    names = [n for n in manager.stored_names() if n.startswith("conn-")]
+    assert len(names) == 1, f"the hung-up connection is still in the store: {names}"
+    lines = took_over(manager)
+    assert len(lines) == 1 and "connections=1" in lines[0] and "subscriptions=1" in lines[0], lines
+    # The subscription that stayed goes on from where it was.
+    count = RawConnection(manager.socket_path).call("Get", {"path": "/primes/count"})["parameters"]
+    incr(RawConnection(manager.socket_path))
+    seqs = []
+    while not seqs or seqs[-1] < count["seq"] + 1:
+        reply = subscriber.read()
+        assert reply is not None and "state" not in reply["parameters"], reply
+        seqs.append(reply["parameters"]["seq"])
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    assert manager.stop() == 0
+
+
+def waiting_bytes(sock):
+    """How many bytes the socket has received and its client not read."""
+    return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def test_a_full_store_refuses_the_connections_over_it_with_an_error_and_says_so():
+    # Four places: one for the state handed over, three for connections.
+    manager = started_manager(capacity=4)
+    try:
+        kept = [RawConnection(manager.socket_path) for _ in range(3)]
+        for conn in kept:
+            incr(conn)
+        refused = RawConnection(manager.socket_path)
+        error = refused.read()
+        assert error is not None and error.get("error") == "io.switchyard.Store.TooManyConnections", error
+        assert refused.read() is None, "the refused connection is closed"
+        assert "the file descriptor store is full" in manager.log()
+        assert len([n for n in manager.stored_names() if n.startswith("conn-")]) == 3
+        manager.restart()
+        for conn in kept:
+            incr(conn)
+        again = RawConnection(manager.socket_path)
+        assert again.read().get("error") == "io.switchyard.Store.TooManyConnections"
+        # A place freed is a place for the next connection.
+        kept.pop().close()
+        deadline = time.monotonic() + 5
+        while len([n for n in manager.stored_names() if n.startswith("conn-")]) > 2:
+            assert time.monotonic() < deadline, manager.stored_names()
+            time.sleep(0.05)
+        incr(RawConnection(manager.socket_path))
+        assert manager.stop() == 0
+    finally:
+        manager.close()
+        shutil.rmtree(manager.folder, ignore_errors=True)
 
 
 def test_a_connection_closed_during_the_handover_is_not_kept(manager):
@@ -102,9 +232,7 @@ def test_a_connection_closed_during_the_handover_is_not_kept(manager):
 
 
 def test_after_a_crash_the_connections_are_ended_not_left_waiting(manager):
-    subscriber = RawConnection(manager.socket_path)
-    subscriber.send("Subscribe", {"path": "/primes/count"}, more=True)
-    assert subscriber.read()["parameters"]["state"] == 0
+    subscriber = subscribed(manager)
     sender = RawConnection(manager.socket_path)
     incr(sender)
     assert subscriber.read()["parameters"]["seq"] >= 1
@@ -116,4 +244,9 @@ def test_after_a_crash_the_connections_are_ended_not_left_waiting(manager):
     fresh = RawConnection(manager.socket_path)
     assert fresh.call("Get", {"path": "/primes/count"})["parameters"]["state"] == 1, "what was acknowledged survives"
     assert "ended without handing over" in manager.log()
+    lines = took_over(manager)
+    assert len(lines) == 1 and "connections=0" in lines[0] and "ended=2" in lines[0], lines
+    handed = json.loads(status(manager, "--json"))["handOver"]
+    assert (handed["connections"], handed["ended"], "pause" in handed) == (0, 2, False), handed
+    assert "ended 2 connections the process before left no state for (it crashed)" in status(manager)
     assert manager.stop() == 0

@@ -21,6 +21,10 @@
 # (seconds for the whole container run, default 300), SWITCHYARD_E2E_KEEP=1 keeps the temporary
 # folder for inspection; SWITCHYARD_E2E_DROPIN adds lines to the test's drop-in for
 # switchyard.service (for experiments: SWITCHYARD_E2E_DROPIN='Environment=SWIFT_BACKTRACE=').
+# SWITCHYARD_E2E_HANDOVER_LOAD="RESTARTS SENDERS SUBSCRIBERS CRASHES" (default "3 5 10 3") is the
+# connection handover's load; SWITCHYARD_E2E_HANDOVER=no installs the units without it.
+# SWITCHYARD_E2E_UPGRADE_BIN: another build of switchyardd the restarts alternate with (an upgrade,
+# then a downgrade); without it, a copy of the debug build at another path stands in.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -110,11 +114,19 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- what the container sees ----------------------------------------------------------------
-mkdir -p "$tmp/root" "$tmp/units/switchyard.service.d" "$tmp/units/fixture.service.d" "$tmp/results" "$tmp/bin"
+mkdir -p "$tmp/root" "$tmp/units/switchyard.service.d" "$tmp/units/fixture.service.d" "$tmp/results" "$tmp/bin" "$tmp/upgrade"
 cp "$bin_dir/switchyardd" "$bin_dir/switchyard" "$tmp/bin/"
-# The handover is opt-in (make install HANDOVER=yes): on for the soak, which checks it.
-handover=no
-[[ -n "${SWITCHYARD_E2E_HANDOVER_LOAD:-}" ]] && handover=yes
+# The build a restart upgrades to, at a path of its own (/switchyard-e2e-upgrade).
+upgrade_bin="${SWITCHYARD_E2E_UPGRADE_BIN:-}"
+if [[ -n "$upgrade_bin" ]]; then
+  [[ -x "$upgrade_bin" ]] || die "SWITCHYARD_E2E_UPGRADE_BIN=$upgrade_bin is not an executable"
+  cp "$upgrade_bin" "$tmp/upgrade/switchyardd"
+  upgrade_kind="$(realpath "$upgrade_bin")"
+else
+  cp "$bin_dir/switchyardd" "$tmp/upgrade/switchyardd"
+  upgrade_kind="the same debug build (no SWITCHYARD_E2E_UPGRADE_BIN): only the unit's binary changes"
+fi
+handover="${SWITCHYARD_E2E_HANDOVER:-yes}"
 make -s --no-print-directory -C "$repo" install-units DESTDIR="$tmp/root" BINDIR="$container_bin" HANDOVER=$handover >/dev/null
 [[ -f "$tmp/root/usr/local/lib/systemd/system/switchyard.service" ]] || die "make install-units put no units in $tmp/root/usr/local/lib/systemd/system"
 # The fixture daemon (Tests/Fixture), installed as another application from the same templates,
@@ -149,7 +161,8 @@ FailureAction=poweroff-force
 
 [Service]
 Type=oneshot
-Environment=SWITCHYARD_BIN_DIR=$container_bin RESULTS=/results "HANDOVER_LOAD=${SWITCHYARD_E2E_HANDOVER_LOAD:-}"
+Environment=SWITCHYARD_BIN_DIR=$container_bin RESULTS=/results "HANDOVER_LOAD=${SWITCHYARD_E2E_HANDOVER_LOAD:-3 5 10 3}"
+Environment=UPGRADE_BIN=/switchyard-e2e-upgrade/switchyardd "UPGRADE_KIND=$upgrade_kind"
 ExecStart=/bin/bash /switchyard-tests/checks.sh
 TimeoutStartSec=$((timeout_sec - 30))
 StandardOutput=journal+console
@@ -163,6 +176,7 @@ nspawn=(
   --overlay="/etc:$tmp/root/etc:/etc"
   --bind-ro="$tmp/root/usr/local:/usr/local"
   --bind-ro="$tmp/bin:$container_bin"
+  --bind-ro="$tmp/upgrade:/switchyard-e2e-upgrade"
   --bind-ro="$here:/switchyard-tests"
   --bind-ro="$tmp/units"
   --bind="$tmp/results:/results"

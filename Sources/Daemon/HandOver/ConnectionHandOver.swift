@@ -95,16 +95,20 @@ struct HandOverSummary: Sendable {
     self.handedOverAt.map { .milliseconds(max(0, (Date().timeIntervalSince1970 - $0) * 1000)) }
   }
 
-  /// Tells the metrics and the log what was adopted, once the connections are served again.
+  /// Tells the metrics, `Status` and the log what was taken over, once the connections are
+  /// served again.
   func report(to metrics: DaemonMetrics, logger: Logger) {
     guard !self.adopting.isEmpty || self.handedOverAt != nil else { return }
-    let pause = self.pause
-    metrics.handOver.record(connections: self.connections, subscriptions: self.subscriptions, pause: pause)
+    let last = LastHandOver(
+      connections: self.connections, subscriptions: self.subscriptions, ended: self.adopting.count - self.connections,
+      pause: self.pause
+    )
+    metrics.handOver.record(last)
     logger.info(
       "took over the connections of the process before",
       metadata: [
-        "connections": "\(self.connections)", "subscriptions": "\(self.subscriptions)",
-        "pause": "\(pause.map { "\($0)" } ?? "-")",
+        "connections": "\(last.connections)", "subscriptions": "\(last.subscriptions)", "ended": "\(last.ended)",
+        "pause": "\(last.pause.map { "\($0)" } ?? "-")",
       ]
     )
   }

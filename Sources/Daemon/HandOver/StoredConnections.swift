@@ -1,3 +1,4 @@
+import Logging
 import SwitchyardServer
 import SwitchyardSystemd
 
@@ -6,11 +7,17 @@ import SwitchyardSystemd
 /// over.
 struct StoredConnections: ConnectionStore {
   let store: FileDescriptorStore
+  /// Says, rate-limited, when a connection could not be kept (systemd did not read its
+  /// notification socket in time).
+  let log: ConnectionLog
 
   var capacity: Int { self.store.capacity }
 
   func keep(_ fd: CInt) -> String? {
-    guard let name = StoredDescriptors.connectionName(of: fd), self.store.store(fd, name: name) else { return nil }
+    guard let name = StoredDescriptors.connectionName(of: fd), self.store.store(fd, name: name) else {
+      self.log.refusal("could not keep a connection in the file descriptor store: the handover tries again, and ends it if that fails", [:])
+      return nil
+    }
     return name
   }
 

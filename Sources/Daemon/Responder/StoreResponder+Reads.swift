@@ -67,7 +67,23 @@ extension StoreResponder {
     if listeners.count > 1 {
       status["listeners"] = .array(listeners.map { $0.json(naming: identities) })
     }
+    if let handOver = self.metrics?.handOver.last { status["handOver"] = handOver.json }
     return status
+  }
+}
+
+extension LastHandOver {
+  /// As `Status` gives it (`HandOver` in the interface).
+  var json: JSONValue {
+    var object: JSONObject = [
+      "connections": .int(Int64(self.connections)), "subscriptions": .int(Int64(self.subscriptions)),
+      "ended": .int(Int64(self.ended)),
+    ]
+    if let pause = self.pause {
+      let (seconds, attoseconds) = pause.components
+      object["pause"] = .double(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+    return .object(object)
   }
 }
 

@@ -291,9 +291,16 @@ public enum StoreInterface {
       members: []ClusterMember
     )
 
+    # What this process took over from the one before it through systemd's file descriptor
+    # store: connections served on with their state, subscriptions taken up where they were,
+    # connections ended because the process before left no state (it crashed), and how long
+    # serving paused (seconds from the old process's last answer to this one's readiness).
+    type HandOver (connections: int, subscriptions: int, ended: int, pause: ?float)
+
     # How the daemon is doing; "cluster" on the PostgreSQL journal; "listeners" when it has
     # more than its socket; "inspector", the URL of the inspector in the browser (token
-    # included), only to a caller with the admin permission, when the HTTP endpoint serves it.
+    # included), only to a caller with the admin permission, when the HTTP endpoint serves it;
+    # "handOver" when connections were handed to this process at its start.
     method Status() -> (
       uptime: float,
       features: int,
@@ -307,6 +314,7 @@ public enum StoreInterface {
       listeners: ?[]Listener,
       inspector: ?string,
       cluster: ?Cluster
+      handOver: ?HandOver
     )
 
     # Every metric the daemon keeps, as Prometheus text (exposition format 0.0.4): calls by
