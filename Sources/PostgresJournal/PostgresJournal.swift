@@ -77,8 +77,10 @@ package final class PostgresJournal: Journal {
       configuration: settings.clientConfiguration(parameters: [
         ("synchronous_commit", mode == .strict ? "on" : "off"), ("application_name", "switchyard"),
         // A daemon cut off inside an append holds the lease row's lock: the server ends its
-        // session after a lease, so that a standby can take the lease.
-        ("idle_in_transaction_session_timeout", "\(Int64(terms.seconds * 1000))"),
+        // session after a lease (five seconds at least), so that a standby can take the lease.
+        // Not sooner: a busy daemon between two statements of its own is not cut off, and a
+        // session the server ended leaves the pool's next query on it waiting.
+        ("idle_in_transaction_session_timeout", "\(Int64(max(terms.seconds, 5) * 1000))"),
       ]),
       eventLoopGroup: Self.eventLoops, backgroundLogger: logger
     )
