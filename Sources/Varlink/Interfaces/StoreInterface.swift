@@ -291,10 +291,9 @@ public enum StoreInterface {
       members: []ClusterMember
     )
 
-    # What this process took over from the one before it through systemd's file descriptor
-    # store: connections served on with their state, subscriptions taken up where they were,
-    # connections ended because the process before left no state (it crashed), and how long
-    # serving paused (seconds from the old process's last answer to this one's readiness).
+    # What this process took over from the one before it through systemd's fd store: connections
+    # served on, subscriptions taken up where they were, connections ended because the process
+    # before left no state (it crashed), and how long serving paused (seconds).
     type HandOver (connections: int, subscriptions: int, ended: int, pause: ?float)
 
     # How the daemon is doing; "cluster" on the PostgreSQL journal; "listeners" when it has
@@ -313,7 +312,7 @@ public enum StoreInterface {
       timers: ?Timers,
       listeners: ?[]Listener,
       inspector: ?string,
-      cluster: ?Cluster
+      cluster: ?Cluster,
       handOver: ?HandOver
     )
 
