@@ -26,6 +26,8 @@
 # SWITCHYARD_E2E_UPGRADE_BIN: another build of switchyardd the restarts alternate with (an upgrade,
 # then a downgrade); without it, a copy of the debug build at another path stands in.
 set -euo pipefail
+# Run from `make test`'s parallel stages, the makes below would inherit its jobserver and warn.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"

@@ -12,6 +12,8 @@
 # verify checks that ExecStart's binary exists, so BINDIR is the folder of the built daemons:
 # $SWITCHYARD_BIN_DIR (make systemd-test passes the debug build's).
 set -euo pipefail
+# Run from `make test`'s parallel stages, the makes below would inherit its jobserver and warn.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 bin_dir="${SWITCHYARD_BIN_DIR:-$(cd "$repo" && swift build --show-bin-path)}"
