@@ -12,7 +12,7 @@ old=$1
 new=${2:-$(swift build -c release $(grep -v '^#' scripts/release-swift-flags) --scratch-path "$out" --show-bin-path)/switchyardd}
 rounds=${3:-4}
 N=${N:-20000}
-cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread
+cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread -lssl -lcrypto
 dir=$(mktemp -d)
 taskset -c 0 "$old" --socket "$dir/old.sock" >"$dir/old.log" 2>&1 & old_pid=$!
 taskset -c 0 "$new" --socket "$dir/new.sock" >"$dir/new.log" 2>&1 & new_pid=$!

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 a=$1 b=$2 rounds=${3:-5} n=${N:-20000}
 loadgen=.build-bench/loadgen
-[ -x "$loadgen" ] || cc -O2 -o "$loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread
+[ -x "$loadgen" ] || cc -O2 -o "$loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread -lssl -lcrypto
 pin=()
 [ "${PIN:-0}" = 1 ] && pin=(taskset -c 0)
 dir=$(mktemp -d)

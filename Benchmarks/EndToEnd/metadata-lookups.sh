@@ -19,7 +19,7 @@ case ${2:-actor} in
   worker) isolation=process ;;
   *) isolation=actor ;;
 esac
-[ -x "$out/loadgen" ] || cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread
+[ -x "$out/loadgen" ] || cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread -lssl -lcrypto
 library=$(ldd "$daemon" | awk '/libswiftCore/ { print $3 }')
 # Both ways in: code of the module that declares the type, and code of another module that has
 # the type's metadata prespecialized (the standard library's `Optional`, `Array`), which asks

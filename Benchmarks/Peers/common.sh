@@ -8,7 +8,7 @@ for tool in $NEEDED; do
   echo "installing ${tool#*:}"
   apt-get update -qq && apt-get install -y -qq "${tool#*:}" >/dev/null
 done
-cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread
+cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread -lssl -lcrypto
 # DAEMON=path/to/switchyardd measures that binary instead of building the release one.
 daemon=${DAEMON:-}
 if [ -z "$daemon" ]; then
