@@ -576,6 +576,7 @@ let package = Package(
       name: "MetricsTests",
       dependencies: [
         "SwitchyardSettings",
+        "SwitchyardTestSupport",
         "SwitchyardMetrics",
         "SwitchyardServer",
         "SwitchyardSynchronization",
