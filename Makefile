@@ -84,13 +84,26 @@ deps:
 build: deps
 	$(SWIFT_BUILD) $(SWIFT_FLAGS) --build-tests
 
-# Everything CI runs. The fuzzers' build (a package of its own, instrumented) runs beside the
-# suites that mostly wait on daemons — Python, the docs checks, nspawn — at the lowest priority, so
-# it takes the cores they leave idle and not their time; the fuzzers then run on what it built.
-test: build
-	$(MAKE) --no-print-directory -j2 SKIP_BUILD=1 suites-beside-fuzz-build fuzz-build
-	$(MAKE) --no-print-directory SKIP_BUILD=1 fuzz-brief examples-test
+# Everything CI runs, in three lanes. The fuzzers' lane (a package of its own, instrumented: its
+# build, then a brief run) starts at once at the lowest priority, so it takes only the cores the
+# package's build leaves idle while it waits on one module or links. After the build, two lanes
+# that mostly wait on their own processes: the Python suite; nspawn's systemd, the docs checks and
+# the example packages. The Swift suite, which loads both cores with daemons of its own, runs last
+# and alone.
+test:
+	$(MAKE) --no-print-directory -j3 test-lane-python test-lane-systemd test-lane-fuzz
 	BUILD_DIR=$(BUILD_DIR) scripts/swift-test-with-deadline $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+.PHONY: test-lane-python test-lane-systemd test-lane-fuzz
+test-lane-python: build $(BUILD_DIR)/python-requirements.stamp
+	$(MAKE) --no-print-directory SKIP_BUILD=1 python-test
+test-lane-systemd: build $(BUILD_DIR)/python-requirements.stamp
+	$(MAKE) --no-print-directory SKIP_BUILD=1 systemd-test
+	$(MAKE) --no-print-directory SKIP_BUILD=1 docs-test
+	$(MAKE) --no-print-directory SKIP_BUILD=1 examples-test
+test-lane-fuzz:
+	$(MAKE) --no-print-directory fuzz-build
+	$(MAKE) --no-print-directory FUZZ_NICE=19 fuzz-brief
 
 # The check to run before a commit: the build, the Swift suite, the docs checks and the Python
 # suite without its slowest parts (a browser, network namespaces, the live fuzzer's 100,000
@@ -101,13 +114,6 @@ test-quick: build docs-test $(PYTHON_STAMP)
 	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
 	  SWITCHYARD_FUZZ_INPUTS=10000 $(VENV)/bin/python3 -m pytest -q -m "not handover" $(QUICK_PYTHON_SKIPS) Tests/Python
 	BUILD_DIR=$(BUILD_DIR) scripts/swift-test-with-deadline $(SWIFT) test $(SWIFT_FLAGS) --skip-build
-
-# One after the other: they start daemons and time them, and would crowd each other.
-.PHONY: suites-beside-fuzz-build
-suites-beside-fuzz-build:
-	$(MAKE) --no-print-directory python-test
-	$(MAKE) --no-print-directory docs-test
-	$(MAKE) --no-print-directory systemd-test
 
 # The stages build first, except in `make test`, which has built once before them (SKIP_BUILD=1).
 BUILD_FIRST = $(if $(SKIP_BUILD),,build)
@@ -188,8 +194,10 @@ FUZZ_JOBS    ?= 1
 .PHONY: fuzz fuzz-brief fuzz-build
 fuzz:
 	SWIFT=$(SWIFT) FUZZ_BUILD_DIR=$(abspath $(FUZZ_DIR)) FUZZ_JOBS=$(FUZZ_JOBS) Fuzz/run.sh $(FUZZ_SECONDS)
+# FUZZ_NICE: the priority it runs at (make test's lane lowers it beside the other lanes).
+FUZZ_NICE ?= 0
 fuzz-brief:
-	SWIFT=$(SWIFT) FUZZ_BUILD_DIR=$(abspath $(FUZZ_DIR)) FUZZ_CONFIGURATION=debug FUZZ_JOBS=2 Fuzz/run.sh 5
+	SWIFT=$(SWIFT) FUZZ_BUILD_DIR=$(abspath $(FUZZ_DIR)) FUZZ_CONFIGURATION=debug FUZZ_JOBS=2 nice -n $(FUZZ_NICE) Fuzz/run.sh 5
 # fuzz-brief's build alone, at the lowest priority (`make test` runs it beside other stages).
 fuzz-build:
 	SWIFT=$(SWIFT) FUZZ_BUILD_DIR=$(abspath $(FUZZ_DIR)) FUZZ_CONFIGURATION=debug FUZZ_JOBS=2 nice -n 19 Fuzz/run.sh build

@@ -33,15 +33,20 @@ fi
 
 # The build's log is shown only when it fails or warns: a brief run should print its table.
 mkdir -p "$build"
+: >"$build/build.log"
+# One product at a time: building every target would also compile the macro's support library
+# and swift-syntax for the target, beside the copies the macro plugin is built from.
 # SwiftPM plans the build again in an environment it has not seen (make's variables differ between
 # `make test`'s build of the fuzzers and their run), and lists swift-dependencies' traits in the
 # order of a Set: without make's variables and with fixed hashing, the second plan compiles nothing.
-if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES SWIFT_DETERMINISTIC_HASHING=1 "$swift" build -c "$configuration" --package-path "$fuzz_dir" --scratch-path "$build" \
-  >"$build/build.log" 2>&1; then
-  cat "$build/build.log" >&2
-  echo "error: the fuzz build failed" >&2
-  exit 1
-fi
+for target in "${targets[@]}"; do
+  if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES SWIFT_DETERMINISTIC_HASHING=1 "$swift" build -c "$configuration" \
+    --package-path "$fuzz_dir" --scratch-path "$build" --product "$target" >>"$build/build.log" 2>&1; then
+    cat "$build/build.log" >&2
+    echo "error: the fuzz build of $target failed" >&2
+    exit 1
+  fi
+done
 grep -E 'warning:' "$build/build.log" || true
 [ "$seconds" = build ] && exit 0
 # SwiftPM's link to <triple>/<configuration>: asking `swift build --show-bin-path` costs a second.
