@@ -130,6 +130,30 @@ def test_a_restart_keeps_every_connection_and_every_subscription_in_place(manage
     assert manager.stop() == 0
 
 
+def test_connections_past_one_adoption_batch_are_all_taken_over_and_a_starting_worker_answers_them():
+    # The next process adopts 32 at a time, and serves them before its worker is up: each of 100
+    # connections has a Send to the worker-hosted counter in flight, answered once it is.
+    m = started_manager(capacity=256)
+    try:
+        senders = [RawConnection(m.socket_path) for _ in range(100)]
+        # One the store missed in the burst is stored again at the handover.
+        for sender in senders:
+            incr(sender)
+        for sender in senders:
+            sender.send("Send", {"action": INCR})
+        m.restart()
+        replies = [sender.read() for sender in senders]
+        assert all(r is not None and "error" not in r for r in replies), f"{replies}\n{m.log()}"
+        count = senders[-1].call("Get", {"path": "/primes/count"})
+        assert count["parameters"]["state"] == 2 * len(senders)
+        handed = json.loads(status(m, "--json"))["handOver"]
+        assert (handed["connections"], handed["ended"]) == (len(senders), 0), handed
+        assert m.stop() == 0
+    finally:
+        m.close()
+        shutil.rmtree(m.folder, ignore_errors=True)
+
+
 def test_a_client_that_hangs_up_during_the_handover_is_neither_taken_up_nor_left_in_the_store(manager):
     subscriber = subscribed(manager)
     # A client that pipelines and reads nothing: the replies (Describe's are kilobytes) fill its
