@@ -306,12 +306,16 @@ clean:
 .PHONY: systemd-test
 systemd-test: $(BUILD_FIRST)
 	SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/unit-checks.sh
-	SWITCHYARD_E2E_HANDOVER_LOAD="$${SWITCHYARD_E2E_HANDOVER_LOAD:-3 5 10 3}" SWITCHYARD_E2E_UPGRADE_BIN="$(UPGRADE_BIN)" \
+	$(if $(UPGRADE_BIN),,Tests/Systemd/upgrade-build.sh $(BUILD_DIR) $(UPGRADE_BUILD))
+	SWITCHYARD_E2E_HANDOVER_LOAD="$${SWITCHYARD_E2E_HANDOVER_LOAD:-3 5 10 3}" \
+	  SWITCHYARD_E2E_UPGRADE_BIN="$(or $(UPGRADE_BIN),$(UPGRADE_BUILD))" \
 	  SWITCHYARD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" Tests/Systemd/nspawn-e2e.sh
 
 # The build a restart upgrades to: the release build of this checkout (make soak and
-# systemd-soak make it) when there is one; without it, a copy of the debug build at another path.
+# systemd-soak make it) when there is one; without it, the debug build's objects linked again
+# with another version in its main module (Tests/Systemd/upgrade-build.sh: seconds, not a build).
 UPGRADE_BIN ?= $(wildcard $(BUILD_DIR)/release/switchyardd)
+UPGRADE_BUILD := $(BUILD_DIR)/upgrade/switchyardd
 
 # systemd-test with issue 34's load: 20 restarts, debug and release builds in turn, while 50
 # senders pipeline and 100 subscribers watch; then 5 kill -9 under the same load.

@@ -37,6 +37,7 @@ class Client:
     def __init__(self, bench, kind):
         self.bench, self.kind = bench, kind
         self.seqs, self.history = [], None
+        self.last_reply = None
         self.connect()
 
     def connect(self):
@@ -78,13 +79,23 @@ class Client:
         for message in messages:
             self.reply(json.loads(message), now)
 
+    def send(self, message):
+        # A connection the daemon ended fails here or in the next read: the read reconnects.
+        try:
+            self.sock.sendall(message)
+        except OSError:
+            pass
+
     def reply(self, reply, now):
         bench = self.bench
         if "error" in reply:
             bench.errors.append(reply["error"])
         if self.kind == "caller":
             bench.replies.append(now)
-            self.sock.sendall(GET)
+            if self.last_reply is not None and now - self.last_reply > 0.01:
+                bench.caller_gaps.append((self.last_reply, now))
+            self.last_reply = now
+            self.send(GET)
         elif self.kind == "ticker":
             bench.replies.append(now)
             bench.ticking = False
@@ -117,7 +128,7 @@ class Bench:
             }}, f)
         self.manager = FdStoreManager(self.folder, os.environ["SWITCHYARDD"], ["--config", config], {}, capacity=total + 17)
         self.selector = selectors.DefaultSelector()
-        self.replies, self.errors = [], []
+        self.replies, self.errors, self.caller_gaps = [], [], []
         self.ended = self.snapshots = self.gaps = self.duplicates = 0
         self.ticking = False
         self.stopping = False
@@ -129,7 +140,7 @@ class Bench:
             now = time.monotonic()
             if now >= next_tick and not self.ticking:
                 self.ticking = True
-                ticker.sock.sendall(INCR)
+                ticker.send(INCR)
                 next_tick = now + 1 / TICKS
             for key, _ in self.selector.select(timeout=0.005):
                 key.data.readable(time.monotonic())
@@ -165,6 +176,16 @@ class Bench:
         loop.join()
         replies = sorted(self.replies)
         pauses = [longest_gap(replies, start - 0.5, ready + 1.5) for start, ready in windows]
+        # What the caller that waited longest saw, at each restart.
+        worst = [max((b - a for a, b in self.caller_gaps if start - 0.5 <= a and b <= ready + 1.5), default=0)
+                 for start, ready in windows]
+        if os.environ.get("TIMELINE"):
+            # The wall clock of each pause's ends, to set beside the daemons' own timestamps.
+            offset = time.time() - time.monotonic()
+            for start, ready in windows:
+                first, last = gap_ends(replies, start - 0.5, ready + 1.5)
+                print(f"restart: SIGTERM {start + offset:.6f}, last reply {first + offset:.6f}, "
+                      f"first reply {last + offset:.6f}, READY seen {ready + offset:.6f}")
         status = self.manager.stop()
         self.manager.close()
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -174,6 +195,7 @@ class Bench:
         return {
             "restarts": self.restarts, "connections": self.connections, "subscribers": self.subscribers,
             "pause_ms": {"p50": percentile(pauses, 50) * 1e3, "p99": percentile(pauses, 99) * 1e3, "max": max(pauses) * 1e3},
+            "longest_caller_wait_ms": {"p50": percentile(worst, 50) * 1e3, "p99": percentile(worst, 99) * 1e3, "max": max(worst) * 1e3},
             "restart_ms": {
                 "p50": percentile([r - t for t, r in windows], 50) * 1e3, "max": max(r - t for t, r in windows) * 1e3,
             },
@@ -186,6 +208,11 @@ class Bench:
 def longest_gap(times, start, end):
     inside = [t for t in times if start <= t <= end]
     return max((b - a for a, b in zip(inside, inside[1:])), default=end - start)
+
+
+def gap_ends(times, start, end):
+    inside = [t for t in times if start <= t <= end]
+    return max(zip(inside, inside[1:]), key=lambda pair: pair[1] - pair[0], default=(start, end))
 
 
 def percentile(values, p):
@@ -207,6 +234,8 @@ def main():
     print(f"{restarts} restarts, {connections} connections calling, {subscribers} subscribers, {TICKS:g} changes/s")
     print(f"serving pause at the clients (last reply of the old process to the first of the new): "
           f"p50 {pause['p50']:.1f} ms, p99 {pause['p99']:.1f} ms, max {pause['max']:.1f} ms")
+    worst = result["longest_caller_wait_ms"]
+    print(f"the caller that waited longest, each restart: p50 {worst['p50']:.1f} ms, p99 {worst['p99']:.1f} ms, max {worst['max']:.1f} ms")
     print(f"SIGTERM to READY=1 of the next process: p50 {restart['p50']:.0f} ms, max {restart['max']:.0f} ms")
     print(f"clients: {result['replies']} replies, {result['errors']} errors {result['error_names'] or ''}, "
           f"{result['ended_connections']} connections ended (made again); subscriptions: {result['subscriber_gaps']} gaps, "

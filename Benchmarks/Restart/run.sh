@@ -8,8 +8,11 @@
 #
 #   Benchmarks/Restart/run.sh                     20 restarts, 1,000 connections, 1,000 subscribers
 #   RESTARTS=3 CONNECTIONS=20 SUBSCRIBERS=20 run.sh   a quick look
-#   SWITCHYARDD=path/to/switchyardd run.sh        another build (default: the release build, as
-#                                                 `make install` makes it, in .build-bench)
+#   SWITCHYARDD=path/to/switchyardd run.sh        another build (default: the benchmarks' release
+#                                                 build in .build-bench, which links the Swift
+#                                                 runtime dynamically where `make install` does not)
+#   TIMELINE=1 run.sh                             also each pause's ends on the wall clock, to set
+#                                                 beside `strace -tt` of the daemons
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.build-bench

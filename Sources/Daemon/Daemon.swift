@@ -111,9 +111,15 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let supervisor = Supervisor(configuration: self.configuration.supervision, children: hosted.workers, logger: self.logger)
     // Before the workers start, so they inherit the raised limit too.
     let fileDescriptorLimit = FileDescriptorLimit.raiseSoftLimit(logger: self.logger)
-    try await supervisor.start()
+    let handedOver = ConnectionHandOver.adopting(stored, store: fileDescriptorStore, logger: self.logger)
+    // Connections handed over are served while the workers start, as across a worker's restart:
+    // what they send a worker-hosted feature waits for it. READY=1 still waits for the workers.
+    let workersStarted = Task {
+      try await supervisor.start()
+      self.logFeaturesStarted(workers: hosted.workers)
+    }
+    if handedOver.adopting.isEmpty { try await workersStarted.value }
     let connectionCeiling = self.connectionCeiling(softLimit: fileDescriptorLimit)
-    self.logFeaturesStarted(workers: hosted.workers)
     let counters = ServerCounters(calls: self.metrics.calls, requests: requests)
     let leading = self.leading(journal, changeLog: hosted.changeLog)
     let responder = self.responder(hosted, journal: journal, configuration: configuration, counters: counters, cluster: leading?.view)
@@ -121,14 +127,16 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let status = self.statusLine(hosted, journal: journal, responder: responder, counters: counters)
     // Trapped now, before READY=1, so that a reload right after start-up finds the handler.
     let hangUps = await UnixSignalsSequence(trapping: .sighup)
-    let handedOver = ConnectionHandOver.adopting(stored, store: fileDescriptorStore, logger: self.logger)
     let server = VarlinkServer(
       responder: responder, counters: counters, listeners: listeners, limits: { configuration.value.limits },
       connectionCeiling: connectionCeiling, loop: loop,
       store: fileDescriptorStore.map { StoredConnections(store: $0, log: ConnectionLog(logger: self.logger, peer: nil)) },
       adopting: handedOver.adopting, logger: self.logger
     )
-    let hosting = HostingService(stop: { await supervisor.stop(); await hosted.stopFeatures() })
+    let hosting = HostingService(started: { try await workersStarted.value }) {
+      await supervisor.stop()
+      await hosted.stopFeatures()
+    }
     let changeLog = hosted.changeLog
     let services: [(any Service)?] = [
       // First, so that a graceful shutdown reaches it last: it closes once the hosts, which the
@@ -141,8 +149,11 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
         onBound: { responder.socketGroup.store(Int64(socketGroup(boundAt: listener.socketPath)), ordering: .relaxed) }
       ) {
         handedOver.report(to: self.metrics, logger: self.logger)
-        manager.ready(status: status().line.description)
-        onListening()
+        Task {
+          guard (try? await workersStarted.value) != nil else { return }
+          manager.ready(status: status().line.description)
+          onListening()
+        }
       },
       StatusReporter(manager: manager, interval: .seconds(1), counters: status),
       metricsServer,

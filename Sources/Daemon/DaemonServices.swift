@@ -47,25 +47,38 @@ struct ServerService<Responder: VarlinkResponder>: Service {
 /// workers and the actors' effects; the journal, which waits for ``stopped()``, closes after it.
 ///
 /// ```swift
-/// let hosting = HostingService(stop: { await supervisor.stop(); await hosted.stopFeatures() })
+/// let hosting = HostingService(started: { try await workersStarted.value }) { await supervisor.stop() }
 /// JournalWriterService(writer: writer, after: { await hosting.stopped() }, finalState: { changeLog.composed })
 /// ```
 struct HostingService: Service {
+  /// Returns once the workers have started (they may still be starting as the group runs), or
+  /// throws why they could not: the group then fails.
+  let started: @Sendable () async throws -> Void
   let stop: @Sendable () async -> Void
   /// Finished once the stop has returned: nothing makes changes any more.
   private let end = AsyncStream<Never>.makeStream()
 
-  init(stop: @escaping @Sendable () async -> Void) {
+  init(started: @escaping @Sendable () async throws -> Void = {}, stop: @escaping @Sendable () async -> Void) {
+    self.started = started
     self.stop = stop
   }
 
   func run() async throws {
+    // Never stopped while the workers are still starting; a start that failed fails the group.
+    let failure: (any Error)?
+    do {
+      try await self.started()
+      failure = nil
+    } catch {
+      failure = error
+    }
     // Cancelled rather than shut down when the group fails: the stop is the same.
-    try? await gracefulShutdown()
+    if failure == nil { try? await gracefulShutdown() }
     // In a task of its own, so that the group's cancellation cannot cut the stop short: the
     // workers are ended whatever the group's state.
     await Task { await self.stop() }.value
     self.end.continuation.finish()
+    if let failure { throw failure }
   }
 
   /// Returns once the features and workers have stopped, whether the group shut down or failed.

@@ -23,31 +23,48 @@ extension VarlinkServer {
   /// what was handed over with it before its socket. One without state (the previous process
   /// crashed) is ended: its client waits for answers nobody will give, and reconnects.
   func adopt(_ connections: [AdoptedConnection], listener: Int) async {
-    for connection in connections {
-      guard let pending = connection.pending else {
-        shutdown(connection.fd, CInt(SHUT_RDWR))
-        self.channels.store?.release(connection.name)
-        close(connection.fd)
-        continue
-      }
-      let bootstrap = ClientBootstrap(group: self.loop)
-        .channelOption(.autoRead, value: false)
-        .channelOption(.maxMessagesPerRead, value: 1)
-        .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16 << 10))
-        .channelInitializer { channel in self.initialize(channel, listener: listener, storedAs: connection.name) }
-      do {
-        let channel = try await bootstrap.withConnectedSocket(connection.fd).get()
-        try await channel.eventLoop.submit {
-          if !pending.isEmpty {
-            channel.pipeline.fireChannelRead(channel.allocator.buffer(bytes: pending))
-            channel.pipeline.fireChannelReadComplete()
-          }
-        }.get()
-        try await channel.setOption(.autoRead, value: true).get()
-      } catch {
-        self.logger.notice("could not adopt a handed-over connection", metadata: ["error": "\(error)"])
-        self.channels.store?.release(connection.name)
+    // Registered a batch at a time, each batch awaited together: no connection waits for the
+    // event-loop round trips of every one before it, and the first are served while the rest
+    // still register.
+    var remaining = connections[...]
+    while !remaining.isEmpty {
+      let batch = remaining.prefix(Self.adoptionBatch)
+      remaining = remaining.dropFirst(batch.count)
+      for connection in batch.compactMap({ self.adopting($0, listener: listener) }) {
+        do {
+          try await connection.adopted.get()
+        } catch {
+          self.logger.notice("could not adopt a handed-over connection", metadata: ["error": "\(error)"])
+          self.channels.store?.release(connection.name)
+        }
       }
     }
+  }
+
+  /// How many connections register with the event loop before the server waits for them.
+  private static var adoptionBatch: Int { 32 }
+
+  /// Starts adopting `connection`; `nil` when it came without state and was ended instead.
+  private func adopting(_ connection: AdoptedConnection, listener: Int) -> (name: String, adopted: EventLoopFuture<Void>)? {
+    guard let pending = connection.pending else {
+      shutdown(connection.fd, CInt(SHUT_RDWR))
+      self.channels.store?.release(connection.name)
+      close(connection.fd)
+      return nil
+    }
+    let adopted = ClientBootstrap(group: self.loop)
+      .channelOption(.autoRead, value: false)
+      .channelOption(.maxMessagesPerRead, value: 1)
+      .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16 << 10))
+      .channelInitializer { channel in self.initialize(channel, listener: listener, storedAs: connection.name) }
+      .withConnectedSocket(connection.fd)
+      .flatMap { channel in
+        if !pending.isEmpty {
+          channel.pipeline.fireChannelRead(channel.allocator.buffer(bytes: pending))
+          channel.pipeline.fireChannelReadComplete()
+        }
+        return channel.setOption(.autoRead, value: true)
+      }
+    return (connection.name, adopted)
   }
 }

@@ -19,4 +19,10 @@ struct Switchyardd: DaemonMain {
       .actor("signUp", state: \.signUp, action: .case(\.signUp)) { SignUp() },
     ]
   )
+
+  #if SWITCHYARD_UPGRADE_BUILD
+    /// The build the nspawn checks upgrade to (Tests/Systemd/upgrade-build.sh): told apart from
+    /// the debug build by `--version` and GetInfo.
+    static let version = "upgrade-test"
+  #endif
 }

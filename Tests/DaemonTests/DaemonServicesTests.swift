@@ -50,6 +50,43 @@ import Testing
     #expect(events.all == ["hosting stopped"])
   }
 
+  @Test func workersThatCouldNotStartFailTheGroupOnceTheyAreStopped() async throws {
+    let events = Events()
+    let group = ServiceGroup(
+      services: [
+        HostingService(started: { throw GaveUp() }, stop: { events.append("hosting stopped") }),
+        Recording(name: "server", events: events),
+      ],
+      logger: Logger(label: "test")
+    )
+    await #expect(throws: GaveUp.self) { try await group.run() }
+    #expect(events.all.contains("hosting stopped"))
+  }
+
+  @Test func aShutdownWhileTheWorkersStartStopsThemOnlyOnceStarted() async throws {
+    let events = Events()
+    let (starting, startingEnds) = AsyncStream<Void>.makeStream()
+    let group = ServiceGroup(
+      services: [
+        HostingService(started: {
+          for await _ in starting {}
+          events.append("workers started")
+        }) { events.append("hosting stopped") },
+        Recording(name: "server", events: events),
+      ],
+      logger: Logger(label: "test")
+    )
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+      tasks.addTask { try await group.run() }
+      try await eventually(within: .seconds(60)) { events.count == 1 }
+      await group.triggerGracefulShutdown()
+      try await eventually(within: .seconds(60)) { events.all.contains("server stopped") }
+      startingEnds.finish()
+      try await tasks.waitForAll()
+    }
+    #expect(events.all.suffix(2) == ["workers started", "hosting stopped"])
+  }
+
   @Test(arguments: [false, true])
   func theJournalClosesOnceTheHostingHasStoppedWhetherTheGroupShutsDownOrFails(_ fails: Bool) async throws {
     let events = Events()

@@ -7,27 +7,16 @@ systemd does after `systemctl restart`.
 """
 
 import array
+import fcntl
 import os
 import select
 import socket
 import subprocess
-import sys
 import threading
 
-# Renumbers the descriptors it is given to 3, 4, … and becomes the daemon with LISTEN_PID its own.
-LAUNCHER = r"""
-import fcntl, os, sys
-fds = [int(fd) for fd in sys.argv[1].split(",") if fd]
-# Out of the way first (at 100 and up), so that no target number holds a descriptor still to move.
-high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd in fds]
-for fd in fds:
-    os.close(fd)
-for index, fd in enumerate(high):
-    os.dup2(fd, 3 + index, inheritable=True)
-    os.close(fd)
-os.environ["LISTEN_PID"] = str(os.getpid())
-os.execv(sys.argv[2], sys.argv[2:])
-"""
+# Becomes the daemon with LISTEN_PID its own and the stored descriptors moved to 3, 4, …, as
+# systemd's fork does: bash, which starts in a millisecond and moves descriptors above 9.
+LAUNCHER = 'export LISTEN_PID=$$; exec %s; exec "$0" "$@"'
 
 
 class FdStoreManager:
@@ -102,15 +91,14 @@ class FdStoreManager:
 
     def _drop_hung_up(self):
         with self.lock:
-            for name, (fd, polled) in list(self.stored.items()):
-                if not polled:
-                    continue
-                poller = select.poll()
+            names = {fd: name for name, (fd, polled) in self.stored.items() if polled}
+            poller = select.poll()
+            for fd in names:
                 poller.register(fd, select.POLLIN)
-                for _, events in poller.poll(0):
-                    if events & (select.POLLHUP | select.POLLERR):
-                        os.close(fd)
-                        del self.stored[name]
+            for fd, events in poller.poll(0):
+                if events & (select.POLLHUP | select.POLLERR):
+                    os.close(fd)
+                    del self.stored[names[fd]]
 
     def stored_names(self):
         self._drain()
@@ -134,12 +122,19 @@ class FdStoreManager:
         log_path = os.path.join(self.folder, f"switchyardd-{len(self.log_paths)}.log")
         self.log_paths.append(log_path)
         self.ready.clear()
-        with open(log_path, "wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", LAUNCHER, ",".join(map(str, fds)), self.binary] + self.arguments,
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, pass_fds=fds,
-                cwd=self.folder,
-            )
+        # Above every descriptor the daemon is to get, so that no move overwrites one still to move.
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3 + len(fds)) for fd in fds]
+        moves = " ".join(f"{3 + index}<&{fd}-" for index, fd in enumerate(high))
+        try:
+            with open(log_path, "wb") as log:
+                self.process = subprocess.Popen(
+                    ["/bin/bash", "-c", LAUNCHER % moves, self.binary] + self.arguments,
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, pass_fds=high,
+                    cwd=self.folder,
+                )
+        finally:
+            for fd in high:
+                os.close(fd)
         if not self.ready.wait(timeout):
             raise RuntimeError(f"no READY=1 within {timeout} s:\n{self.log()}")
 
@@ -152,11 +147,21 @@ class FdStoreManager:
     def stop(self, timeout=20):
         self.process.terminate()
         try:
-            return self.process.wait(timeout)
+            return self._wait(timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
             return None
+
+    def _wait(self, timeout):
+        """`Popen.wait`, woken by the exit itself, as systemd's SIGCHLD is: `wait(timeout)` polls."""
+        pidfd = os.pidfd_open(self.process.pid)
+        try:
+            select.select([pidfd], [], [], timeout)
+        finally:
+            os.close(pidfd)
+        # A traced daemon (strace) is waitable only once its tracer let go: wait's polling covers it.
+        return self.process.wait(timeout)
 
     def kill(self):
         self.process.kill()

@@ -8,6 +8,7 @@ that hangs up during the handover is not taken up, and a full store refuses conn
 `switchyard status` and the log say what each start took over.
 """
 
+import contextlib
 import fcntl
 import json
 import os
@@ -43,14 +44,21 @@ def started_manager(capacity=64):
     return m
 
 
-@pytest.fixture
-def manager():
-    m = started_manager()
+@contextlib.contextmanager
+def running_manager(capacity=64):
+    """A started manager, closed and its folder removed at the end."""
+    m = started_manager(capacity)
     try:
         yield m
     finally:
         m.close()
         shutil.rmtree(m.folder, ignore_errors=True)
+
+
+@pytest.fixture
+def manager():
+    with running_manager() as m:
+        yield m
 
 
 def status(manager, *arguments):
@@ -130,6 +138,26 @@ def test_a_restart_keeps_every_connection_and_every_subscription_in_place(manage
     assert manager.stop() == 0
 
 
+def test_connections_past_one_adoption_batch_are_all_taken_over_and_a_starting_worker_answers_them():
+    # The next process adopts 32 at a time, and serves them before its worker is up: each of 100
+    # connections has a Send to the worker-hosted counter in flight, answered once it is.
+    with running_manager(capacity=256) as m:
+        senders = [RawConnection(m.socket_path) for _ in range(100)]
+        # One the store missed in the burst is stored again at the handover.
+        for sender in senders:
+            incr(sender)
+        for sender in senders:
+            sender.send("Send", {"action": INCR})
+        m.restart()
+        replies = [sender.read() for sender in senders]
+        assert all(r is not None and "error" not in r for r in replies), f"{replies}\n{m.log()}"
+        count = senders[-1].call("Get", {"path": "/primes/count"})
+        assert count["parameters"]["state"] == 2 * len(senders)
+        handed = json.loads(status(m, "--json"))["handOver"]
+        assert (handed["connections"], handed["ended"]) == (len(senders), 0), handed
+        assert m.stop() == 0
+
+
 def test_a_client_that_hangs_up_during_the_handover_is_neither_taken_up_nor_left_in_the_store(manager):
     subscriber = subscribed(manager)
     # A client that pipelines and reads nothing: the replies (Describe's are kilobytes) fill its
@@ -186,8 +214,7 @@ def waiting_bytes(sock):
 
 def test_a_full_store_refuses_the_connections_over_it_with_an_error_and_says_so():
     # Four places: one for the state handed over, three for connections.
-    manager = started_manager(capacity=4)
-    try:
+    with running_manager(capacity=4) as manager:
         kept = [RawConnection(manager.socket_path) for _ in range(3)]
         for conn in kept:
             incr(conn)
@@ -210,9 +237,6 @@ def test_a_full_store_refuses_the_connections_over_it_with_an_error_and_says_so(
             time.sleep(0.05)
         incr(RawConnection(manager.socket_path))
         assert manager.stop() == 0
-    finally:
-        manager.close()
-        shutil.rmtree(manager.folder, ignore_errors=True)
 
 
 def test_a_connection_closed_during_the_handover_is_not_kept(manager):

@@ -75,8 +75,31 @@ def run_binary(binary, config):
     subprocess.run(["systemctl", "daemon-reload"], check=True, timeout=60)
 
 
+def binary_version(binary):
+    return subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+
+
+def served_version(path):
+    """What the daemon on `path` says its version is (org.varlink.service.GetInfo)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(30)
+        sock.connect(path)
+        sock.sendall(json.dumps({"method": "org.varlink.service.GetInfo"}).encode() + b"\0")
+        reply = b""
+        while not reply.endswith(b"\0"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    return json.loads(reply.rstrip(b"\0"))["parameters"]["version"]
+
+
 def restart(path, restarts, senders, subscribers, upgrade=None, config=None):
     original = os.readlink(f"/proc/{main_pid()}/exe") if upgrade else None
+    # An upgrade is to a build that says another version: the same binary would prove nothing.
+    versions = {binary: binary_version(binary) for binary in (upgrade, original) if binary}
+    if upgrade and versions[upgrade] == versions[original]:
+        fail(f"{upgrade} and {original} are the same version ({versions[upgrade]}): no upgrade to test")
     subs = []
     for _ in range(subscribers):
         sub = Connection(path, timeout=120)
@@ -123,6 +146,8 @@ def restart(path, restarts, senders, subscribers, upgrade=None, config=None):
         pauses.append(time.monotonic() - started)
         if expected and os.readlink(f"/proc/{main_pid()}/exe") != expected:
             fail(f"restart {number}: the new process runs {os.readlink(f'/proc/{main_pid()}/exe')}, not {expected}")
+        if expected and served_version(path) != versions[expected]:
+            fail(f"restart {number}: GetInfo says version {served_version(path)}, not {expected}'s {versions[expected]}")
         # Restarts in a row would reach StartLimitBurst=: what is tested is the handover.
         subprocess.run(["systemctl", "reset-failed", "switchyard.service"], check=False, timeout=30)
         for index, client in enumerate(clients):
