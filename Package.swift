@@ -480,6 +480,8 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "SwitchyardTestSupport",
         "SwitchyardDaemon",
+        "SwitchyardAccess",
+        "SwitchyardInspector",
         "SwitchyardChangeFeed",
         "SwitchyardSystemd",
         "SwitchyardJournal",
@@ -590,7 +592,10 @@ let package = Package(
         "SwitchyardInspector",
         "SwitchyardJSON",
         "SwitchyardJournal",
+        "SwitchyardMetrics",
+        "SwitchyardSynchronization",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
       ]
     ),
     .testTarget(
