@@ -162,7 +162,8 @@ def test_every_method_over_tls_and_a_replica_rebuilt_with_jsonpatch(tls_daemon, 
         assert state["primes"]["count"] == 5
         listeners = calls.call("Status")["parameters"]["listeners"]
         # Who holds the connections is told only to an admin, which the operator is not.
-        assert [{k: v for k, v in listener.items() if k != "refusedHandshakes"} for listener in listeners] == [
+        refusals = ("refusedHandshakes", "refusedConnections", "deniedCalls")
+        assert [{k: v for k, v in listener.items() if k not in refusals} for listener in listeners] == [
             {"address": f"unix:{tls_daemon.socket_path}", "connections": 0},
             {"address": f"tcp:127.0.0.1:{tls_daemon.port}", "connections": 2},
         ], listeners
