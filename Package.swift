@@ -578,6 +578,7 @@ let package = Package(
       name: "MetricsTests",
       dependencies: [
         "SwitchyardSettings",
+        "SwitchyardTestSupport",
         "SwitchyardMetrics",
         "SwitchyardServer",
         "SwitchyardSynchronization",

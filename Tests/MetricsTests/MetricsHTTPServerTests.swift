@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import SwitchyardTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -68,7 +69,7 @@ struct MetricsHTTPServerTests {
     #expect(ContinuousClock.now - connecting >= .milliseconds(300), "not before the deadline")
     // The next client is served.
     let scraper = try TCPClient(port: port)
-    #expect(scraper.scrape().hasPrefix("HTTP/1.1 200 OK"))
+    #expect(await offThePool { scraper.scrape() }.hasPrefix("HTTP/1.1 200 OK"))
   }
 
   /// The deadline is for one request: a connection that scrapes again and again, each request
@@ -79,7 +80,7 @@ struct MetricsHTTPServerTests {
     let client = try TCPClient(port: port)
     let start = ContinuousClock.now
     while ContinuousClock.now - start < .seconds(1) {
-      #expect(client.scrape().hasPrefix("HTTP/1.1 200 OK"))
+      #expect(await offThePool { client.scrape() }.hasPrefix("HTTP/1.1 200 OK"))
       try await Task.sleep(for: .milliseconds(100))
     }
   }
@@ -94,17 +95,18 @@ struct MetricsHTTPServerTests {
     }
     defer { running.cancel() }
     var held = try (0..<4).map { _ in try TCPClient(port: port, from: "127.0.0.2") }
-    for client in held { #expect(client.scrape().hasPrefix("HTTP/1.1 200 OK")) }
+    for client in held { #expect(await offThePool { client.scrape() }.hasPrefix("HTTP/1.1 200 OK")) }
     let fifth = try TCPClient(port: port, from: "127.0.0.2")
-    #expect(fifth.scrape() == "", "closed without an answer")
+    #expect(await offThePool { fifth.scrape() } == "", "closed without an answer")
     let scraper = try TCPClient(port: port, from: "127.0.0.1")
-    #expect(scraper.scrape().hasPrefix("HTTP/1.1 200 OK"))
+    #expect(await offThePool { scraper.scrape() }.hasPrefix("HTTP/1.1 200 OK"))
     held.removeFirst().close()
     // The slot comes back once the daemon has seen the close.
     let deadline = ContinuousClock.now + .seconds(10)
     var answer = ""
     while ContinuousClock.now < deadline {
-      answer = try TCPClient(port: port, from: "127.0.0.2").scrape()
+      let again = try TCPClient(port: port, from: "127.0.0.2")
+      answer = await offThePool { again.scrape() }
       if !answer.isEmpty { break }
       try await Task.sleep(for: .milliseconds(20))
     }
@@ -120,10 +122,10 @@ struct MetricsHTTPServerTests {
     defer { running.cancel() }
     try #require(mounts).mount(Echo(), at: "/echo")
     let client = try TCPClient(port: port)
-    #expect(client.get("/echo").hasSuffix("\r\n\r\n/echo "))
-    #expect(client.get("/echo/deeper?seq=1").hasSuffix("\r\n\r\n/echo/deeper seq=1"))
-    #expect(client.get("/echoes").hasPrefix("HTTP/1.1 404"))
-    #expect(client.get("/metrics").contains("process_resident_memory_bytes"))
+    #expect(await offThePool { client.get("/echo") }.hasSuffix("\r\n\r\n/echo "))
+    #expect(await offThePool { client.get("/echo/deeper?seq=1") }.hasSuffix("\r\n\r\n/echo/deeper seq=1"))
+    #expect(await offThePool { client.get("/echoes") }.hasPrefix("HTTP/1.1 404"))
+    #expect(await offThePool { client.get("/metrics") }.contains("process_resident_memory_bytes"))
   }
 
   /// Answers with the path and the query it was asked, from a task of its own.
@@ -153,8 +155,9 @@ struct MetricsHTTPServerTests {
 }
 
 /// A blocking TCP connection to the endpoint on 127.0.0.1, from a loopback address of the test's
-/// choosing (any 127.x.y.z is the machine itself), so that one test can be several peers.
-private final class TCPClient {
+/// choosing (any 127.x.y.z is the machine itself), so that one test can be several peers. Its
+/// reads wait for a server in this process, so tests make them through `offThePool`.
+private final class TCPClient: @unchecked Sendable {
   private let fd: Int32
 
   init(port: Int, from source: String = "127.0.0.1") throws {

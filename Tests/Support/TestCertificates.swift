@@ -71,15 +71,14 @@ public struct TestCertificates: Sendable {
     return Pair(certificate: certificate, key: key)
   }
 
+  /// Runs `openssl`, a child that ends in milliseconds, and waits for it by polling: not with
+  /// Foundation's `Process`, whose `waitUntilExit` holds a pool thread until a monitor thread other
+  /// children can delay sees it end (see ``ChildProcess``).
   private static func openssl(_ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
+    let process = try ChildProcess("/usr/bin/openssl", arguments)
+    let deadline = ContinuousClock.now + .seconds(30)
+    while process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+    guard process.ended == .exited(0) else {
       throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments.first ?? "") failed"])
     }
   }
