@@ -595,6 +595,7 @@ let package = Package(
         "SwitchyardJournal",
         "SwitchyardMetrics",
         "SwitchyardSynchronization",
+        "SwitchyardTestSupport",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]

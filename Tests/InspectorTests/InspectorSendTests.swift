@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import SwitchyardJSON
 import SwitchyardSynchronization
+import SwitchyardTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -140,7 +141,8 @@ import Testing
   }
 }
 
-/// One request on a connection of its own to 127.0.0.1, read to its end: its status and body.
+/// One request on a connection of its own to 127.0.0.1, read to its end off the pool (the
+/// endpoint's answers need it): its status and body.
 struct HTTPAnswer {
   let status: Int
   let body: String
@@ -149,17 +151,11 @@ struct HTTPAnswer {
   static func post(
     _ port: Int, _ body: String, path: String = "/inspector/api/send", headers: [String: String] = InspectorSendTests.authorized
   ) async -> Self {
-    await self.offThePool { self.exchange(port, "POST", path, headers: headers, body: Array(body.utf8)) }
+    await offThePool { self.exchange(port, "POST", path, headers: headers, body: Array(body.utf8)) }
   }
 
   static func get(_ port: Int, _ path: String) async -> Self {
-    await self.offThePool { self.exchange(port, "GET", path, headers: [:], body: []) }
-  }
-
-  /// Runs the blocking `exchange` on a thread of Dispatch's, not of the tasks' pool, which the
-  /// tests running beside this one need.
-  private static func offThePool(_ exchange: @escaping @Sendable () -> Self) async -> Self {
-    await withCheckedContinuation { done in DispatchQueue.global().async { done.resume(returning: exchange()) } }
+    await offThePool { self.exchange(port, "GET", path, headers: [:], body: []) }
   }
 
   /// Status 0 when the connection could not be made.
