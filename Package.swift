@@ -480,6 +480,8 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "SwitchyardTestSupport",
         "SwitchyardDaemon",
+        "SwitchyardAccess",
+        "SwitchyardInspector",
         "SwitchyardChangeFeed",
         "SwitchyardSystemd",
         "SwitchyardJournal",
@@ -591,7 +593,11 @@ let package = Package(
         "SwitchyardInspector",
         "SwitchyardJSON",
         "SwitchyardJournal",
+        "SwitchyardMetrics",
+        "SwitchyardSynchronization",
+        "SwitchyardTestSupport",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
       ]
     ),
     .testTarget(

@@ -28,13 +28,20 @@ extension AccessPolicy {
 extension AccessPolicy.Rule {
   fileprivate init(_ value: JSONValue, at key: String) throws {
     guard case let .object(rule) = value else { throw AccessConfigurationError("\(key) must be an object") }
-    let principals = ["user", "group", "commonName", "dnsName", "uri"]
+    let principals = ["user", "group", "commonName", "dnsName", "uri", "inspector"]
     for name in rule.keys where !(principals + ["allow", "actions", "paths"]).contains(name) {
       throw AccessConfigurationError("\(key).\(name) is not a setting of a rule (\(principals.joined(separator: ", ")), allow, actions, paths)")
     }
     let named = principals.filter { rule[$0] != nil }
-    guard named.count == 1, let kind = named.first, case let .string(name)? = rule[kind], !name.isEmpty else {
-      throw AccessConfigurationError("\(key) must name one \"user\", \"group\", \"commonName\", \"dnsName\" or \"uri\"")
+    let mustName = "\(key) must name one \"user\", \"group\", \"commonName\", \"dnsName\" or \"uri\", or be for \"inspector\": true"
+    guard named.count == 1, let kind = named.first else { throw AccessConfigurationError(mustName) }
+    let name: String
+    if kind == "inspector" {
+      guard rule[kind] == .bool(true) else { throw AccessConfigurationError("\(key).inspector must be true") }
+      name = ""
+    } else {
+      guard case let .string(text)? = rule[kind], !text.isEmpty else { throw AccessConfigurationError(mustName) }
+      name = text
     }
     switch kind {
     case "user":
@@ -45,6 +52,7 @@ extension AccessPolicy.Rule {
       self.principal = .group(gid, name: name)
     case "commonName": self.principal = .commonName(name)
     case "dnsName": self.principal = .dnsName(name)
+    case "inspector": self.principal = .inspector
     default: self.principal = .uri(name)
     }
     let allow = try strings(rule["allow"], "\(key).allow") ?? []

@@ -21,14 +21,16 @@ import SwitchyardServer
 ///     "operators": { "group": "switchyard", "allow": ["read", "write"] },
 ///     "dashboard": { "user": "monitor", "allow": ["read"], "paths": ["/primes"] },
 ///     "counters": { "group": "counters", "allow": ["write"], "actions": ["counter.*"] },
-///     "billing": { "commonName": "billing", "allow": ["read"] }
+///     "billing": { "commonName": "billing", "allow": ["read"] },
+///     "page": { "inspector": true, "allow": ["write"], "actions": ["counter.*"] }
 ///   }
 /// }
 /// ```
 ///
 /// Without `rules`, the socket's group may read and write; everyone else may do nothing. A
 /// remote client is never root, the daemon's user, or a member of a group: only certificate
-/// rules grant it anything.
+/// rules grant it anything. The inspector's page is nobody but itself: only an `inspector` rule
+/// grants it anything, and nothing does without `rules`.
 public struct AccessPolicy: Sendable, Equatable {
   /// A class of methods a rule grants.
   public enum Permission: String, Sendable, CaseIterable, Comparable {
@@ -49,6 +51,9 @@ public struct AccessPolicy: Sendable, Equatable {
     case dnsName(String)
     /// A client certificate with this URI among its subject alternative names.
     case uri(String)
+    /// The inspector's page, sending an action over the HTTP endpoint with the inspector's token
+    /// (when `http.inspectorSend` is on).
+    case inspector
 
     public var description: String {
       switch self {
@@ -57,6 +62,7 @@ public struct AccessPolicy: Sendable, Equatable {
       case let .commonName(name): "commonName \(name)"
       case let .dnsName(name): "dnsName \(name)"
       case let .uri(uri): "uri \(uri)"
+      case .inspector: "the inspector"
       }
     }
   }
@@ -84,6 +90,7 @@ public struct AccessPolicy: Sendable, Equatable {
       case let .commonName(name): caller.certificate?.commonName == name
       case let .dnsName(name): caller.certificate?.dnsNames.contains(name) == true
       case let .uri(uri): caller.certificate?.uris.contains(uri) == true
+      case .inspector: caller.isInspector
       }
     }
   }

@@ -46,7 +46,7 @@ struct Status: AsyncParsableCommand {
 ///  Durability: strict, journal 0b1c2d3e… in run/state
 ///  Last stop: not clean (killed or crashed), on the same boot: nothing acknowledged lost
 ///     Clients: 2 connections, 1 subscriber
-///   Listeners: unix:run/switchyard.sock 1 (uid 1000 1), tcp:0.0.0.0:7501 1 (operator 1)
+///   Listeners: unix:run/switchyard.sock 1 (uid 1000 1), tcp:0.0.0.0:7501 1 (operator 1; 2 calls denied: billing 2)
 ///     Restart: took over 2 connections and 1 subscription from the process before, serving paused 41ms
 ///   Inspector: http://127.0.0.1:9464/inspector?token=…
 ///    Features: 3
@@ -151,17 +151,28 @@ struct StatusView {
     return lines.joined(separator: "\n")
   }
 
-  /// `tcp:0.0.0.0:7501 3 (operator 2, billing 1; 4 handshakes refused)`: the identities are
-  /// there for a caller with the admin permission.
+  /// `tcp:0.0.0.0:7501 3 (operator 2, billing 1; 4 handshakes refused; 1 connection over the
+  /// cap refused; 3 calls denied: mallory 3)`: the identities are there for a caller with the
+  /// admin permission.
   static func listenerText(_ listener: JSONValue) -> String {
     let text = "\(listener["address"]?.stringValue ?? "?") \(listener["connections"]?.intValue ?? 0)"
     var details: [String] = []
-    let identities = (listener["identities"]?.arrayValue ?? []).map {
+    let identities = listener["identities"]?.arrayValue ?? []
+    let connected = identities.filter { ($0["connections"]?.intValue ?? 0) > 0 }.map {
       "\($0["identity"]?.stringValue ?? "?") \($0["connections"]?.intValue ?? 0)"
     }
-    if !identities.isEmpty { details.append(identities.joined(separator: ", ")) }
+    if !connected.isEmpty { details.append(connected.joined(separator: ", ")) }
     if let refused = listener["refusedHandshakes"]?.intValue, refused > 0 {
       details.append("\(refused) handshake\(refused == 1 ? "" : "s") refused")
+    }
+    if let refused = listener["refusedConnections"]?.intValue, refused > 0 {
+      details.append("\(refused) connection\(refused == 1 ? "" : "s") over the cap refused")
+    }
+    if let denied = listener["deniedCalls"]?.intValue, denied > 0 {
+      let who = identities.compactMap { identity in
+        identity["deniedCalls"]?.intValue.map { "\(identity["identity"]?.stringValue ?? "?") \($0)" }
+      }
+      details.append("\(denied) call\(denied == 1 ? "" : "s") denied" + (who.isEmpty ? "" : ": " + who.joined(separator: ", ")))
     }
     return details.isEmpty ? text : text + " (" + details.joined(separator: "; ") + ")"
   }

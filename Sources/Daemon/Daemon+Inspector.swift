@@ -40,6 +40,8 @@ extension Daemon {
     }
     let state: @Sendable (JSONPointer) -> (seq: UInt64, value: JSONValue)? = { responder.changeLog.get($0) }
     var reads = Inspector.Reads(journal: responder.journalReader, health: health, state: state)
+    let configuration = responder.configuration
+    reads.send = responder.inspectorSend { configuration.value.metrics.inspectorSend == .on }
     if let reader = responder.journalReader {
       let replay = responder.replay
       reads.replay = { since, until, isWanted in .object(try await replay(reader, since, until, isWanted)) }

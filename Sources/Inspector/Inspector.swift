@@ -6,7 +6,9 @@ import SwitchyardMetrics
 
 /// The inspector in the browser, mounted at ``path`` on the daemon's HTTP endpoint: the page
 /// (``InspectorPage``), its JSON reads under `/inspector/api/` and the journal's new changes as
-/// server-sent events at `/inspector/events`. Read-only: no request changes anything.
+/// server-sent events at `/inspector/events`. Read-only unless `http.inspectorSend` is on: then
+/// `POST /inspector/api/send` sends an action as the access policy lets the inspector
+/// (``InspectorSend``).
 ///
 /// Every request but the page's own files (the same for everyone, holding nothing of the
 /// daemon) must carry the ``InspectorToken``, as `?token=` or `Authorization: Bearer`: the
@@ -27,6 +29,8 @@ package struct Inspector: HTTPRoute {
     package var state: @Sendable (JSONPointer) -> (seq: UInt64, value: JSONValue)?
     /// `Replay` from `since` up to `until`, on the journal reader's thread, while the viewer waits.
     package var replay: (@Sendable (_ since: UInt64?, _ until: UInt64?, _ isWanted: @escaping @Sendable () -> Bool) async throws -> JSONValue)?
+    /// Sending an action from the page; `nil` keeps the page read-only.
+    package var send: InspectorSend?
 
     package init(
       journal: JournalReader?, health: @escaping @Sendable () -> JSONValue,
@@ -56,8 +60,14 @@ package struct Inspector: HTTPRoute {
 
   package func respond(to exchange: HTTPExchange) {
     let route = exchange.path.dropFirst(Self.path.count)
+    if route == "/api/send" {
+      guard exchange.method == .POST else {
+        return exchange.respond(.methodNotAllowed, body: "an action is sent with POST\n", headers: [("Allow", "POST")])
+      }
+      return self.send(on: exchange)
+    }
     guard exchange.method == .GET || exchange.method == .HEAD else {
-      return exchange.respond(.methodNotAllowed, body: "the inspector is read-only: only GET\n", headers: [("Allow", "GET, HEAD")])
+      return exchange.respond(.methodNotAllowed, body: "only GET, but for POST /inspector/api/send\n", headers: [("Allow", "GET, HEAD")])
     }
     if route.hasPrefix("/assets/") {
       return InspectorPage.serveAsset(named: route.dropFirst("/assets/".count), on: exchange)
@@ -77,13 +87,20 @@ package struct Inspector: HTTPRoute {
     }
     switch route {
     case "", "/": InspectorPage.servePage(on: exchange)
-    case "/api/health": exchange.respond(json: self.reads.health())
+    case "/api/health": exchange.respond(json: self.health)
     case "/api/journal": self.journal(query, on: exchange)
     case "/api/state": self.state(query, on: exchange)
     case "/api/replay": self.replay(query, on: exchange)
     case "/events": self.events(query, on: exchange)
     default: exchange.respond(.notFound, body: "not found: \(Self.path) has /api/health, /api/journal, /api/state, /api/replay, /events\n")
     }
+  }
+
+  /// The daemon's health, and whether the page may send actions (it shows a form then).
+  private var health: JSONValue {
+    guard case var .object(health) = self.reads.health() else { return self.reads.health() }
+    health["inspector"] = ["send": .bool(self.reads.send?.isOn() ?? false)]
+    return .object(health)
   }
 
   private func admits(_ exchange: HTTPExchange) -> Bool {
@@ -113,7 +130,8 @@ extension HTTPExchange {
   }
 
   /// An error as `{"error": …}`, which the page shows.
-  func respond(_ status: HTTPResponseStatus, error: String) {
-    self.respond(status, contentType: "application/json", body: ByteBuffer(bytes: JSONValue.object(["error": .string(error)]).serializedBytes()))
+  func respond(_ status: HTTPResponseStatus, error: String, headers: [(String, String)] = []) {
+    let body = JSONValue.object(["error": .string(error)]).serializedBytes()
+    self.respond(status, contentType: "application/json", body: ByteBuffer(bytes: body), headers: headers)
   }
 }

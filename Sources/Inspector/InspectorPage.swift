@@ -20,6 +20,7 @@ enum InspectorPage {
     "health.js": ("text/javascript; charset=utf-8", PackageResources.health_js),
     "chart.js": ("text/javascript; charset=utf-8", PackageResources.chart_js),
     "replay.js": ("text/javascript; charset=utf-8", PackageResources.replay_js),
+    "send.js": ("text/javascript; charset=utf-8", PackageResources.send_js),
     "icon.svg": ("image/svg+xml", PackageResources.icon_svg),
   ]
 

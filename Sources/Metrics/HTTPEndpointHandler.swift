@@ -13,8 +13,10 @@ final class HTTPEndpointHandler: ChannelInboundHandler {
   private let mounts: HTTPMounts
   private let deadline: RequestDeadlineHandler
   private var request: HTTPRequestHead?
+  /// The body of the request being read, for a method that has one.
+  private var body = HTTPRequestBody()
   /// A request read in full and not answered yet: the channel was not writable.
-  private var waiting: HTTPRequestHead?
+  private var waiting: (head: HTTPRequestHead, body: HTTPRequestBody)?
   /// A route's answer is a stream (``HTTPExchange/startStream(contentType:headers:)``): the
   /// connection is busy, not idle, while no request comes.
   var isStreaming = false
@@ -29,25 +31,27 @@ final class HTTPEndpointHandler: ChannelInboundHandler {
     switch self.unwrapInboundIn(data) {
     case let .head(head):
       self.request = head
-    case .body:
-      // A scrape has no body; whatever comes is read and dropped.
-      break
+      self.body = HTTPRequestBody()
+    case let .body(part):
+      // A scrape or a read has no body; whatever comes with one is read and dropped.
+      if let method = self.request?.method, method != .GET, method != .HEAD { self.body.append(part) }
     case .end:
       self.deadline.requestRead()
       guard let head = self.request else { return }
       self.request = nil
       if context.channel.isWritable {
-        self.respond(to: head, context: context)
+        self.respond(to: head, body: self.body, context: context)
       } else {
-        self.waiting = head
+        self.waiting = (head, self.body)
       }
+      self.body = HTTPRequestBody()
     }
   }
 
   func channelWritabilityChanged(context: ChannelHandlerContext) {
-    if context.channel.isWritable, let head = self.waiting {
+    if context.channel.isWritable, let waiting = self.waiting {
       self.waiting = nil
-      self.respond(to: head, context: context)
+      self.respond(to: waiting.head, body: waiting.body, context: context)
     }
     context.fireChannelWritabilityChanged()
   }
@@ -61,11 +65,11 @@ final class HTTPEndpointHandler: ChannelInboundHandler {
     }
   }
 
-  private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+  private func respond(to head: HTTPRequestHead, body: HTTPRequestBody, context: ChannelHandlerContext) {
     let path = head.uri.split(separator: "?", maxSplits: 1).first ?? Substring(head.uri)
     if path != "/metrics", let route = self.mounts.route(for: path) {
       let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-      return route.respond(to: HTTPExchange(head: head, channel: context.channel, handler: handler))
+      return route.respond(to: HTTPExchange(head: head, body: body, channel: context.channel, handler: handler))
     }
     let (status, contentType, body): (HTTPResponseStatus, String, String)
     if path != "/metrics" {

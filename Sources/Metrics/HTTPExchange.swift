@@ -21,6 +21,8 @@ package final class HTTPExchange: Sendable {
   /// What follows the `?`, still percent-encoded; empty without one.
   package let query: Substring
   package let headers: HTTPHeaders
+  /// The request's body, for a method that has one (`POST`).
+  package let body: HTTPRequestBody
   /// How long a part of a stream may wait for the client to read it.
   package static var writeTimeout: TimeAmount { .seconds(10) }
 
@@ -28,8 +30,9 @@ package final class HTTPExchange: Sendable {
   private let channel: any Channel
   private let handler: NIOLoopBound<HTTPEndpointHandler>
 
-  init(head: HTTPRequestHead, channel: any Channel, handler: NIOLoopBound<HTTPEndpointHandler>) {
+  init(head: HTTPRequestHead, body: HTTPRequestBody, channel: any Channel, handler: NIOLoopBound<HTTPEndpointHandler>) {
     self.head = head
+    self.body = body
     self.method = head.method
     let uri = Substring(head.uri)
     let mark = uri.firstIndex(of: "?")

@@ -8,9 +8,13 @@ extension MetricsConfiguration {
 
   /// `http.listen`: the endpoint's address under the name that fits all it serves (the metrics
   /// and the inspector); `metrics.listen` stays its other name, and gives way to it.
-  /// `http.inspector`: where the inspector is served.
+  /// `http.inspector`: where the inspector is served. `http.inspectorSend`: whether its page
+  /// may send actions, as the policy lets the identity `inspector`.
   package static var httpSettings: SettingsSection<Self> {
-    SettingsSection("http", Self.listen(\.httpListen), .choice("inspector", \.inspector, reloadable: false))
+    SettingsSection(
+      "http", Self.listen(\.httpListen), .choice("inspector", \.inspector, reloadable: false),
+      .choice("inspectorSend", \.inspectorSend, reloadable: true)
+    )
   }
 
   /// The endpoint's address, in whichever section; an error names the key it was read from.

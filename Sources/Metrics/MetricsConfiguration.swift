@@ -10,6 +10,9 @@ package struct MetricsConfiguration: Sendable, Equatable {
   package var requestTimeout: Duration = .seconds(5)
   /// Where the endpoint serves the inspector (`http.inspector`).
   package var inspector: InspectorExposure = .loopback
+  /// Whether the inspector's page may send actions (`http.inspectorSend`), under the access
+  /// policy's `inspector` rules; a reload turns it on or off for the next request.
+  package var inspectorSend: InspectorSending = .off
 
   package init() {}
 
@@ -26,6 +29,15 @@ package enum InspectorExposure: String, Sendable, CaseIterable {
   case any
   /// Nowhere.
   case off
+}
+
+/// Whether the inspector's page may send actions: read-only unless the operator says so.
+package enum InspectorSending: String, Sendable, CaseIterable {
+  /// The page is read-only, and `POST /inspector/api/send` is refused.
+  case off
+  /// The page sends actions as the identity `inspector`, which the access policy's
+  /// `{"inspector": true, …}` rules grant what it may send.
+  case on
 }
 
 extension MetricsAddress {

@@ -35,17 +35,25 @@ package struct MetricsSample: Sendable {
     }
   }
 
-  /// A listener's connections by identity, and the TLS handshakes it refused.
+  /// A listener's connections by identity, the TLS handshakes and connections it refused, and
+  /// the calls the access policy denied there by identity.
   package struct Listener: Sendable {
     /// Its Varlink address: `unix:/run/switchyard/socket`, `tcp:0.0.0.0:7501`.
     package var address: String
     package var identities: [String: Int]
     package var refusedHandshakes: Int
+    package var refusedConnections: Int
+    /// At most 32 identities and an `other identities` bucket: the server's counts bound them.
+    package var deniedCalls: [String: Int]
 
-    package init(address: String, identities: [String: Int], refusedHandshakes: Int) {
+    package init(
+      address: String, identities: [String: Int], refusedHandshakes: Int, refusedConnections: Int = 0, deniedCalls: [String: Int] = [:]
+    ) {
       self.address = address
       self.identities = identities
       self.refusedHandshakes = refusedHandshakes
+      self.refusedConnections = refusedConnections
+      self.deniedCalls = deniedCalls
     }
   }
 

@@ -10,6 +10,8 @@
 ///
 /// A client on a TLS listener is its certificate instead (``certificate``); its uid and gid are
 /// then ``remoteUser`` and ``remoteGroup``, which no user or group rule of the policy matches.
+/// So is the inspector's page sending an action (``inspector``), which only a rule for the
+/// inspector matches.
 package struct Caller: Sendable, Equatable, CustomStringConvertible {
   package let pid: pid_t
   package let uid: uid_t
@@ -17,7 +19,9 @@ package struct Caller: Sendable, Equatable, CustomStringConvertible {
   package let groups: [gid_t]
   /// The verified client certificate's identity, for a client on a TLS listener; `nil` on the
   /// Unix socket.
-  package let certificate: CertificateIdentity?
+  package private(set) var certificate: CertificateIdentity?
+  /// Whether this is the inspector's page, sending an action over the HTTP endpoint.
+  package private(set) var isInspector = false
   /// Whether the client came over the network (a TCP listener), with or without a certificate.
   package var isRemote: Bool { self.uid == Self.remoteUser && self.pid == 0 }
 
@@ -36,12 +40,17 @@ package struct Caller: Sendable, Equatable, CustomStringConvertible {
   /// A client on a TLS listener, known by its certificate (`nil`: it presented none, where the
   /// listener allows that).
   package init(remote certificate: CertificateIdentity?) {
-    self.pid = 0
-    self.uid = Self.remoteUser
-    self.gid = Self.remoteGroup
-    self.groups = []
+    self.init(pid: 0, uid: Self.remoteUser, gid: Self.remoteGroup)
     self.certificate = certificate
   }
+
+  /// The inspector's page: a browser holding the inspector's token, on the HTTP endpoint. No
+  /// user, group or certificate; the policy's `inspector` rules say what it may send.
+  package static let inspector: Caller = {
+    var caller = Caller(remote: nil)
+    caller.isInspector = true
+    return caller
+  }()
 
   /// Reads the credentials of the peer of a connected Unix socket; `nil` when the kernel does
   /// not say (not a Unix socket).
@@ -71,11 +80,13 @@ package struct Caller: Sendable, Equatable, CustomStringConvertible {
   /// Who the caller is, as connections are counted by identity: the certificate's name
   /// (``CertificateIdentity/name``) for a remote client, `uid 1000` for a local one.
   package var identity: String {
+    if self.isInspector { return "inspector" }
     if self.isRemote { return self.certificate.map { $0.name ?? "\($0)" } ?? "no certificate" }
     return "uid \(self.uid)"
   }
 
   package var description: String {
+    if self.isInspector { return "the inspector's page" }
     if self.isRemote { return self.certificate.map { "certificate \($0)" } ?? "a remote client without a certificate" }
     return "uid \(self.uid) gid \(self.gid) pid \(self.pid)"
   }

@@ -1,8 +1,9 @@
 import SwitchyardSynchronization
 
-/// Open connections by listener and by identity, and the handshakes each TLS listener refused,
-/// for `Status` and the metrics: counted as a connection is served (a TLS one once its handshake
-/// is done) and as it closes; a lock per connection, none per call.
+/// Open connections by listener and by identity, and what each listener refused (TLS handshakes,
+/// connections over the cap, calls the access policy denied), for `Status` and the metrics:
+/// counted as a connection is served (a TLS one once its handshake is done), as it closes and as
+/// something is refused; a lock per connection and per refusal, none per allowed call.
 ///
 /// ```swift
 /// let index = counts.register("tcp:0.0.0.0:7501")
@@ -44,6 +45,21 @@ package final class ListenerConnections: Sendable {
     self.counts.withLock { $0[listener].refusedHandshakes += 1 }
   }
 
+  /// A connection on `listener` was refused: `limits.maxConnections` were open already.
+  func refusedConnection(_ listener: Int) {
+    self.counts.withLock { $0[listener].refusedConnections += 1 }
+  }
+
+  /// The access policy denied `identity` a call on `listener`. The first
+  /// ``ListenerCount/deniedIdentityLimit`` identities are named, the rest counted together under
+  /// ``ListenerCount/otherIdentities``: no stream of new certificates grows the counts.
+  func deniedCall(_ listener: Int, to identity: String) {
+    self.counts.withLock { counts in
+      let named = counts[listener].deniedCalls[identity] != nil || counts[listener].deniedCalls.count < ListenerCount.deniedIdentityLimit
+      counts[listener].deniedCalls[named ? identity : ListenerCount.otherIdentities, default: 0] += 1
+    }
+  }
+
   /// Every listener, in the order they were registered.
   package var snapshot: [ListenerCount] {
     self.counts.withLock { $0 }
@@ -60,11 +76,25 @@ package struct ListenerCount: Sendable, Equatable {
   /// TLS handshakes refused (no certificate, a foreign or expired one, garbage, too slow, too
   /// many at once) since the daemon started.
   package var refusedHandshakes = 0
+  /// Connections refused because `limits.maxConnections` were open, since the daemon started.
+  package var refusedConnections = 0
+  /// Calls the access policy denied, by identity, since the daemon started.
+  package var deniedCalls: [String: Int] = [:]
 
-  package init(address: String, connections: Int = 0, identities: [String: Int] = [:], refusedHandshakes: Int = 0) {
+  /// The most identities whose denied calls are counted by name on one listener.
+  package static let deniedIdentityLimit = 32
+  /// Where the denied calls of identities past ``deniedIdentityLimit`` are counted.
+  package static let otherIdentities = "other identities"
+
+  package init(
+    address: String, connections: Int = 0, identities: [String: Int] = [:], refusedHandshakes: Int = 0,
+    refusedConnections: Int = 0, deniedCalls: [String: Int] = [:]
+  ) {
     self.address = address
     self.connections = connections
     self.identities = identities
     self.refusedHandshakes = refusedHandshakes
+    self.refusedConnections = refusedConnections
+    self.deniedCalls = deniedCalls
   }
 }

@@ -19,6 +19,8 @@ package struct PreparedCall: Sendable, ConnectionCall {
   /// Which method the metrics count the call under: the responder knows, having read it;
   /// `nil` for a call the server could not read.
   package var kind: CountedMethod?
+  /// The access policy refused the call: the server counts it under its listener and identity.
+  package var isDeniedByPolicy = false
   let answer: Answer
 
   // What the server read of the call, set as it reads it.

@@ -30,8 +30,8 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   private let storedAs: String?
   private let log: ConnectionLog
   private let connectionLimit: Int
-  /// Where connections refused over the limit are logged, rate-limited across all of them.
-  private let refusals: ConnectionLog
+  /// Where refused connections and denied calls are logged and counted.
+  private let refusals: ConnectionRefusals
   /// Calls by method and result, and how long each took.
   private let callMetrics: (any CallRecorder)?
   /// When the frames arriving now were read.
@@ -66,7 +66,7 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     log: ConnectionLog,
     capacity: Int,
     connectionLimit: Int,
-    refusals: ConnectionLog,
+    refusals: ConnectionRefusals,
     calls: (any CallRecorder)? = nil,
     requests: RequestsInFlight = RequestsInFlight(),
     lastRead: LastRead = LastRead(),
@@ -94,10 +94,8 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
       // Accepted as the server hands over (systemd's socket kept it queued): it goes over too.
       if self.server.isHandingOver { self.userInboundEventTriggered(context: context, event: HandOverEvent()) }
     } catch let refusal where refusal.limit != nil {
-      let (caller, limit) = (self.caller, refusal.limit ?? 0)
-      self.refusals.refusal(refusal.isStoreFull ? "refusing a connection: the file descriptor store is full" : "refusing a connection over the limit") {
-        ["limit": "\(limit)", "peer.uid": "\(caller.map { "\($0.uid)" } ?? "-")"]
-      }
+      let limit = refusal.limit ?? 0
+      self.refusals.overLimit(limit, storeIsFull: refusal.isStoreFull, caller: self.caller)
       let error = self.responder.error(for: .tooManyConnections(limit: limit))
       context.writeAndFlush(self.wrapOutboundOut(context.channel.allocator.buffer(bytes: error.frame())), promise: nil)
       context.close(promise: nil)
@@ -381,6 +379,7 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
       prepared = try frame.withUnsafeReadableBytes { bytes in
         let call = try VarlinkCallFrame(parsing: bytes)
         var prepared = self.responder.prepare(call, caller: self.caller, whenClosed: self.whenClosed(channel))
+        if prepared.isDeniedByPolicy { self.refusals.deniedCall() }
         (prepared.method, prepared.oneway, prepared.more) = (call.method, call.oneway, call.more)
         return prepared
       }

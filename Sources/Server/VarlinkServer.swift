@@ -257,7 +257,7 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
         log: ConnectionLog(logger: self.logger, peer: caller),
         capacity: limits.maximumQueuedCalls,
         connectionLimit: min(limits.maximumConnections, self.connectionCeiling),
-        refusals: self.refusedConnections,
+        refusals: ConnectionRefusals(log: self.refusedConnections, counts: byListener, listener: listener, identity: identity),
         calls: self.counters.calls,
         requests: self.counters.requests,
         lastRead: lastRead,

@@ -80,6 +80,23 @@ struct CLIViewTests {
     #expect(!without.render(style: Style(enabled: false)).contains("Inspector"))
   }
 
+  /// Each listener's connections by identity, then what it refused: handshakes, connections over
+  /// the cap, and calls the policy denied, by whom.
+  @Test func statusSaysWhatEachListenerRefused() {
+    let quiet: JSONValue = ["address": "unix:run/switchyard.sock", "connections": 1, "refusedConnections": 0, "deniedCalls": 0]
+    #expect(StatusView.listenerText(quiet) == "unix:run/switchyard.sock 1")
+    let busy: JSONValue = [
+      "address": "tcp:0.0.0.0:7501", "connections": 2, "refusedHandshakes": 4, "refusedConnections": 1, "deniedCalls": 3,
+      "identities": [
+        ["identity": "mallory", "connections": 0, "deniedCalls": 3], ["identity": "operator", "connections": 2],
+      ],
+    ]
+    #expect(
+      StatusView.listenerText(busy)
+        == "tcp:0.0.0.0:7501 2 (operator 2; 4 handshakes refused; 1 connection over the cap refused; 3 calls denied: mallory 3)"
+    )
+  }
+
   /// What the start took over from the process before it: after a handover, and after a crash.
   @Test func statusSaysWhatTheStartTookOver() {
     func restartLine(_ handOver: JSONValue) -> String? {

@@ -43,6 +43,7 @@ import Testing
     "metrics.listen": #""127.0.0.1:9464""#,
     "http.listen": #""127.0.0.1:9465""#,
     "http.inspector": #""off""#,
+    "http.inspectorSend": #""on""#,
     "metrics.requestTimeout": #"2"#,
     "features": #"{"primes": {"isolation": "process"}}"#,
     "access.rules": #"{"operators": {"user": "root", "allow": ["read"]}}"#,

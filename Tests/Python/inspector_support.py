@@ -15,16 +15,23 @@ from conftest import Daemon
 from test_metrics import free_port, wait_until_listening
 
 
-def start_inspected_daemon(folder, environment=None):
-    """A daemon that journals (a state directory) and serves the inspector; `.inspector` is the
-    URL its Status gives, `.token` the token in it."""
+def start_inspected_daemon(folder, environment=None, configuration=None):
+    """A daemon that journals (a state directory) and serves the inspector, with the settings of
+    `configuration` (a `switchyard` object) in its configuration file; `.inspector` is the URL
+    its Status gives, `.token` the token in it."""
     port = free_port()
     environment = {
         "SWITCHYARD_STATE_DIRECTORY": os.path.join(folder, "state"),
         "SWITCHYARD_HTTP_LISTEN": f"127.0.0.1:{port}",
         **{name: value.format(port=port) for name, value in (environment or {}).items()},
     }
-    daemon = Daemon(folder, environment=environment)
+    arguments = ()
+    if configuration is not None:
+        path = os.path.join(folder, "switchyard.json")
+        with open(path, "w") as f:
+            json.dump({"switchyard": configuration}, f)
+        arguments = ("--config", path)
+    daemon = Daemon(folder, environment=environment, arguments=arguments)
     wait_until_listening(port)
     daemon.http_port = port
     with daemon.raw() as connection:
@@ -34,10 +41,10 @@ def start_inspected_daemon(folder, environment=None):
     return daemon
 
 
-def inspected_daemon(environment=None):
+def inspected_daemon(environment=None, configuration=None):
     folder = tempfile.mkdtemp(prefix="switchyard-py-")
     try:
-        daemon = start_inspected_daemon(folder, environment)
+        daemon = start_inspected_daemon(folder, environment, configuration)
         try:
             yield daemon
         finally:
@@ -111,3 +118,23 @@ class EventStream:
 
     def close(self):
         self.connection.close()
+
+
+def post_action(daemon, body, token=True, headers=None):
+    """(status, JSON answer) of `POST /inspector/api/send` with `body` (bytes, or JSON made of
+    it), the token in `Authorization` and a JSON content type unless `headers` say otherwise."""
+    if token is True:
+        token = daemon.token
+    fields = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {}), **(headers or {})}
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{daemon.http_port}/inspector/api/send", data=data, headers=fields,
+                                     method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        text = error.read()
+        try:
+            return error.code, json.loads(text)
+        except ValueError:
+            return error.code, {"error": text.decode(errors="replace")}

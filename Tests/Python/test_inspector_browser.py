@@ -1,9 +1,11 @@
 """The inspector in a real browser — Debian's chromium, headless, driven through its chromedriver
 by Selenium — on a real daemon: the timeline fills as actions are sent, a change opens on its diff
-and its state, the step button moves back in time, the health view sees a worker's restart, and
-the live stream resumes after a reconnect. Screenshots of each view go to SWITCHYARD_SCREENSHOTS
+and its state, the step button moves back in time, the health view sees a worker's restart, the
+live stream resumes after a reconnect, and an action sent from the page (when sending is on)
+shows in the timeline. Screenshots of each view go to SWITCHYARD_SCREENSHOTS
 (the build folder's inspector-screenshots by default)."""
 
+import contextlib
 import os
 import pathlib
 import shutil
@@ -272,3 +274,38 @@ def test_the_replay_check_shows_a_divergence_side_by_side(browser):
             assert again.terminate() == 0, again.log()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_action_sent_from_the_page_shows_in_the_timeline_when_sending_is_on(browser):
+    configuration = {
+        "http": {"inspectorSend": "on"},
+        "access": {"rules": {"page": {"inspector": True, "allow": ["write"], "actions": ["counter.incrTapped"]}}},
+    }
+    with contextlib.contextmanager(inspected_daemon)(configuration=configuration) as daemon:
+        wait = waiting(browser, 15)
+        browser.get(daemon.inspector)
+        wait.until(lambda b: b.find_element(By.ID, "send-form").is_displayed())
+        wait.until(lambda b: "open" in b.find_element(By.ID, "live").get_attribute("class"))
+        field = browser.find_element(By.ID, "send-action")
+        field.send_keys('{"counter": {"incrTapped": {}}}')
+        browser.find_element(By.CSS_SELECTOR, "#send-form button").click()
+        wait.until(lambda b: "sent: seq" in b.find_element(By.ID, "send-result").text)
+        seq = text_of(browser, "#send-result").split("seq ")[1]
+        wait.until(lambda b: rows(b) and rows(b)[0].get_attribute("data-seq") == seq)
+        assert "inspector" in rows(browser)[0].text
+        assert daemon.get("/primes/count")[1] == 1
+        shoot(browser, "send")
+
+        # One the policy does not grant the inspector: the page says why, and nothing changes.
+        field.clear()
+        field.send_keys('{"counter": {"decrTapped": {}}}')
+        browser.find_element(By.CSS_SELECTOR, "#send-form button").click()
+        wait.until(lambda b: "access policy" in b.find_element(By.ID, "send-result").text)
+        assert daemon.get("/primes/count")[1] == 1
+
+
+def test_the_page_shows_no_send_form_while_sending_is_off(inspected, browser):
+    wait = waiting(browser, 15)
+    browser.get(inspected.inspector)
+    wait.until(lambda b: "open" in b.find_element(By.ID, "live").get_attribute("class"))
+    assert not browser.find_element(By.ID, "send-form").is_displayed()

@@ -77,15 +77,16 @@ RULES = {
 
 
 @contextlib.contextmanager
-def running_tls_daemon(certificates, rules=RULES, environment=None):
+def running_tls_daemon(certificates, rules=RULES, environment=None, limits=None):
     """A daemon with a TLS listener on a free loopback port (its `port`), the access `rules`,
-    the frame timeout FRAME_TIMEOUT and 64 KiB messages; ended with SIGTERM, which must succeed."""
+    the frame timeout FRAME_TIMEOUT, 64 KiB messages and any other `limits`; ended with SIGTERM,
+    which must succeed."""
     folder = tempfile.mkdtemp(prefix="switchyard-py-")
     port = free_port()
     certificate, key = certificates["server"]
     configuration = {"switchyard": {
         "tls": {"listen": [f"tcp:127.0.0.1:{port}"], "certificate": certificate, "key": key, "ca": certificates["ca"]},
-        "limits": {"frameTimeout": FRAME_TIMEOUT, "maxMessageBytes": 65536},
+        "limits": {"frameTimeout": FRAME_TIMEOUT, "maxMessageBytes": 65536, **(limits or {})},
         "access": {"rules": rules},
     }}
     path = os.path.join(folder, "switchyard.json")
@@ -161,7 +162,8 @@ def test_every_method_over_tls_and_a_replica_rebuilt_with_jsonpatch(tls_daemon, 
         assert state["primes"]["count"] == 5
         listeners = calls.call("Status")["parameters"]["listeners"]
         # Who holds the connections is told only to an admin, which the operator is not.
-        assert [{k: v for k, v in listener.items() if k != "refusedHandshakes"} for listener in listeners] == [
+        refusals = ("refusedHandshakes", "refusedConnections", "deniedCalls")
+        assert [{k: v for k, v in listener.items() if k not in refusals} for listener in listeners] == [
             {"address": f"unix:{tls_daemon.socket_path}", "connections": 0},
             {"address": f"tcp:127.0.0.1:{tls_daemon.port}", "connections": 2},
         ], listeners

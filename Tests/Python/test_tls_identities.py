@@ -1,5 +1,6 @@
 """Who a TLS client is, wherever the daemon names its clients: `Status` and the metrics count
-connections by listener and certificate identity (and the handshakes a listener refused), and
+connections by listener and certificate identity (and the handshakes, connections over the cap
+and calls the policy denied, by listener and identity), and
 the journal records the certificate's name as the sender of a change, for `Journal`, a
 subscriber that asks for causes, and `switchyard log`."""
 
@@ -7,8 +8,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
-from conftest import INCR, SWITCHYARDD
+from conftest import INCR, STORE, SWITCHYARDD
 from test_tls import TLSConnection, certificates, running_tls_daemon  # noqa: F401 (a fixture)
 
 ADMIN_RULES = {"operator": {"commonName": "operator", "allow": ["read", "write", "admin"]}}
@@ -69,3 +71,62 @@ def test_the_journal_names_the_certificate_that_sent_a_change(certificates):
             assert "request certificate operator" in log.stdout, log.stdout
     finally:
         shutil.rmtree(state, ignore_errors=True)
+
+
+def served(connect):
+    """A connection `connect` makes once the daemon serves it: the probes that saw it start may
+    still be counted against the cap for a moment."""
+    for _ in range(50):
+        connection = connect()
+        reply = connection.call("Status")
+        if reply and "error" not in reply:
+            return connection
+        connection.close()
+        time.sleep(0.1)
+    raise AssertionError("never served under the cap")
+
+
+def test_connections_over_the_cap_are_counted_by_listener(certificates):
+    ca, operator = certificates["ca"], certificates["operator"]
+    with running_tls_daemon(certificates, rules=ADMIN_RULES, limits={"maxConnections": 2}) as daemon:
+        address = f"tcp:127.0.0.1:{daemon.port}"
+        with served(daemon.raw) as local, served(lambda: TLSConnection(daemon.port, ca, operator)):
+            unix, tcp = local.call("Status")["parameters"]["listeners"]
+            with daemon.raw() as over:
+                assert over.read()["error"] == f"{STORE}.TooManyConnections"
+            with TLSConnection(daemon.port, ca, operator) as over:
+                assert over.read()["error"] == f"{STORE}.TooManyConnections"
+            unix_after, tcp_after = local.call("Status")["parameters"]["listeners"]
+            assert unix_after["refusedConnections"] == unix["refusedConnections"] + 1, unix_after
+            assert tcp_after["refusedConnections"] == tcp["refusedConnections"] + 1, tcp_after
+            metrics = local.call("Metrics")["parameters"]["text"]
+            assert (f'switchyard_listener_refused_connections_total{{listener="{address}"}} '
+                    f'{tcp_after["refusedConnections"]}') in metrics, metrics
+            assert (f'switchyard_listener_refused_connections_total{{listener="{unix["address"]}"}} '
+                    f'{unix_after["refusedConnections"]}') in metrics, metrics
+        status = subprocess.run([os.path.join(os.path.dirname(SWITCHYARDD), "switchyard"), "--socket", daemon.socket_path,
+                                 "status"], capture_output=True, text=True, timeout=30)
+        assert "over the cap refused" in status.stdout, status.stdout
+
+
+def test_calls_the_policy_denies_are_counted_by_listener_and_identity(certificates):
+    ca = certificates["ca"]
+    with running_tls_daemon(certificates) as daemon:
+        address = f"tcp:127.0.0.1:{daemon.port}"
+        with TLSConnection(daemon.port, ca, certificates["reader"]) as reader:
+            assert "error" not in reader.call("Get", {"path": "/primes"})
+            assert reader.call("Send", {"action": INCR})["error"] == f"{STORE}.PermissionDenied"
+            assert reader.call("Send", {"action": INCR})["error"] == f"{STORE}.PermissionDenied"
+        with TLSConnection(daemon.port, ca, certificates["stranger"]) as stranger:
+            assert stranger.call("Get")["error"] == f"{STORE}.PermissionDenied"
+        with TLSConnection(daemon.port, ca, certificates["operator"]) as operator:
+            assert "error" not in operator.call("Send", {"action": INCR})
+        with daemon.raw() as local:
+            listener = local.call("Status")["parameters"]["listeners"][1]
+            metrics = local.call("Metrics")["parameters"]["text"]
+        assert listener["deniedCalls"] == 3, listener
+        denied = {identity["identity"]: identity.get("deniedCalls") for identity in listener["identities"]}
+        assert denied == {"reader": 2, "stranger": 1}, listener
+        assert f'switchyard_listener_denied_calls_total{{listener="{address}",identity="reader"}} 2' in metrics, metrics
+        assert f'switchyard_listener_denied_calls_total{{listener="{address}",identity="stranger"}} 1' in metrics, metrics
+        assert f'switchyard_listener_denied_calls_total{{listener="{address}",identity="operator"}}' not in metrics

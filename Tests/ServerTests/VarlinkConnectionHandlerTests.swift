@@ -25,6 +25,11 @@ import Testing
       self.read.withLock { $0.append(method) }
       let parameters = call.tree().parameters
       if method == "test.Known" { return .answered(.integerParameter("n", 7)) }
+      if method == "test.Denied" {
+        var denied = PreparedCall.failing(VarlinkError("test.Denied", [:]))
+        denied.isDeniedByPolicy = true
+        return denied
+      }
       if method == "test.Now" {
         return PreparedCall { (answer: CallAnswer) in
           answer.reply(.reply(VarlinkReply(parameters: parameters)))
@@ -64,14 +69,16 @@ import Testing
   let requests = RequestsInFlight()
   let channel = EmbeddedChannel()
 
-  init(capacity: Int = 4, connectionLimit: Int = 10) throws {
+  /// - Parameter counts: Where the connection's refusals are counted, as listener 0's, for `uid 1000`.
+  init(capacity: Int = 4, connectionLimit: Int = 10, counts: ListenerConnections? = nil) throws {
     let logger = Logger(label: "test")
     try self.channel.pipeline.syncOperations.addHandlers(
       self.reads,
       VarlinkConnectionHandler(
         responder: self.responder, server: ServerChannels(counters: ServerCounters(), loop: self.channel.eventLoop), caller: nil,
         log: ConnectionLog(logger: logger, peer: nil), capacity: capacity, connectionLimit: connectionLimit,
-        refusals: ConnectionLog(logger: logger, peer: nil), requests: self.requests
+        refusals: ConnectionRefusals(log: ConnectionLog(logger: logger, peer: nil), counts: counts, identity: "uid 1000"),
+        requests: self.requests
       )
     )
     try self.channel.connect(to: SocketAddress(unixDomainSocketPath: "/test")).wait()
@@ -177,6 +184,26 @@ import Testing
     self.channel.close(promise: nil)
     #expect(try self.replies() == [["parameters": ["n": 1]]])
     #expect(!self.channel.isActive)
+  }
+
+  @Test func aConnectionOverTheLimitIsCountedUnderItsListener() throws {
+    let counts = ListenerConnections()
+    _ = counts.register("unix:/test")
+    _ = try Self(connectionLimit: 0, counts: counts)
+    #expect(counts.snapshot[0].refusedConnections == 1)
+    #expect(counts.snapshot[0].deniedCalls.isEmpty)
+  }
+
+  @Test func aCallThePolicyDeniesIsCountedUnderItsListenerAndIdentityAndNoOtherCallIs() throws {
+    let counts = ListenerConnections()
+    _ = counts.register("unix:/test")
+    let handler = try Self(counts: counts)
+    try handler.call("test.Denied")
+    try handler.call("test.Now")
+    try handler.call("test.Denied")
+    #expect(try handler.replies().count == 3)
+    #expect(counts.snapshot[0].deniedCalls == ["uid 1000": 2])
+    #expect(counts.snapshot[0].refusedConnections == 0)
   }
 
   @Test func aConnectionOverTheLimitGetsTheRespondersErrorAndCloses() throws {

@@ -117,22 +117,34 @@ extension StoreResponder {
       nextTimerDue: self.timers?.nextDue
     )
     sample.listeners = self.counters.byListener.snapshot.map {
-      MetricsSample.Listener(address: $0.address, identities: $0.identities, refusedHandshakes: $0.refusedHandshakes)
+      MetricsSample.Listener(
+        address: $0.address, identities: $0.identities, refusedHandshakes: $0.refusedHandshakes,
+        refusedConnections: $0.refusedConnections, deniedCalls: $0.deniedCalls
+      )
     }
     return sample
   }
 }
 
 extension ListenerCount {
-  /// `{"address": "tcp:0.0.0.0:7501", "connections": 2, "refusedHandshakes": 0, "identities":
-  /// [{"identity": "operator", "connections": 2}]}`: handshakes only for a TLS listener,
-  /// identities by name only when `naming` them.
+  /// `{"address": "tcp:0.0.0.0:7501", "connections": 2, "refusedHandshakes": 0,
+  /// "refusedConnections": 0, "deniedCalls": 1, "identities": [{"identity": "operator",
+  /// "connections": 2, "deniedCalls": 1}]}`: handshakes only for a TLS listener, identities
+  /// (those with connections open or calls denied) by name only when `naming` them.
   func json(naming identities: Bool) -> JSONValue {
-    var object: JSONObject = ["address": .string(self.address), "connections": .int(Int64(self.connections))]
+    var object: JSONObject = [
+      "address": .string(self.address), "connections": .int(Int64(self.connections)),
+      "refusedConnections": .int(Int64(self.refusedConnections)), "deniedCalls": .int(Int64(self.deniedCalls.values.reduce(0, +))),
+    ]
     if self.address.hasPrefix("tcp:") { object["refusedHandshakes"] = .int(Int64(self.refusedHandshakes)) }
     if identities {
+      let names = Set(self.identities.keys).union(self.deniedCalls.keys).sorted()
       object["identities"] = .array(
-        self.identities.sorted { $0.key < $1.key }.map { ["identity": .string($0.key), "connections": .int(Int64($0.value))] }
+        names.map { name in
+          var identity: JSONObject = ["identity": .string(name), "connections": .int(Int64(self.identities[name] ?? 0))]
+          if let denied = self.deniedCalls[name] { identity["deniedCalls"] = .int(Int64(denied)) }
+          return .object(identity)
+        }
       )
     }
     return .object(object)

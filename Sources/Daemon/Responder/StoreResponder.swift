@@ -120,6 +120,7 @@ final class StoreResponder: VarlinkResponder {
     if let denial = grants.denial(of: call) {
       var refused = PreparedCall.failing(denial)
       refused.kind = CountedMethod(method: call.method)
+      refused.isDeniedByPolicy = true
       return refused
     }
     guard let method = call.storeMethod else {
@@ -282,7 +283,9 @@ final class StoreResponder: VarlinkResponder {
   /// who sent it. `nil` without a journal, which is the only one that asks.
   private func cause(of layout: JSONLayout.Value, in call: VarlinkCallFrame, caller: Caller?) -> ChangeCause? {
     guard self.changeLog.isJournaled else { return nil }
-    return .request(call.text(of: layout), peer: caller.map { ChangeCause.Peer(uid: $0.uid, pid: $0.pid, certificate: $0.certificate?.name) })
+    // The inspector's page is named where a remote client's certificate is: it has no uid either.
+    let sender = caller.map { ChangeCause.Peer(uid: $0.uid, pid: $0.pid, certificate: $0.isInspector ? $0.identity : $0.certificate?.name) }
+    return .request(call.text(of: layout), peer: sender)
   }
 
   /// `org.varlink.service`, and any interface the daemon does not have.

@@ -1,6 +1,6 @@
-// The inspector's reads of the daemon, through its JSON routes, with the token the page's own
-// address carries. One read at a time: the endpoint gives each address only a few connections,
-// and the live events hold one of them.
+// The inspector's reads of the daemon (and its one write, an action sent when that is on),
+// through its JSON routes, with the token the page's own address carries. One request at a
+// time: the endpoint gives each address only a few connections, and the live events hold one.
 
 const token = new URLSearchParams(location.search).get('token') ?? '';
 let queue = Promise.resolve();
@@ -14,16 +14,34 @@ export function get(path, params = {}) {
   const read = async () => {
     const request = () => fetch(url, { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' });
     // A connection the endpoint refused (each address may hold only a few) is tried once more.
-    const response = await request().catch(() => new Promise((resolve) => setTimeout(resolve, 250)).then(request));
-    const text = await response.text();
-    let body;
-    try { body = JSON.parse(text); } catch { body = { error: text.trim() || response.statusText }; }
-    if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
-    return body;
+    return answerOf(await request().catch(() => new Promise((resolve) => setTimeout(resolve, 250)).then(request)));
   };
-  const result = queue.then(read, read);
+  return inTurn(read);
+}
+
+/** POST `body` as JSON to `path`, with the token in a header (never in the address), in turn
+ * with the reads: its JSON, or an Error with the daemon's reason. */
+export function post(path, body) {
+  return inTurn(async () => answerOf(await fetch(new URL(path, location.origin), {
+    method: 'POST', cache: 'no-store', body: JSON.stringify(body),
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+  })));
+}
+
+/** Runs `request` once the requests before it are answered. */
+function inTurn(request) {
+  const result = queue.then(request, request);
   queue = result.catch(() => {});
   return result;
+}
+
+/** A response's JSON, or an Error with the `error` it gives (its text, without JSON). */
+async function answerOf(response) {
+  const text = await response.text();
+  let body;
+  try { body = JSON.parse(text); } catch { body = { error: text.trim() || response.statusText }; }
+  if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
+  return body;
 }
 
 /** The Prometheus text of `/metrics` (the endpoint's own, open to anyone it lets connect):
@@ -34,8 +52,7 @@ export async function metrics() {
     if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
     return response.text();
   };
-  const result = queue.then(read, read);
-  queue = result.catch(() => {});
+  const result = inTurn(read);
   const samples = {};
   for (const line of (await result).split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(line);

@@ -1,8 +1,10 @@
-// The inspector's page: wires the timeline, the change view, the health and the replay check.
+// The inspector's page: wires the timeline, the change view, the health, the replay check and,
+// when the daemon allows it, the send form.
 
 import { ChangeView } from './change.js';
 import { Health } from './health.js';
 import { setUpReplay } from './replay.js';
+import { setUpSending } from './send.js';
 import { Timeline } from './timeline.js';
 import { element } from './api.js';
 
@@ -41,6 +43,7 @@ setUpReplay();
 async function start() {
   try {
     const first = await health.refresh();
+    setUpSending(first.inspector?.send === true);
     for (const feature of first.features ?? []) featureSelect.append(element('option', { value: feature.name, text: feature.name }));
     health.start();
     await timeline.reload();

@@ -257,13 +257,13 @@ public enum StoreInterface {
     # pending or refused since the start, and when the first pending one falls due.
     type Timers (maxPending: int, features: []FeatureTimers, nextDue: ?string)
 
-    # A listener (the Unix socket, a TCP address with TLS), its open connections, the TLS
-    # handshakes it refused since the start (a TCP listener), and who holds its connections
-    # (to a caller with the admin permission): a certificate's name, or "uid 1000".
-    type Listener (address: string, connections: int, refusedHandshakes: ?int, identities: ?[]ListenerIdentity)
+    # A listener (the Unix socket, a TCP address with TLS), its open connections, what it refused since the start
+    # (TLS handshakes on a TCP listener, connections over limits.maxConnections, calls the access policy denied),
+    # and who holds its connections or was denied calls (to an admin): a certificate's name, or "uid 1000".
+    type Listener (address: string, connections: int, refusedHandshakes: ?int, refusedConnections: int, deniedCalls: int, identities: ?[]ListenerIdentity)
 
-    # An identity's open connections on a listener.
-    type ListenerIdentity (identity: string, connections: int)
+    # An identity's open connections on a listener, and its calls the policy denied ("other identities": past 32).
+    type ListenerIdentity (identity: string, connections: int, deniedCalls: ?int)
 
     # A daemon sharing the PostgreSQL journal, as it last said in its row: where it is reached,
     # "leader" or "standby", the seq its state reflects, how long after the leader numbered it

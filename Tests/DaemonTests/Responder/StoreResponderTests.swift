@@ -19,7 +19,7 @@ import Testing
 
   /// PrimeTime in actors, and a responder over it; with `routingOnTheLoop`, one that reduces
   /// what it routes on the actors' loop while it routes, as the daemon's does.
-  func responder(routingOnTheLoop: Bool = false) async throws -> Responder {
+  func responder(routingOnTheLoop: Bool = false, configuration: DaemonConfiguration = DaemonConfiguration()) async throws -> Responder {
     let application = Application(
       initialState: App.State(),
       features: [
@@ -31,7 +31,7 @@ import Testing
     )
     let hosted = try await RunningFeatures.start(
       application,
-      configuration: DaemonConfiguration(),
+      configuration: configuration,
       launch: WorkerLaunch(logLevel: SharedLogLevel(.info)),
       encodeChange: { Responder.encodeChange(seq: $0, patch: $1) },
       logger: Logger(label: "test")
@@ -40,7 +40,7 @@ import Testing
       router: hosted.router, drains: routingOnTheLoop ? hosted.drains : nil,
       changeLog: hosted.changeLog, subscriptions: hosted.subscriptions,
       features: application.features, workers: [:],
-      configuration: LiveConfiguration(DaemonConfiguration(), logLevel: SharedLogLevel(.info)),
+      configuration: LiveConfiguration(configuration, logLevel: SharedLogLevel(.info)),
       counters: ServerCounters(), logger: Logger(label: "test")
     )
   }
