@@ -30,11 +30,11 @@ extension PostgresJournal {
     }
   }
 
-  /// `body`, bounded by the lease: a write that has not answered within it could no longer be
-  /// fenced by the lease it checked, so the writer is told it failed (and tries it again: a group
-  /// that did commit meanwhile is found in, and not written twice).
-  func withinLease<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
-    let (limit, location) = (self.lease.terms.duration, self.location)
+  /// `body`, bounded by the lease's ``PostgresLeaseTerms/writeLimit``: a write unanswered that
+  /// long fails, the writer is told, and tries it again (a group that did commit meanwhile is
+  /// found in, and not written twice).
+  func withinWriteLimit<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    let (limit, location) = (self.lease.terms.writeLimit, self.location)
     return try await Self.answer(within: limit, orThrow: { PostgresJournalError.unreachable(location: location, after: limit) }, body)
   }
 }

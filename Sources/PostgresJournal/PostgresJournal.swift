@@ -155,7 +155,7 @@ package final class PostgresJournal: Journal {
   /// and commits with it on waits for the WAL up to its commit, every earlier commit included.
   package func sync() async throws {
     guard self.mode != .strict else { return }
-    try await self.withinLease {
+    try await self.withinWriteLimit {
       try await self.transaction { connection in
         try await connection.query("SET LOCAL synchronous_commit = on", logger: self.logger)
         try await connection.query("SELECT pg_current_xact_id()", logger: self.logger)

@@ -17,7 +17,7 @@ package struct PostgresLeaseTerms: Sendable, Equatable {
   package var address: String
 
   package init(
-    holder: String = ProcessInfo.processInfo.hostName, duration: Duration = .seconds(2), renews: Bool = true, address: String = ""
+    holder: String = ProcessInfo.processInfo.hostName, duration: Duration = .seconds(5), renews: Bool = true, address: String = ""
   ) {
     self.holder = holder
     self.duration = duration
@@ -29,10 +29,11 @@ package struct PostgresLeaseTerms: Sendable, Equatable {
     Double(self.duration.components.seconds) + Double(self.duration.components.attoseconds) / 1e18
   }
 
-  /// `idle_in_transaction_session_timeout` for a transaction that holds the lease row's lock:
-  /// one lease, in milliseconds.
-  var idleLimit: String {
-    "\(max(1, Int64(self.seconds * 1000)))"
+  /// How long a write may go unanswered before it is given up: a lease, and at least five
+  /// seconds, as long as the server lets a session sit idle in a transaction (a busy machine's
+  /// pause between two statements is not taken for a server gone silent).
+  package var writeLimit: Duration {
+    max(self.duration, .seconds(5))
   }
 }
 
@@ -110,16 +111,10 @@ package struct PostgresLease: Sendable, Equatable {
   /// Locks the lease row for the transaction and checks it is still this lease, unexpired: the
   /// fence of every write but an append (which moves the row on instead).
   func check(on connection: PostgresConnection, logger: Logger) async throws {
-    // Ended after a lease idle in the transaction, as an append's: it holds the row's lock.
     let rows = try await connection.query(
-      """
-      SELECT holder, epoch, expires_at > clock_timestamp(), last_seq,
-        set_config('idle_in_transaction_session_timeout', \(self.terms.idleLimit), true)
-      FROM lease WHERE id = 1 FOR SHARE
-      """,
-      logger: logger
+      "SELECT holder, epoch, expires_at > clock_timestamp(), last_seq FROM lease WHERE id = 1 FOR SHARE", logger: logger
     )
-    for try await (holder, epoch, unexpired, _, _) in rows.decode((String, Int64, Bool, Int64, String).self) {
+    for try await (holder, epoch, unexpired, _) in rows.decode((String, Int64, Bool, Int64).self) {
       guard epoch == self.epoch else { throw PostgresFenceError.deposed(holder: holder, epoch: epoch, held: self.epoch) }
       guard unexpired else { throw PostgresFenceError.expired(epoch: self.epoch) }
       return
