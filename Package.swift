@@ -531,6 +531,7 @@ let package = Package(
         "SwitchyardChangeFeed",
         "SwitchyardJournal",
         "SwitchyardJSON",
+        "SwitchyardSynchronization",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]

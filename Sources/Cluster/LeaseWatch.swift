@@ -31,21 +31,30 @@ package struct LeaseWatch: Service {
   package func run() async throws {
     await cancelWhenGracefulShutdown {
       while !Task.isCancelled {
+        var wait = self.interval
         do {
           // Bounded: a database gone silent is read again, not waited for.
-          if try await answer(within: self.interval * 8, { try await self.look() }) { return }
+          guard let lease = try await answer(within: self.interval * 8, { try await self.look() }) else { return }
+          // Read again as the lease runs out, by the server's clock: a leader that died is
+          // replaced then, not up to an interval later.
+          if lease.expiresIn > .zero { wait = min(wait, lease.expiresIn + Self.pastExpiry) }
         } catch is CancellationError {
           return
         } catch {
           self.logger.warning("a standby cannot read the journal's lease", metadata: ["error": "\(String(reflecting: error))"])
         }
-        try? await Task.sleep(for: self.interval)
+        try? await Task.sleep(for: wait)
       }
     }
   }
 
-  /// Reads the lease and the members, and takes the lease when it is free: whether it did.
-  private func look() async throws -> Bool {
+  /// How long after the lease's expiry it is read again: past it by the server's clock, whose
+  /// reading was rounded.
+  static var pastExpiry: Duration { .milliseconds(5) }
+
+  /// Reads the lease and the members, and takes the lease when it is free: the lease read, or
+  /// `nil` once this daemon took it.
+  private func look() async throws -> PostgresLeaseState? {
     let lease = try await self.journal.leaseState()
     // Held under this daemon's name: taken in a round whose answer came too late.
     if lease.expired || lease.holder == self.view.holder, let taken = try await self.journal.takeLeaseIfFree() {
@@ -54,7 +63,7 @@ package struct LeaseWatch: Service {
         metadata: ["previous": "\(lease.holder)", "epoch": "\(taken.epoch)", "seq": "\(lease.lastSeq)"]
       )
       self.view.promoted(try await self.journal.leaseState())
-      return true
+      return nil
     }
     try await self.journal.heartbeat(
       PostgresMember(
@@ -63,6 +72,6 @@ package struct LeaseWatch: Service {
       )
     )
     self.view.leaseRead(lease, members: try await self.journal.members())
-    return false
+    return lease
   }
 }

@@ -6,16 +6,19 @@ import SwitchyardJournal
 /// a reducer: the standby's `Get`, `Subscribe` and `Status` then name the leader's seqs.
 ///
 /// ```swift
-/// let applier = StandbyApplier(changeLog: changeLog, view: view)
+/// let applier = StandbyApplier(changeLog: changeLog, view: view, progress: progress)
 /// try applier.apply(page)  // each change after the log's seq, once
 /// ```
 package struct StandbyApplier: Sendable {
   let changeLog: ChangeLog
   let view: ClusterView
+  /// Told of each change applied: the standby's reads of the journal reach it.
+  let progress: StandbyProgress?
 
-  package init(changeLog: ChangeLog, view: ClusterView) {
+  package init(changeLog: ChangeLog, view: ClusterView, progress: StandbyProgress? = nil) {
     self.changeLog = changeLog
     self.view = view
+    self.progress = progress
   }
 
   /// Applies each change after the log's seq; those it already has are passed over, so a page
@@ -35,6 +38,7 @@ package struct StandbyApplier: Sendable {
         throw .doesNotApply(seq: change.seq, reason: "the patch does not apply to the standby's state")
       }
       self.view.applied(change.seq, numberedAt: change.time)
+      self.progress?.applied(through: change.seq)
     }
   }
 }

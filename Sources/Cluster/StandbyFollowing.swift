@@ -3,7 +3,8 @@ import ServiceLifecycle
 import SwitchyardPostgresJournal
 
 /// A standby's following of the journal, as a service of its group: every change the leader
-/// commits after `seq`, applied as it comes (``StandbyApplier``), until the group stops.
+/// commits after `seq`, applied as it comes (``StandbyApplier``), until the group stops; then the
+/// calls following the standby's journal end.
 ///
 /// ```swift
 /// StandbyFollowing(follower: PostgresJournalFollower(settings, logger: logger), after: recovered.seq, applier: applier, logger: logger)
@@ -35,5 +36,7 @@ package struct StandbyFollowing: Service {
         }
       }
     }
+    // The standby stops: the calls that follow its journal end, as a leader's do at its stop.
+    self.applier.progress?.endFollowing()
   }
 }

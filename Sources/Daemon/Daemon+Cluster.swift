@@ -50,13 +50,19 @@ extension Daemon {
     )
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
     let counters = ServerCounters(calls: self.metrics.calls, requests: RequestsInFlight())
+    // Time travel reads the journal the leader writes, as far as this standby has applied it.
+    let progress = StandbyProgress(seq: recovered.seq)
     let responder = StoreResponder(
       router: Router(), changeLog: changeLog, subscriptions: subscriptions, features: self.application.features, workers: [:],
       configuration: configuration, counters: counters, product: self.product, version: self.version, metrics: self.metrics,
-      cluster: view, logger: self.logger
+      cluster: view, journalReader: JournalReader(journal: journal, progress: progress), logger: self.logger
     )
     let (listeners, stored) = try self.claimListeners()
     stored.closeAll()
+    // Served on a standby too: its role, epoch and lag are scrapeable on every member.
+    let metricsServer = try await self.listenForMetrics()
+    self.metrics.sample { responder.metricsSample() }
+    self.serveInspector(on: metricsServer, responder: responder)
     let manager = ServiceManager()
     let server = VarlinkServer(
       responder: responder, counters: counters, listeners: listeners, limits: { configuration.value.limits },
@@ -71,10 +77,11 @@ extension Daemon {
     }
     let following = StandbyFollowing(
       follower: PostgresJournalFollower(settings, logger: self.logger), after: recovered.seq,
-      applier: StandbyApplier(changeLog: changeLog, view: view), logger: self.logger
+      applier: StandbyApplier(changeLog: changeLog, view: view, progress: progress), logger: self.logger
     )
     let watch = LeaseWatch(journal: journal, view: view, interval: Self.clusterInterval(terms), seq: { changeLog.currentSeq }, logger: self.logger)
-    var group = self.serviceGroupConfiguration([serving, following])
+    let services: [(any Service)?] = [serving, following, metricsServer]
+    var group = self.serviceGroupConfiguration(services.compactMap { $0 })
     // Taking the lease ends the watch, and the standby with it.
     group.services.append(.init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup))
     try await ServiceGroup(configuration: group).run()

@@ -60,7 +60,7 @@ final class ChangeStreams: Sendable {
   }
 
   private func arm(after seq: UInt64) {
-    self.reader.writer.whenCommitted(after: seq) { isClosed in
+    self.reader.progress.whenCommitted(after: seq) { isClosed in
       let woken = self.waiting.withLock { waiting in
         defer {
           waiting.caughtUp = [:]

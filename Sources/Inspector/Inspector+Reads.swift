@@ -54,7 +54,7 @@ extension Inspector {
     }
     guard let at else { return exchange.respond(.notFound, error: "no state at \(pointer)") }
     guard let reader = self.reads.journal else { return exchange.respond(.notFound, error: Self.noJournal) }
-    guard at <= reader.writer.committedSeq else {
+    guard at <= reader.progress.committedSeq else {
       return exchange.respond(.notFound, error: "seq \(at) is not journaled yet")
     }
     reader.read {
@@ -113,7 +113,7 @@ extension Inspector {
     }
     guard let streams = self.streams else { return exchange.respond(.notFound, error: Self.noJournal) }
     let resumed = exchange.headers.first(name: "Last-Event-ID").flatMap { UInt64($0.prefix(20)) }
-    let after = resumed ?? since ?? streams.reader.writer.committedSeq
+    let after = resumed ?? since ?? streams.reader.progress.committedSeq
     guard streams.follow(after: after, on: exchange) else {
       return exchange.respond(.serviceUnavailable, error: "\(streams.limit) event streams are open already: close a viewer")
     }

@@ -35,7 +35,7 @@ struct TimelinePage {
   static func before(
     _ before: UInt64?, in reader: JournalReader, filter: Filter, limit: Int
   ) async throws -> TimelinePage {
-    let latest = reader.writer.committedSeq
+    let latest = reader.progress.committedSeq
     let oldest = try await reader.journal.extent().firstChange ?? latest + 1
     // Inclusive bounds of what is left to look at, newest down.
     var upper = min(before.map { $0 == 0 ? 0 : $0 - 1 } ?? latest, latest)
@@ -78,7 +78,7 @@ struct TimelinePage {
   static func after(
     _ after: UInt64, in reader: JournalReader, filter: Filter, limit: Int
   ) async throws -> TimelinePage {
-    let latest = reader.writer.committedSeq
+    let latest = reader.progress.committedSeq
     let through = min(latest, after + UInt64(Self.scanBudget))
     let changes = try await reader.changes(
       after: after, through: through, feature: filter.feature, limit: limit, maxBytes: Self.maximumBytes

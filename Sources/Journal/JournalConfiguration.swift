@@ -21,7 +21,7 @@ package struct JournalConfiguration: Sendable, Equatable {
   /// the host's name without one.
   package var leaseHolder: String?
   /// How long a taking or renewal of the lease holds (`journal.leaseDuration`).
-  package var leaseDuration: Duration = .seconds(5)
+  package var leaseDuration: Duration = .seconds(2)
   /// Where clients reach this daemon when it leads (`journal.advertise`, `tcp:host:port` or
   /// `unix:/path`): a standby names it when it refuses a `Send`.
   package var advertise: String?

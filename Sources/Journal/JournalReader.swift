@@ -13,12 +13,20 @@ import SwitchyardJSON
 /// ```
 package final class JournalReader: Sendable {
   package let journal: any Journal
-  package let writer: JournalWriter
+  /// How far `journal` is committed: what a read may reach, and when to read on.
+  package let progress: any JournalProgress
   let thread = JournalThread(name: "journal-reader")
 
-  package init(writer: JournalWriter) {
-    self.journal = writer.journal
-    self.writer = writer
+  /// Reads the journal `writer` writes.
+  package convenience init(writer: JournalWriter) {
+    self.init(journal: writer.journal, progress: writer)
+  }
+
+  /// Reads `journal`, committed as far as `progress` says: on a standby, the journal the
+  /// leader writes.
+  package init(journal: any Journal, progress: any JournalProgress) {
+    self.journal = journal
+    self.progress = progress
   }
 
   deinit {
@@ -34,13 +42,13 @@ package final class JournalReader: Sendable {
   /// far (at once while it cannot be written): a backup then holds every change acknowledged
   /// before it, though the batched mode's redo log answers before SQLite commits.
   package func readKept(_ body: @escaping @Sendable () async -> Void) {
-    guard self.writer.unavailable == nil else { return self.read(body) }
-    self.read(once: self.writer.keptSeq, body)
+    guard self.progress.unavailable == nil else { return self.read(body) }
+    self.read(once: self.progress.keptSeq, body)
   }
 
   /// Runs `body` on the reader's thread once the journal holds the change numbered `seq`.
   package func read(once seq: UInt64, _ body: @escaping @Sendable () async -> Void) {
-    self.writer.whenCommitted(after: seq == 0 ? 0 : seq - 1) { _ in self.read(body) }
+    self.progress.whenCommitted(after: seq == 0 ? 0 : seq - 1) { _ in self.read(body) }
   }
 
   /// The composed state at `seq`: the latest snapshot at or before it, with the journaled
@@ -54,7 +62,7 @@ package final class JournalReader: Sendable {
   package func state(
     at seq: UInt64, while isWanted: () -> Bool = { true }
   ) async throws(JournalReadError) -> JSONValue {
-    let latest = self.writer.committedSeq
+    let latest = self.progress.committedSeq
     do {
       guard seq <= latest, let snapshot = try await self.journal.snapshot(atOrBefore: seq) else {
         throw JournalReadError.notRetained(seq: seq, oldest: try await self.journal.extent().oldestSnapshot, latest: latest)
@@ -88,7 +96,7 @@ package final class JournalReader: Sendable {
     after seq: UInt64, through last: UInt64?, feature: String?, limit: Int, maxBytes: Int = .max
   ) async throws(JournalReadError) -> [JournaledChange] {
     do {
-      let latest = self.writer.committedSeq
+      let latest = self.progress.committedSeq
       let changes = try await self.journal.changes(
         after: seq, through: min(last ?? latest, latest), feature: feature, limit: limit, maxBytes: maxBytes
       )
@@ -110,7 +118,7 @@ package final class JournalReader: Sendable {
     after seq: UInt64, through last: UInt64?, _ body: (JournaledChange) throws(JournalReadError) -> Bool
   ) async throws(JournalReadError) {
     do {
-      let latest = self.writer.committedSeq
+      let latest = self.progress.committedSeq
       try await self.checkRetained(after: seq, latest: latest)
       try await self.journal.forEachChange(after: seq, through: min(last ?? latest, latest), feature: nil) { change in
         try body(change)

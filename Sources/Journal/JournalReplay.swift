@@ -80,7 +80,7 @@ package struct JournalReplay<Action: Decodable & Sendable>: Sendable {
     }
     var state = try await self.reader.state(at: from, while: isWanted)
     var report = Report(from: from, to: from)
-    let last = min(until ?? .max, self.reader.writer.committedSeq)
+    let last = min(until ?? .max, self.reader.progress.committedSeq)
     guard report.to < last else { return report }
     try await self.reader.forEachChange(after: from, through: last) { (change) throws(JournalReadError) -> Bool in
       guard isWanted() else { throw .abandoned }

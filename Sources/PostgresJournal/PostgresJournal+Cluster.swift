@@ -7,10 +7,17 @@ extension PostgresJournal {
   /// The lease row as it is now, by the server's clock.
   package func leaseState() async throws -> PostgresLeaseState {
     let rows = try await self.client.query(
-      "SELECT holder, address, epoch, last_seq, expires_at <= now() FROM lease WHERE id = 1", logger: self.logger
+      """
+      SELECT holder, address, epoch, last_seq, expires_at <= now(), extract(epoch FROM expires_at - now())::double precision
+      FROM lease WHERE id = 1
+      """,
+      logger: self.logger
     )
-    for try await (holder, address, epoch, lastSeq, expired) in rows.decode((String, String, Int64, Int64, Bool).self) {
-      return PostgresLeaseState(holder: holder, address: address, epoch: epoch, lastSeq: UInt64(max(0, lastSeq)), expired: expired)
+    for try await (holder, address, epoch, lastSeq, expired, left) in rows.decode((String, String, Int64, Int64, Bool, Double).self) {
+      return PostgresLeaseState(
+        holder: holder, address: address, epoch: epoch, lastSeq: UInt64(max(0, lastSeq)), expired: expired,
+        expiresIn: .milliseconds(Int64((left * 1000).rounded(.up)))
+      )
     }
     throw PostgresJournalError.noIdentity
   }
@@ -56,20 +63,30 @@ extension PostgresJournal {
 }
 
 /// The journal's lease as a standby reads it: who leads, where clients reach it, its epoch,
-/// the last seq it appended, and whether it ran out unrenewed.
+/// the last seq it appended, whether it ran out unrenewed, and how long it has left.
 package struct PostgresLeaseState: Sendable, Equatable {
   package let holder: String
   package let address: String
   package let epoch: Int64
   package let lastSeq: UInt64
   package let expired: Bool
+  /// How long until it runs out unless renewed, by the server's clock as it was read (negative
+  /// once it has): a standby reads the lease again then.
+  package let expiresIn: Duration
 
-  package init(holder: String, address: String, epoch: Int64, lastSeq: UInt64, expired: Bool) {
+  package init(holder: String, address: String, epoch: Int64, lastSeq: UInt64, expired: Bool, expiresIn: Duration = .zero) {
     self.holder = holder
     self.address = address
     self.epoch = epoch
     self.lastSeq = lastSeq
     self.expired = expired
+    self.expiresIn = expiresIn
+  }
+
+  /// The same lease in the same state; how long it had left, which changes with each read, is
+  /// not compared.
+  package static func == (lhs: Self, rhs: Self) -> Bool {
+    (lhs.holder, lhs.address, lhs.epoch, lhs.lastSeq, lhs.expired) == (rhs.holder, rhs.address, rhs.epoch, rhs.lastSeq, rhs.expired)
   }
 }
 

@@ -18,6 +18,10 @@ extension PostgresJournal {
   /// wakes the followers (``PostgresJournalFollower``) as it commits. A group this daemon already
   /// committed (the reply to its COMMIT was lost) is not written twice.
   package func append(_ changes: [JournaledChange], timers: [TimerOperation]) async throws {
+    try await self.withinWriteLimit { try await self.appendNow(changes, timers: timers) }
+  }
+
+  private func appendNow(_ changes: [JournaledChange], timers: [TimerOperation]) async throws {
     guard let first = changes.first?.seq else {
       if !timers.isEmpty { try await self.fencedWrite { connection in try await self.apply(timers, on: connection) } }
       return
@@ -29,7 +33,7 @@ extension PostgresJournal {
     let committed = try await self.transaction { connection -> Bool in
       let moved = try await connection.query(
         """
-        UPDATE lease SET last_seq = \(last) WHERE id = 1 AND epoch = \(self.lease.epoch) AND expires_at > now()
+        UPDATE lease SET last_seq = \(last) WHERE id = 1 AND epoch = \(self.lease.epoch) AND expires_at > clock_timestamp()
           AND last_seq = \(Int64(clamping: first) - 1) RETURNING last_seq, pg_notify('switchyard_journal', last_seq::text)
         """,
         logger: self.logger
@@ -57,7 +61,9 @@ extension PostgresJournal {
         throw PostgresFenceError.deposed(holder: holder, epoch: epoch, held: self.lease.epoch)
       }
       if lastSeq == Int64(clamping: last) { return }
-      guard unexpired else { throw PostgresFenceError.expired(epoch: epoch) }
+      // Following on, under this epoch: the lease had run out as the append checked it, though
+      // a renewal may have come since.
+      if !unexpired || lastSeq == Int64(clamping: first) - 1 { throw PostgresFenceError.expired(epoch: epoch) }
       throw PostgresFenceError.outOfSequence(first: first, last: UInt64(max(0, lastSeq)))
     }
     throw PostgresFenceError.deposed(holder: "", epoch: 0, held: self.lease.epoch)
@@ -112,11 +118,14 @@ extension PostgresJournal {
     }
   }
 
-  /// Runs `body` in a transaction that first checks the lease is still this daemon's.
-  func fencedWrite(_ body: (PostgresConnection) async throws -> Void) async throws {
-    try await self.transaction { connection in
-      try await self.lease.check(on: connection, logger: self.logger)
-      try await body(connection)
+  /// Runs `body` in a transaction that first checks the lease is still this daemon's, within a
+  /// lease.
+  func fencedWrite(_ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
+    try await self.withinWriteLimit {
+      try await self.transaction { connection in
+        try await self.lease.check(on: connection, logger: self.logger)
+        try await body(connection)
+      }
     }
   }
 

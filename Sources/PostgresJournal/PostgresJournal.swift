@@ -93,7 +93,11 @@ package final class PostgresJournal: Journal {
     }
     for await _ in started {}
     do {
-      try await Self.within(limit, location: settings.location) { try await Self.migrate(client, logger: logger) }
+      // At once, not when the migration ends: a lease postgres-nio's pool is trying to connect
+      // for ends only with the pool, which is closed then.
+      try await Self.answer(within: limit, orThrow: { PostgresJournalError.unreachable(location: settings.location, after: limit) }) {
+        try await Self.migrate(client, logger: logger)
+      }
       let state = try await Self.hasID(client, logger: logger) ? nil : try initialState()
       let id = try await Self.create(client, initialState: state, versions: versions, logger: logger)
       let lease =
@@ -107,30 +111,6 @@ package final class PostgresJournal: Journal {
     } catch {
       running.cancel()
       throw error
-    }
-  }
-
-  /// Waits for `body`, or throws ``PostgresJournalError/unreachable(location:after:)`` once
-  /// `limit` has passed without it: at once, not when `body` ends (a lease postgres-nio's pool
-  /// is trying to connect for ends only with the pool, which the caller closes then).
-  private static func within(
-    _ limit: Duration, location: String, _ body: @escaping @Sendable () async throws -> Void
-  ) async throws {
-    let answered = FirstAnswer()
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-      let timer = Task {
-        try? await Task.sleep(for: limit)
-        if answered.claim() { continuation.resume(throwing: PostgresJournalError.unreachable(location: location, after: limit)) }
-      }
-      Task {
-        do {
-          try await body()
-          if answered.claim() { continuation.resume() }
-        } catch {
-          if answered.claim() { continuation.resume(throwing: error) }
-        }
-        timer.cancel()
-      }
     }
   }
 
@@ -175,9 +155,11 @@ package final class PostgresJournal: Journal {
   /// and commits with it on waits for the WAL up to its commit, every earlier commit included.
   package func sync() async throws {
     guard self.mode != .strict else { return }
-    try await self.transaction { connection in
-      try await connection.query("SET LOCAL synchronous_commit = on", logger: self.logger)
-      try await connection.query("SELECT pg_current_xact_id()", logger: self.logger)
+    try await self.withinWriteLimit {
+      try await self.transaction { connection in
+        try await connection.query("SET LOCAL synchronous_commit = on", logger: self.logger)
+        try await connection.query("SELECT pg_current_xact_id()", logger: self.logger)
+      }
     }
   }
 
@@ -234,18 +216,6 @@ package enum PostgresJournalError: Error, Equatable, CustomStringConvertible {
         + "restore it with pg_restore into an empty database"
     case .noIdentity: "the database holds the journal's tables but no journal id"
     case let .unreachable(location, limit): "PostgreSQL (\(location)) did not answer within \(limit): is it running, and reachable?"
-    }
-  }
-}
-
-/// Which of two racing tasks answers: the first to claim it.
-private final class FirstAnswer: Sendable {
-  private let claimed = Mutex(false)
-
-  func claim() -> Bool {
-    self.claimed.withLock { claimed in
-      defer { claimed = true }
-      return !claimed
     }
   }
 }

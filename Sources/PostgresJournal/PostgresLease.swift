@@ -28,6 +28,13 @@ package struct PostgresLeaseTerms: Sendable, Equatable {
   var seconds: Double {
     Double(self.duration.components.seconds) + Double(self.duration.components.attoseconds) / 1e18
   }
+
+  /// How long a write may go unanswered before it is given up: a lease, and at least five
+  /// seconds, as long as the server lets a session sit idle in a transaction (a busy machine's
+  /// pause between two statements is not taken for a server gone silent).
+  package var writeLimit: Duration {
+    max(self.duration, .seconds(5))
+  }
 }
 
 /// The lease a journal took: its epoch, one more than any taken before it. Every write
@@ -105,7 +112,7 @@ package struct PostgresLease: Sendable, Equatable {
   /// fence of every write but an append (which moves the row on instead).
   func check(on connection: PostgresConnection, logger: Logger) async throws {
     let rows = try await connection.query(
-      "SELECT holder, epoch, expires_at > now(), last_seq FROM lease WHERE id = 1 FOR SHARE", logger: logger
+      "SELECT holder, epoch, expires_at > clock_timestamp(), last_seq FROM lease WHERE id = 1 FOR SHARE", logger: logger
     )
     for try await (holder, epoch, unexpired, _) in rows.decode((String, Int64, Bool, Int64).self) {
       guard epoch == self.epoch else { throw PostgresFenceError.deposed(holder: holder, epoch: epoch, held: self.epoch) }

@@ -119,6 +119,56 @@ import Testing
   }
 }
 
+/// A write the server does not answer fails within its limit (a lease, five seconds at least),
+/// where postgres-nio would wait for ever: the writer is told, and the daemon answers its `Send`s
+/// with an error instead of hanging.
+@Suite struct PostgresWriteDeadlineTests {
+  @Test func aWriteHeldBehindAnotherSessionFailsWithinALeaseAndIsNotWrittenTwiceWhenTriedAgain() async throws {
+    let parameters = try await PostgresServer.shared().makeDatabase()
+    let leader = try await PostgresJournal.open(
+      PostgresConnectionSettings(parsing: parameters), mode: .strict, lease: PostgresLeaseTerms(holder: "a", duration: .seconds(1)),
+      initialState: { Array("{}".utf8) }, logger: Logger(label: "deadline-test")
+    )
+    let psql = PostgresServer.binaries + "/psql"
+    // Another session holds the lease row's lock for nine seconds: the append waits behind it.
+    let holding = try ChildProcess(
+      psql, [parameters, "-c", "BEGIN", "-c", "SELECT 1 FROM lease FOR UPDATE", "-c", "SELECT pg_sleep(9)", "-c", "COMMIT"]
+    )
+    let deadline = ContinuousClock.now + .seconds(30)
+    while true {
+      let asked = try ChildProcess(
+        psql, [parameters, "-At", "-c", "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'"], stdout: .collect
+      )
+      _ = await asked.exit(within: .seconds(10))
+      if asked.stdout.hasPrefix("1") { break }
+      try #require(ContinuousClock.now < deadline && holding.isRunning, "the other session never held the lock")
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    let change = JournaledChange(seq: 1, feature: "counter", patch: Array(#"[{"op":"replace","path":"/count","value":1}]"#.utf8), time: 1)
+    let started = ContinuousClock.now
+    #expect(leader.lease.terms.writeLimit == .seconds(5))
+    await #expect(throws: PostgresJournalError.unreachable(location: leader.location, after: .seconds(5))) {
+      try await leader.append([change], timers: [])
+    }
+    #expect(ContinuousClock.now - started < .seconds(8), "within its limit, not once the lock is released")
+    _ = await holding.exit(within: .seconds(30))
+    // Tried again as the writer does: committed meanwhile or not, it is in once.
+    var tried = 0
+    while true {
+      do {
+        try await leader.append([change], timers: [])
+        break
+      } catch {
+        tried += 1
+        // The lease may have run out behind the lock: it is renewed within a third of it.
+        guard tried < 20 else { throw error }
+        try await Task.sleep(for: .milliseconds(200))
+      }
+    }
+    #expect(try await leader.changes(after: 0, through: nil, feature: nil, limit: .max).map(\.seq) == [1])
+  }
+}
+
 /// A server that does not answer stops the start, where postgres-nio would try for ever.
 @Suite struct PostgresJournalStartTests {
   @Test func aServerThatDoesNotAnswerFailsTheStartInTime() async throws {

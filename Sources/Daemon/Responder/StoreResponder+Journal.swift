@@ -178,7 +178,7 @@ private struct JournalPage: Sendable {
     let entries: [JournaledChange]
     let start: UInt64
     // Read first: what commits while the page is read is the next page's.
-    let through = min(self.until ?? .max, self.reader.writer.committedSeq)
+    let through = min(self.until ?? .max, self.reader.progress.committedSeq)
     do throws(JournalReadError) {
       if let since { start = since } else { start = try await self.oldest() }
       entries = try await self.reader.changes(
@@ -211,7 +211,7 @@ private struct JournalPage: Sendable {
     let caughtUp = !isFull
     self.answer.whenWritable {
       if caughtUp {
-        self.reader.writer.whenCommitted(after: next) { isClosed in
+        self.reader.progress.whenCommitted(after: next) { isClosed in
           if isClosed { return self.answer.finish(VarlinkError(SwitchyardError.shuttingDown)) }
           self.reader.read { await self.send(after: next) }
         }

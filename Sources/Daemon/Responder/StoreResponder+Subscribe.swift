@@ -47,9 +47,10 @@ extension StoreResponder {
     }
     // Further back than the history in memory, or more changes back than the subscriber's queue
     // holds (a replay into it would overflow into a snapshot): caught up from the journal first,
-    // a page at a time.
+    // a page at a time. Not on a standby, whose changes come in off the loop: nothing would
+    // keep them from falling between the catch-up and the history it hands over to.
     let queueLimit = self.configuration.value.subscriptionQueueLimit
-    if let since, history == self.changeLog.historyID, let reader = self.journalReader,
+    if let since, history == self.changeLog.historyID, self.standby == nil, let reader = self.journalReader,
       since < self.changeLog.currentSeq,
       self.changeLog.currentSeq - since > UInt64(queueLimit) || !self.changeLog.historyCovers(since: since)
     {

@@ -51,7 +51,8 @@ final class StoreResponder: VarlinkResponder {
   let started = ContinuousClock.now
   let actionCount = Atomic<Int>(0)
   let decoder: ActionDecoder
-  /// Reads the journal, when there is one: `Get` at a seq, `Journal`, `Replay`.
+  /// Reads the journal, when there is one: `Get` at a seq, `Journal`, `Replay`. The change log's
+  /// writer's, or on a standby the journal the leader writes.
   let journalReader: JournalReader?
   /// The group that owns the socket file (by default, the group that may read and write),
   /// known once the socket listens; -1 before.
@@ -83,6 +84,7 @@ final class StoreResponder: VarlinkResponder {
     version: String = switchyardVersion,
     metrics: DaemonMetrics? = nil,
     cluster: ClusterView? = nil,
+    journalReader: JournalReader? = nil,
     logger: Logger
   ) {
     self.cluster = cluster
@@ -92,7 +94,7 @@ final class StoreResponder: VarlinkResponder {
     self.durability = durability
     self.timers = timers
     self.metrics = metrics
-    self.journalReader = changeLog.journalWriter.map(JournalReader.init(writer:))
+    self.journalReader = journalReader ?? changeLog.journalWriter.map(JournalReader.init(writer:))
     self.router = router
     self.drains = drains
     self.changeLog = changeLog

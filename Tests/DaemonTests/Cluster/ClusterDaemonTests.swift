@@ -55,4 +55,81 @@ import Testing
     #expect(await standby.terminate() == 0)
     withExtendedLifetime((stateA, stateB)) {}
   }
+
+  /// The standby reads the journal the leader writes: the state at a past seq, the entries and a
+  /// replay answer there as they do on the leader, and a seq the leader has numbered since is
+  /// read there once the standby has applied it.
+  @Test func aStandbyTravelsInTimeThroughTheJournalAsTheLeaderDoes() async throws {
+    let database = try await PostgresServer.shared().makeDatabase()
+    let states = (TemporaryStateDirectory(), TemporaryStateDirectory())
+    let leader = try await DaemonProcess.clusterMember("node-a", database: database, state: states.0)
+    let client = try leader.connect()
+    for _ in 1...10 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    let standby = try await DaemonProcess.clusterMember("node-b", database: database, state: states.1)
+    let reader = try standby.connect()
+    try await eventually { (try? reader.call("io.switchyard.Store.Get", ["path": "/primes/count"]))?["seq"] == 10 }
+
+    let past: JSONValue = ["path": "/primes/count", "at": 4]
+    #expect(try reader.call("io.switchyard.Store.Get", past) == ["seq": 4, "state": 4])
+    #expect(try reader.call("io.switchyard.Store.Get", past) == client.call("io.switchyard.Store.Get", past))
+    let entries = try reader.call("io.switchyard.Store.Journal")
+    #expect(entries == (try client.call("io.switchyard.Store.Journal")))
+    guard case let .array(list)? = entries["entries"] else { Issue.record("no entries: \(entries)"); return }
+    #expect(list.map { $0["seq"] } == (1...10).map { .int(Int64($0)) })
+    let page: JSONValue = ["since": 3, "until": 6]
+    #expect(try reader.call("io.switchyard.Store.Journal", page) == client.call("io.switchyard.Store.Journal", page))
+    let replay = try reader.call("io.switchyard.Store.Replay")
+    #expect(replay == (try client.call("io.switchyard.Store.Replay")))
+    #expect(replay["replayed"] == 10, "\(replay)")
+
+    // The leader's next changes are read on the standby once it has applied them.
+    for _ in 1...2 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    try await eventually { (try? reader.call("io.switchyard.Store.Get", ["path": "/primes/count", "at": 12])) == ["seq": 12, "state": 12] }
+    #expect(await standby.terminate() == 0)
+    #expect(await leader.terminate() == 0)
+  }
+
+  /// The HTTP endpoint serves on a standby too: its role, the lease's epoch and its lag are
+  /// scrapeable there as on the leader.
+  @Test func aStandbyServesItsMetricsOverHTTP() async throws {
+    let database = try await PostgresServer.shared().makeDatabase()
+    let states = (TemporaryStateDirectory(), TemporaryStateDirectory())
+    let ports = (try freeTCPPort(), try freeTCPPort())
+    let leader = try await DaemonProcess.clusterMember(
+      "node-a", database: database, state: states.0, environment: ["SWITCHYARD_METRICS_LISTEN": "127.0.0.1:\(ports.0)"]
+    )
+    let standby = try await DaemonProcess.clusterMember(
+      "node-b", database: database, state: states.1, environment: ["SWITCHYARD_METRICS_LISTEN": "127.0.0.1:\(ports.1)"]
+    )
+    let client = try leader.connect()
+    for _ in 1...3 { try client.call("io.switchyard.Store.Send", Self.increment) }
+    try await eventually { (try? standby.connect().call("io.switchyard.Store.Get"))?["seq"] == 3 }
+    // The gauges are recorded as the lease is read, a few times a second.
+    guard case let .int(epoch)? = try client.call("io.switchyard.Store.Status")["cluster"]?["epoch"] else {
+      Issue.record("the leader's Status names no epoch")
+      return
+    }
+    let scraped = try await Self.scrape(port: ports.1) {
+      $0.contains("\nswitchyard_cluster_leader 0.0\n") && $0.contains("\nswitchyard_cluster_epoch \(epoch).0\n")
+        && $0.contains("\nswitchyard_cluster_members 2.0\n") && $0.contains("\nswitchyard_cluster_lag_changes 0.0\n")
+    }
+    #expect(scraped.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(scraped.prefix(200))")
+    #expect(scraped.contains("\nswitchyard_cluster_lag_milliseconds "), "\(scraped)")
+    _ = try await Self.scrape(port: ports.0) { $0.contains("\nswitchyard_cluster_leader 1.0\n") }
+    #expect(await standby.terminate() == 0)
+    #expect(await leader.terminate() == 0)
+  }
+
+  /// `GET /metrics` on `port`, asked again until `holds` says the answer is the one awaited.
+  private static func scrape(port: Int, until holds: (String) -> Bool) async throws -> String {
+    let deadline = ContinuousClock.now + .seconds(10)
+    var text = ""
+    while ContinuousClock.now < deadline {
+      text = (try? await httpGet(port: port, path: "/metrics")) ?? ""
+      if holds(text) { return text }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    Issue.record("the metrics never held what was awaited: \(text)")
+    return text
+  }
 }
