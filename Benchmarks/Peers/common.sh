@@ -13,8 +13,9 @@ cc -O2 -o "$out/loadgen" Benchmarks/EndToEnd/loadgen.c -lpthread -lssl -lcrypto
 daemon=${DAEMON:-}
 if [ -z "$daemon" ]; then
   release=(-c release $(grep -v '^#' scripts/release-swift-flags) --scratch-path "$out")
-  swift build "${release[@]}" --product switchyardd >/dev/null
-  daemon="$(swift build "${release[@]}" --show-bin-path)/switchyardd"
+  # Fixed hashing, as the Makefile builds: otherwise a plan of its own compiles everything again.
+  SWIFT_DETERMINISTIC_HASHING=1 swift build "${release[@]}" --product switchyardd >/dev/null
+  daemon="$(SWIFT_DETERMINISTIC_HASHING=1 swift build "${release[@]}" --show-bin-path)/switchyardd"
 fi
 
 dir=$(mktemp -d)

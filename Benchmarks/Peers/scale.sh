@@ -6,13 +6,19 @@
 #             p99, Switchyard (the counter in an actor, no state directory) against Redis 7
 #             PUBLISH/SUBSCRIBE, in the same run
 #   journal   a journal of 10 to 10,000,000 changes: start to serving, and `Get` at the middle
+#             (the journals written straight into SQLite, in the daemon's schema)
+#   state     a feature's state of 10 to 1,000,000 elements: a change to one element beside
+#             them, 16 in flight and one at a time
 #
-#   Benchmarks/Peers/scale.sh [fanout|journal]        both by default
-#   SUBSCRIBERS="10 100" LENGTHS="10 1000" DAEMON=.build/debug/switchyardd …   a quick check
+#   Benchmarks/Peers/scale.sh [fanout|journal|state]   all of them by default
+#   SUBSCRIBERS="10 100" LENGTHS="10 1000" SIZES="10 1000" DAEMON=.build/debug/switchyardd …   a quick check
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SUBSCRIBERS=${SUBSCRIBERS:-10 100 1000 10000}
 LENGTHS=${LENGTHS:-10 1000 100000 1000000 10000000}
+SIZES=${SIZES:-10 1000 100000 1000000}
+# Sends a state-size round makes, 16 in flight (and a tenth of it one at a time).
+STATE_N=${STATE_N:-20000}
 # Each fan-out run makes this many deliveries, whatever its number of subscribers.
 DELIVERIES=${DELIVERIES:-2000000}
 NEEDED="redis-server:redis-server gnuplot:gnuplot-nox"
@@ -82,9 +88,36 @@ plot "$data/journal.dat" using 1:2 with linespoints title "start to serving", ""
 PLOT
 }
 
+state() {
+  local sizes=($SIZES)
+  python3 Benchmarks/Peers/state_scale.py "$daemon" "$out/loadgen" "$dir" "$STATE_N" "${sizes[@]}" | tee "$dir/state.out" >&2
+  echo "# elements rate pingpong_p50_us pingpong_p99_us" >"$data/state.dat"
+  sed 's/[a-z_0-9]*=//g' "$dir/state.out" >>"$data/state.dat"
+  echo "## State size: a change to one element beside N others"
+  echo
+  echo "| elements | 16 in flight, /s | / at 10 | ping-pong p50, µs | ping-pong p99, µs |"
+  echo "|---:|---:|---:|---:|---:|"
+  awk '!/^#/ { if (!first) first = $2; printf "| %d | %.0f | %.2f× | %.1f | %.1f |\n", $1, $2, $2 / first, $3, $4 }' "$data/state.dat"
+  echo
+  gnuplot <<PLOT
+set terminal svg size 720,420 font "sans,12"
+set output "$data/state.svg"
+set title "A change to one element of a state of N (Send counter.incrTapped)"
+set logscale x
+set xlabel "elements in the feature's state"
+set ylabel "Sends/s, 16 in flight"
+set y2label "ping-pong p50, µs"
+set y2tics
+set ytics nomirror
+set key bottom left
+plot "$data/state.dat" using 1:2 with linespoints title "16 in flight", "" using 1:3 axes x1y2 with linespoints title "ping-pong p50"
+PLOT
+}
+
 echo "# Benchmarks/Peers/scale.sh, $(date -u +%Y-%m-%d), $(nproc) CPUs; plots in $data"
 case ${1:-all} in
   fanout) fanout ;;
   journal) journal ;;
-  *) fanout; journal ;;
+  state) state ;;
+  *) fanout; journal; state ;;
 esac

@@ -121,6 +121,17 @@ package protocol InlineCommitting: Journal {
   func appendInline(_ changes: [JournaledChange], timers: [TimerOperation]) throws
 }
 
+/// An engine whose commit and fsync can be made apart, on two threads: the strict mode's writer
+/// commits the next group while the last one's fsync runs (pipelined group commit). Never one
+/// whose commits another thread could not force out meanwhile.
+package protocol SyncingApart: Journal {
+  /// ``Journal/append(_:timers:)`` without forcing it onto the disk, on the calling thread.
+  func appendUnsynced(_ changes: [JournaledChange], timers: [TimerOperation]) throws
+
+  /// Forces every commit made before the call onto the disk, without the writing connection.
+  func syncCommits() throws
+}
+
 /// A copy of the journal (`Backup`): where it is, the last change it holds and its size.
 package struct JournalBackup: Sendable, Equatable {
   package let path: String

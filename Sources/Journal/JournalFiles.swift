@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SwitchyardSynchronization
 
 /// The journal's database file and its WAL, each open once for as long as the journal is, so
 /// that they can be forced onto the disk (`fsync`) from any thread, without SQLite's connection
@@ -31,6 +32,16 @@ final class JournalFiles: Sendable {
     }
     self.database = database
     self.wal = wal
+  }
+
+  /// How many times ``syncLog()`` ran.
+  let logSyncs = Atomic<Int>(0)
+
+  /// Forces the WAL's data onto the disk (`fdatasync`: its size too when it grew, never its
+  /// times): every commit written into it before the call.
+  package func syncLog() throws {
+    self.logSyncs.add(1, ordering: .relaxed)
+    guard fdatasync(self.wal) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
   }
 
   /// Forces the WAL, then the database file, onto the disk.

@@ -28,11 +28,17 @@ extension JournalWriter {
       }
       if !batch.isEmpty || !timers.isEmpty {
         var written = false
+        var unsynced: UnsyncedGroups?
         while !written {
           do {
             let start = MonotonicClock.now
-            try await self.journal.append(batch, timers: timers)
-            self.committed?(MonotonicClock.now &- start, batch.count)
+            if let apart = self.apart {
+              try apart.appendUnsynced(batch, timers: timers)
+            } else {
+              try await self.journal.append(batch, timers: timers)
+              self.committed?(MonotonicClock.now &- start, batch.count)
+            }
+            unsynced = UnsyncedGroups(seq: batch.last?.seq, timers: timersTaken, started: start, changes: batch.count)
             if failures > 0 { self.available(after: failures) }
             failures = 0
             written = true
@@ -59,10 +65,14 @@ extension JournalWriter {
           // Several changes in one group: requests come in faster than one at a time.
           underLoad = batch.count > 1
           self.pending.withLock { $0.writerWritesNext = false }
-          self.committed(upTo: batch.last?.seq, timers: timersTaken)
+          if let apart = self.apart, let unsynced {
+            self.syncApart(apart, unsynced)
+          } else {
+            self.committed(upTo: batch.last?.seq, timers: timersTaken)
+          }
           self.reclaimRedo(upTo: redoTaken)
           // Each strict commit is on the disk: the mark follows, once an interval.
-          if self.mode == .strict, let last = batch.last, ContinuousClock.now - lastMark >= self.interval {
+          if self.mode == .strict, self.apart == nil, let last = batch.last, ContinuousClock.now - lastMark >= self.interval {
             lastMark = .now
             self.markReached(last.seq)
           }
@@ -108,6 +118,7 @@ extension JournalWriter {
           pending.changes.isEmpty && pending.timers.isEmpty && pending.snapshots.isEmpty ? pending.closing.take() : nil
         }
         if let closing {
+          self.stopSyncThread()
           await self.finish(clean: !gaveUp)
           let followers = self.pending.withLock { pending in
             defer { pending.followers.removeAll() }
@@ -229,7 +240,7 @@ extension JournalWriter {
   }
 
   /// Records beside the journal that it has `seq` on the disk (``ReachedMark``).
-  private func markReached(_ seq: UInt64) {
+  func markReached(_ seq: UInt64) {
     do {
       try self.reached?.record(history: self.journal.id, seq: seq)
     } catch {

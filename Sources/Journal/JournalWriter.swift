@@ -25,7 +25,9 @@ import SwitchyardTiming
 ///   the thread that made it, so replies and subscribers wait for no commit.
 /// - **strict** and **off**: the writer's task, always (`JournalWriter+Thread`), on a
 ///   ``JournalThread`` of its own: an engine that blocks on the disk blocks that thread only,
-///   one that answers asynchronously frees it until the commit is acknowledged.
+///   one that answers asynchronously frees it until the commit is acknowledged. A strict engine
+///   that syncs apart (``SyncingApart``, SQLite) has its groups forced out by a sync thread
+///   while the writer commits the next (`JournalWriter+SyncApart`); a lone change, by the writer.
 /// - **batched** without a redo log, with an engine that commits inline (``InlineCommitting``,
 ///   SQLite): the event loop the change was made on, at the end of what it is doing, when the change is the only
 ///   one queued and the writer thread sleeps (`JournalWriter+Loop`): a `write` into the page
@@ -80,6 +82,8 @@ package final class JournalWriter: Sendable {
     /// A record could not be written to the redo log: changes count as kept once committed,
     /// until SQLite has everything queued and the log goes on.
     var redoSuspended = false
+    /// Strict, with an engine that syncs apart: what the sync thread has to force out.
+    var apart = SyncApartState()
   }
 
   package let journal: any Journal
@@ -117,6 +121,11 @@ package final class JournalWriter: Sendable {
   let wakeUp = DispatchSemaphore(value: 0)
   /// Wakes the writer thread waiting for the loop to hand the connection back.
   let handedBack = DispatchSemaphore(value: 0)
+  /// Strict: the engine, when its commits can be forced out by another thread (`+SyncApart`).
+  let apart: (any SyncingApart)?
+  /// Wakes the sync thread; tells the writer it ended.
+  let syncWake = DispatchSemaphore(value: 0)
+  let syncStopped = DispatchSemaphore(value: 0)
   let released: @Sendable (UInt64) -> Void
   /// Told of each group commit: how long it took and how many changes it wrote.
   let committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)?
@@ -170,6 +179,7 @@ package final class JournalWriter: Sendable {
     self.inline = journal as? any InlineCommitting
     self.redo = mode == .batched ? redo : nil
     self.loop = mode == .batched && self.inline != nil && self.redo == nil ? loop : nil
+    self.apart = mode == .strict ? journal as? any SyncingApart : nil
     self.runRecord = run
     self.report = report
     self.reached = reached
@@ -183,6 +193,7 @@ package final class JournalWriter: Sendable {
     self.pruneFailed = pruneFailed
     self.loopIsBusy = loopIsBusy
     self.logger = logger
+    if let apart = self.apart { Thread { [self] in self.runSyncThread(apart) }.start() }
     Task(executorPreference: self.thread) { [self] in
       await self.run()
       self.thread.stop()
@@ -353,43 +364,5 @@ package final class JournalWriter: Sendable {
   func available(after failures: Int) {
     self.pending.withLock { $0.unavailable = nil }
     self.logger.notice("the journal is written again; accepting changes", metadata: ["failures": "\(failures)"])
-  }
-
-  /// A group up to `seq` (with the timer operations submitted up to `timers`) is committed, by
-  /// whichever thread: whoever follows the journal reads on, and the replies and subscribers
-  /// waiting for it go.
-  func committed(upTo seq: UInt64?, timers: Int) {
-    typealias Follower = (seq: UInt64, body: @Sendable (_ isClosed: Bool) -> Void)
-    typealias Waiter = (seq: UInt64, timers: Int, body: @Sendable (String?) -> Void)
-    let (followers, waiters, durableSeq, firstUnsynced, redoResumes) = self.pending.withLock {
-      pending -> ([Follower], [Waiter], UInt64?, Bool, Bool) in
-      pending.unsyncedGroups += 1
-      let redoResumes = self.resumeRedo(&pending)
-      let firstUnsynced = pending.unsyncedGroups == 1
-      var followers: [Follower] = []
-      if let seq, seq > pending.committedSeq {
-        pending.committedSeq = seq
-        followers = pending.followers.filter { $0.seq < seq }
-        pending.followers.removeAll { $0.seq < seq }
-      }
-      guard self.mode.waitsForTheJournal else { return (followers, [], nil, firstUnsynced, redoResumes) }
-      if let seq { pending.durableSeq = max(pending.durableSeq, seq) }
-      pending.durableTimers = max(pending.durableTimers, timers)
-      let (durableSeq, durableTimers) = (pending.durableSeq, pending.durableTimers)
-      let ready = pending.waiters.filter { $0.seq <= durableSeq && $0.timers <= durableTimers }
-      pending.waiters.removeAll { $0.seq <= durableSeq && $0.timers <= durableTimers }
-      return (followers, ready, seq == nil ? nil : durableSeq, firstUnsynced, redoResumes)
-    }
-    if redoResumes { self.logger.notice("the journal is written again; accepting changes", metadata: ["redo": "resumed"]) }
-    // The batched mode's fsync is due an interval after the last one: the writer thread waits
-    // for it once there is something to force out.
-    if firstUnsynced, self.mode == .batched { self.wakeUp.signal() }
-    for follower in followers { follower.body(false) }
-    if let durableSeq {
-      // Each strict commit is its own fsync.
-      if self.mode == .strict { self.report?.synced(durableSeq) }
-      self.released(durableSeq)
-    }
-    for waiter in waiters { waiter.body(nil) }
   }
 }

@@ -16,11 +16,13 @@ import SwitchyardSynchronization
 /// try journal.append([JournaledChange(seq: 1, patch: patchText, time: now)])
 /// ```
 ///
-/// The mode sets SQLite's `synchronous`: `FULL` for ``DurabilityMode/strict`` (every commit
-/// fsyncs the WAL), `NORMAL` for ``DurabilityMode/batched`` (``sync()`` fsyncs it), `OFF` for
-/// ``DurabilityMode/off``. In WAL mode a commit is in the kernel's hands once `append` returns,
+/// In ``DurabilityMode/strict`` ``append(_:timers:)`` returns once its commit is on the disk
+/// (an fdatasync of the WAL); the writer commits with ``appendUnsynced(_:timers:)`` and forces
+/// groups out with ``syncCommits()`` from another thread, so that the next group's commit runs
+/// during the last one's fsync. ``DurabilityMode/batched`` and ``DurabilityMode/off`` leave the
+/// fsync to ``sync()`` and checkpoints. In WAL mode a commit is in the kernel's hands once `append` returns,
 /// so a crash of the process loses nothing in any mode; only a power cut tells them apart.
-package final class SQLiteJournal: InlineCommitting {
+package final class SQLiteJournal: InlineCommitting, SyncingApart {
   package var id: String {
     self.currentID.withLock { $0 }
   }
@@ -92,21 +94,27 @@ package final class SQLiteJournal: InlineCommitting {
   }
 
   private static func openPool(_ path: String, mode: DurabilityMode) throws -> DatabasePool {
-    // A pool puts the database in WAL mode itself.
-    try DatabasePool(path: Self.exclusiveURI(path), configuration: Self.configuration(mode: mode))
+    // A pool puts the database in WAL mode itself, and sets `synchronous = NORMAL` as it does,
+    // after `prepareDatabase`: the writer's own setting comes after that.
+    let pool = try DatabasePool(path: Self.exclusiveURI(path), configuration: Self.configuration(mode: mode))
+    try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(Self.synchronous(mode))") }
+    return pool
+  }
+
+  /// SQLite's `synchronous` for `mode`: `NORMAL` in every mode, where SQLite fsyncs at
+  /// checkpoints and when it writes the WAL's header again; strict's commits are forced out by
+  /// ``syncCommits()`` (what `FULL` does, an fdatasync of the WAL, apart from the commit). Never
+  /// `OFF`: SQLite then skips the header's fsync, and a power cut can corrupt the database.
+  static func synchronous(_ mode: DurabilityMode) -> String {
+    "NORMAL"
   }
 
   private static func configuration(mode: DurabilityMode) -> Configuration {
     var configuration = Configuration()
     configuration.label = "switchyard-journal"
-    let synchronous =
-      switch mode {
-      case .strict: "FULL"
-      case .batched: "NORMAL"
-      case .off: "OFF"
-      }
     configuration.prepareDatabase { db in
-      try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+      // For the one connection of a journal opened on a full disk; a pool sets it again.
+      try db.execute(sql: "PRAGMA synchronous = \(Self.synchronous(mode))")
       // The batched mode commits on the event loop: no commit there may run a checkpoint,
       // which forces the WAL and the database onto the disk. The writer thread checkpoints
       // after each fsync instead (``checkpoint()``).
@@ -162,6 +170,12 @@ package final class SQLiteJournal: InlineCommitting {
   static let changeColumns = "seq, feature, origin, action, uid, pid, patch, time, dependencies, certificate, reduceNanoseconds"
 
   package func append(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
+    try self.appendUnsynced(changes, timers: timers)
+    if self.mode == .strict { try self.syncCommits() }
+  }
+
+  /// The group's transaction, in the kernel's page cache once it returns.
+  package func appendUnsynced(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
     // The batched mode runs this on the event loop for every group: its BEGIN and COMMIT are
     // statements prepared once, where `write` would compile both again each time.
     try self.database.writeWithoutTransaction { db in
@@ -193,6 +207,15 @@ package final class SQLiteJournal: InlineCommitting {
   package func appendInline(_ changes: [JournaledChange], timers: [TimerOperation]) throws {
     try self.append(changes, timers: timers)
   }
+
+  /// Every commit made before the call is in the WAL, and SQLite's own fsyncs (checkpoints,
+  /// a new WAL header) cover what the WAL no longer holds: forcing the WAL out forces them out.
+  package func syncCommits() throws {
+    try self.files.syncLog()
+  }
+
+  /// How many times ``syncCommits()`` forced the WAL out: for the tests.
+  package var logSyncs: Int { self.files.logSyncs.load(ordering: .relaxed) }
 
   private static func apply(_ operation: TimerOperation, in db: Database) throws {
     switch operation {

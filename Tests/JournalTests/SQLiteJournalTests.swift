@@ -51,6 +51,26 @@ import Testing
     #expect(recovered.replayed == 3)
   }
 
+  /// GRDB's pool sets `synchronous = NORMAL` on its writer as it opens, after the connection's
+  /// own preparation, and a setting made there is lost: the journal never relies on SQLite's
+  /// `FULL`. A strict append is on the disk when it returns (an fdatasync of the WAL of its
+  /// own); the other modes leave the fsync to checkpoints and `sync()`, never to `OFF`.
+  @Test(arguments: DurabilityMode.allCases)
+  func aStrictAppendForcesTheLogOutAndNoModeRunsWithoutFsyncs(_ mode: DurabilityMode) async throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let journal = try SQLiteJournal(path: directory + "/journal.sqlite", mode: mode, initialState: { Array("{}".utf8) })
+    let synchronous = try await journal.database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+    #expect(synchronous == 1, "NORMAL")
+    try await journal.append([setCount(1)])
+    try await journal.append([setCount(2), setCount(3)])
+    #expect(journal.logSyncs == (mode == .strict ? 2 : 0))
+    try journal.appendUnsynced([setCount(4)], timers: [])
+    #expect(journal.logSyncs == (mode == .strict ? 2 : 0), "a commit left to syncCommits()")
+    try journal.syncCommits()
+    #expect(journal.logSyncs == (mode == .strict ? 3 : 1))
+  }
+
   /// The journal is opened through an SQLite URI (`unix-excl`): a path with the characters a
   /// URI gives a meaning to opens the same file, and again.
   @Test func aPathWithURICharactersOpensAndReopensTheSameJournal() async throws {

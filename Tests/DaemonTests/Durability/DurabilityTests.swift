@@ -247,6 +247,8 @@ import Testing
         }
       }
       for client in clients { client.start() }
+      // From the first answer: a strict answer waits for an fsync, which a loaded disk can hold up.
+      try await eventually(within: .seconds(10)) { !answers.withLock { $0.isEmpty } }
       try await Task.sleep(for: .milliseconds(Int.random(in: 100...400)))
       daemon.signal(SIGKILL)
       _ = await daemon.process.exit()

@@ -13,7 +13,7 @@ import Testing
 
 /// Who commits a group, on a real SQLite journal, a real event loop and the writer's own thread:
 /// the batched mode commits the changes made on the loop there, so their replies need no hop;
-/// the strict mode's commit and fsync stay on the writer thread.
+/// the strict mode's commit and fsync stay off the loop, on the writer's and the sync thread.
 @Suite struct JournalWriterTests {
   private static let logger = Logger(label: "test")
 
@@ -124,6 +124,49 @@ import Testing
     let reply = await self.replyThread(writer, seq: 1, on: loop)
     #expect(!reply.onLoop && reply.unavailable == nil)
     await writer.close(final: nil)
+    _ = directory
+  }
+
+  /// Strict, under load from two threads and alone: the writer commits a group while the sync
+  /// thread forces out the last, and every reply still waits for an fsync of the WAL that
+  /// began after its change was submitted; one fsync serves several changes.
+  @Test func theStrictModeAnswersAChangeOnlyAfterAnFsyncThatBeganAfterIt() async throws {
+    let (journal, directory) = try self.journal(.strict)
+    let released = Mutex<UInt64>(0)
+    let writer = JournalWriter(
+      journal: journal, mode: .strict, interval: .seconds(1), lastSeq: 0, lastSnapshotSeq: 0, logger: Self.logger,
+      released: { seq in released.withLock { $0 = max($0, seq) } }
+    )
+    let seq = Mutex<UInt64>(0)
+    let replies = Mutex<(count: Int, early: [UInt64])>((0, []))
+    @Sendable func submitNext() {
+      seq.withLock { seq in
+        seq += 1
+        let syncsBefore = journal.logSyncs
+        let submitted = seq
+        writer.submit(self.setCount(seq))
+        writer.whenDurable(seq) { unavailable in
+          let late = journal.logSyncs > syncsBefore && unavailable == nil
+          replies.withLock { $0 = ($0.count + 1, late ? $0.early : $0.early + [submitted]) }
+        }
+      }
+    }
+    let perThread = 500
+    let threads = (0..<2).map { _ in Thread { for _ in 0..<perThread { submitNext() } } }
+    for thread in threads { thread.start() }
+    try await eventually(within: .seconds(30)) { replies.withLock { $0.count } == 2 * perThread }
+    // Then one at a time, as a lone client: the writer forces each out itself.
+    for _ in 0..<5 {
+      let before = replies.withLock { $0.count }
+      submitNext()
+      try await eventually(within: .seconds(5)) { replies.withLock { $0.count } == before + 1 }
+    }
+    await writer.close(final: nil)
+    let early = replies.withLock { $0.early }
+    #expect(early.isEmpty, "answered before an fsync that began after them: \(early.prefix(10))")
+    #expect(journal.logSyncs < 2 * perThread, "\(journal.logSyncs) fsyncs for \(2 * perThread) changes")
+    #expect(released.withLock { $0 } == UInt64(2 * perThread + 5))
+    await #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: .max).map(\.seq) == Array(1...UInt64(2 * perThread + 5)))
     _ = directory
   }
 
