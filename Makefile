@@ -88,20 +88,22 @@ build: deps
 # Everything CI runs, in three lanes. The fuzzers' lane (a package of its own, instrumented: its
 # build, then a brief run) starts at once at the lowest priority, so it takes only the cores the
 # package's build leaves idle while it waits on one module or links. After the build, two lanes
-# that mostly wait on their own processes: the Python suite; nspawn's systemd, the docs checks and
-# the example packages. The Swift suite, which loads both cores with daemons of its own, runs last
-# and alone.
+# that mostly wait on their own processes: the Python suite and the example packages; nspawn's
+# systemd, the cluster's failover rounds in network namespaces and the docs checks. The Swift
+# suite, which loads both cores with daemons of its own, runs last and alone.
 test:
 	$(MAKE) --no-print-directory -j3 test-lane-python test-lane-systemd test-lane-fuzz
 	BUILD_DIR=$(BUILD_DIR) scripts/swift-test-with-deadline $(SWIFT) test $(SWIFT_FLAGS) --skip-build
 
 .PHONY: test-lane-python test-lane-systemd test-lane-fuzz
+CLUSTER_PYTHON_TEST := Tests/Python/test_cluster_netns.py
 test-lane-python: build $(BUILD_DIR)/python-requirements.stamp
-	$(MAKE) --no-print-directory SKIP_BUILD=1 python-test
+	$(MAKE) --no-print-directory SKIP_BUILD=1 python-test PYTHON_TESTS="Tests/Python --ignore=$(CLUSTER_PYTHON_TEST)"
+	$(MAKE) --no-print-directory SKIP_BUILD=1 examples-test
 test-lane-systemd: build $(BUILD_DIR)/python-requirements.stamp
 	$(MAKE) --no-print-directory SKIP_BUILD=1 systemd-test
+	$(MAKE) --no-print-directory SKIP_BUILD=1 python-test PYTHON_TESTS=$(CLUSTER_PYTHON_TEST)
 	$(MAKE) --no-print-directory SKIP_BUILD=1 docs-test
-	$(MAKE) --no-print-directory SKIP_BUILD=1 examples-test
 test-lane-fuzz:
 	$(MAKE) --no-print-directory fuzz-build
 	$(MAKE) --no-print-directory FUZZ_NICE=19 fuzz-brief
@@ -141,9 +143,11 @@ PYTHON_REQUIREMENTS := Tests/Python/requirements.txt
 PYTHON_STAMP        := $(BUILD_DIR)/python-requirements.stamp
 
 .PHONY: python-test
+# PYTHON_TESTS: which of them (pytest's arguments); make test's lanes split them.
+PYTHON_TESTS ?= Tests/Python
 python-test: $(BUILD_FIRST) $(PYTHON_STAMP)
 	SWITCHYARDD="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/switchyardd" PYTHONDONTWRITEBYTECODE=1 \
-	  SWITCHYARD_SCREENSHOTS=$(BUILD_DIR)/inspector-screenshots $(VENV)/bin/python3 -m pytest -q Tests/Python
+	  SWITCHYARD_SCREENSHOTS=$(BUILD_DIR)/inspector-screenshots $(VENV)/bin/python3 -m pytest -q $(PYTHON_TESTS)
 
 # The connection handover's tests alone (a test plays systemd's fd store), also in python-test.
 .PHONY: test-handover

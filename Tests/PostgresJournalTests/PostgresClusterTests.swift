@@ -39,10 +39,11 @@ import Testing
 
   @Test func aStandbyTakesTheLeaseOnceItRunsOutAndTheLeaderIsFenced() async throws {
     let parameters = try await PostgresServer.shared().makeDatabase()
-    let leader = try await Self.open(parameters, holder: "a", duration: .milliseconds(500), renews: false)
+    // Long enough for the first append to land within it while the whole suite loads the machine.
+    let leader = try await Self.open(parameters, holder: "a", duration: .seconds(2), renews: false)
     try await leader.append([Self.change(1)], timers: [])
     let standby = try await Self.open(parameters, holder: "b", address: "unix:/run/b.sock", takingLease: false)
-    try await Task.sleep(for: .milliseconds(700))
+    try await Task.sleep(for: .milliseconds(2_200))
     #expect(try await standby.leaseState().expired)
     let taken = try #require(try await standby.takeLeaseIfFree())
     #expect(taken.epoch == leader.lease.epoch + 1)
