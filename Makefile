@@ -85,12 +85,13 @@ deps:
 build: deps
 	$(SWIFT_BUILD) $(SWIFT_FLAGS) --build-tests
 
-# Everything CI runs, in three lanes. The fuzzers' lane (a package of its own, instrumented: its
-# build, then a brief run) starts at once at the lowest priority, so it takes only the cores the
-# package's build leaves idle while it waits on one module or links. After the build, two lanes
-# that mostly wait on their own processes: the Python suite and the example packages; nspawn's
-# systemd, the cluster's failover rounds in network namespaces and the docs checks. The Swift
-# suite, which loads both cores with daemons of its own, runs last and alone.
+# Everything CI runs: the one build, then three lanes at once, each mostly waiting on its own
+# processes — the Python suite and the example packages; nspawn's systemd, the cluster's failover
+# rounds in network namespaces and the docs checks; the fuzzers (a package of their own,
+# instrumented: their build, then a brief run) at the lowest priority, taking the cores the other
+# two leave idle. Not beside the package's build: both builds are CPU-bound, and two at once take
+# as long as one after the other. The Swift suite, which loads both cores with daemons of its
+# own, runs last and alone.
 test:
 	$(MAKE) --no-print-directory -j3 test-lane-python test-lane-systemd test-lane-fuzz
 	BUILD_DIR=$(BUILD_DIR) scripts/swift-test-with-deadline $(SWIFT) test $(SWIFT_FLAGS) --skip-build
@@ -104,7 +105,7 @@ test-lane-systemd: build $(BUILD_DIR)/python-requirements.stamp
 	$(MAKE) --no-print-directory SKIP_BUILD=1 systemd-test
 	$(MAKE) --no-print-directory SKIP_BUILD=1 python-test PYTHON_TESTS=$(CLUSTER_PYTHON_TEST)
 	$(MAKE) --no-print-directory SKIP_BUILD=1 docs-test
-test-lane-fuzz:
+test-lane-fuzz: build
 	$(MAKE) --no-print-directory fuzz-build
 	$(MAKE) --no-print-directory FUZZ_NICE=19 fuzz-brief
 

@@ -126,7 +126,10 @@ import Testing
   @Test func aWriteHeldBehindAnotherSessionFailsWithinALeaseAndIsNotWrittenTwiceWhenTriedAgain() async throws {
     let parameters = try await PostgresServer.shared().makeDatabase()
     let leader = try await PostgresJournal.open(
-      PostgresConnectionSettings(parsing: parameters), mode: .strict, lease: PostgresLeaseTerms(holder: "a", duration: .seconds(1)),
+      // A lease long enough that the append below begins before it runs out unrenewed behind the
+      // lock (the journal would then refuse it as fenced before asking the server), and short
+      // enough that the write's limit is the five-second floor.
+      PostgresConnectionSettings(parsing: parameters), mode: .strict, lease: PostgresLeaseTerms(holder: "a", duration: .seconds(4)),
       initialState: { Array("{}".utf8) }, logger: Logger(label: "deadline-test")
     )
     let psql = PostgresServer.binaries + "/psql"
