@@ -22,7 +22,8 @@ protocol ConnectionCall {
 ///   finished and the client reads what it was sent (``writabilityChanged(_:)``);
 /// - reads the socket only while no frame waits and there is room for another call, so a client
 ///   that pipelines without end fills its own socket buffer;
-/// - when the server drains, starts nothing more and closes once its last call is answered;
+/// - when the server drains, starts nothing more: each frame read and not started is answered
+///   with a refusal, in its turn, and the connection closes once its last call is answered;
 /// - once closed, takes no frame and no answer.
 ///
 /// ```swift
@@ -44,6 +45,9 @@ struct ConnectionState<Frame, Call: ConnectionCall> {
     /// Make a call of `frame` (read its envelope, hand it to the responder), and give it back to
     /// ``started(_:)``.
     case startCall(Frame)
+    /// The server drains: make of `frame` a call that refuses, untouched by the responder (the
+    /// client then knows it did nothing), and give it back to ``started(_:)``.
+    case refuseCall(Frame)
     /// The first call's turn: answer it. Its replies are for call `number`
     /// (``isAnswering(_:)``), and it ends with ``finish(_:)``.
     case answer(Call, number: UInt64)
@@ -141,6 +145,9 @@ struct ConnectionState<Frame, Call: ConnectionCall> {
     {
       return .startCall(frame)
     }
+    if self.phase == .draining, self.calls.count < self.capacity, let frame = self.frames.popFirst() {
+      return .refuseCall(frame)
+    }
     if !self.isFirstAnswering, self.isWritable, let first = self.calls.first {
       self.isFirstAnswering = true
       return .answer(first, number: self.firstCall)
@@ -204,12 +211,14 @@ struct ConnectionState<Frame, Call: ConnectionCall> {
 
   // MARK: Ending
 
-  /// The server drains: no call starts any more, frames read are dropped, and the connection
-  /// closes once the calls started are answered.
+  /// The server drains: no call starts any more, frames read are refused in their turn
+  /// (``Step/refuseCall(_:)``), and the connection closes once every call is answered.
+  ///
+  /// Refused rather than dropped: a client whose call goes unanswered cannot tell whether it
+  /// was carried out, and must not make it again; a refusal says it was not.
   mutating func drain() {
     guard self.phase == .open else { return }
     self.phase = .draining
-    self.frames.removeAll()
   }
 
   /// The server hands the connection over: no call starts any more, frames read are kept for

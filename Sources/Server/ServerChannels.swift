@@ -26,6 +26,8 @@ package final class ServerChannels: Sendable {
     var closedWaiters: [CheckedContinuation<Void, Never>] = []
     /// The connections handed over, for the state the next process reads.
     var handedOver: [HandOverState.Connection] = []
+    /// A try to keep the connections the store could not take as they were admitted is due.
+    var isRestockScheduled = false
 
     /// Adds `change` to the calls in flight on `channel`'s connection, if it has one, and
     /// returns the new count. Through the connection's index: the dictionary's own `modify`
@@ -103,10 +105,37 @@ package final class ServerChannels: Sendable {
     if storedAs == nil, let store = self.store, let descriptor {
       // One place in the store is the handed-over state's.
       if contents.connections.count >= store.capacity - 1 { throw .storeFull(limit: store.capacity - 1) }
-      connection.storedAs = store.keep(descriptor)
+      connection.storedAs = store.keep(descriptor, waitingAtMost: .zero)
     }
     contents.connections[ObjectIdentifier(channel)] = connection
     self.counters.connections.store(contents.connections.count, ordering: .relaxed)
+    if connection.storedAs == nil, connection.descriptor != nil { self.scheduleRestock(in: .milliseconds(5)) }
+  }
+
+  /// Keeps, a little later, the connections the store could not take as they were admitted (a
+  /// burst of them fills the service manager's queue), so that the handover has few left to keep.
+  private func scheduleRestock(in delay: TimeAmount) {
+    let contents = self.contents.value
+    guard self.store != nil, !contents.isRestockScheduled else { return }
+    contents.isRestockScheduled = true
+    self.loop.scheduleTask(in: delay) {
+      self.contents.value.isRestockScheduled = false
+      self.restock(after: delay)
+    }
+  }
+
+  private func restock(after delay: TimeAmount) {
+    let contents = self.contents.value
+    guard let store = self.store, !contents.isDraining else { return }
+    for (key, connection) in contents.connections where connection.storedAs == nil {
+      // On the loop, so the connection is open and its descriptor is still its own.
+      guard let descriptor = connection.descriptor else { continue }
+      guard let name = store.keep(descriptor, waitingAtMost: .zero) else {
+        // Still full: later, less often while it stays so.
+        return self.scheduleRestock(in: min(delay * 2, .milliseconds(500)))
+      }
+      contents.connections[key]?.storedAs = name
+    }
   }
 
   /// Whether the connection has a call read and not yet answered (a subscription, for as long
@@ -155,6 +184,12 @@ package final class ServerChannels: Sendable {
     return true
   }
 
+  /// Counts a call refused as the server drains: answered like any other
+  /// (``finishedAnswering(on:)``), so the connection closes after its refusal is written.
+  func startRefusing(on channel: any Channel) {
+    self.contents.value.changeCallsInFlight(of: channel, by: 1)
+  }
+
   /// Counts a call as answered; `true` when the server is draining and it was the last: the
   /// connection is to close once its replies are flushed.
   func finishedAnswering(on channel: any Channel) -> Bool {
@@ -184,7 +219,7 @@ package final class ServerChannels: Sendable {
   func handedOver(_ channel: any Channel, pending: [UInt8], resumesCall: Bool) -> Bool {
     let contents = self.contents.value
     guard let connection = contents.connections[ObjectIdentifier(channel)],
-      let name = connection.storedAs ?? connection.descriptor.flatMap({ self.store?.keep($0) })
+      let name = connection.storedAs ?? connection.descriptor.flatMap({ self.store?.keep($0, waitingAtMost: .seconds(1)) })
     else { return false }
     contents.connections.removeValue(forKey: ObjectIdentifier(channel))
     contents.handedOver.append(.init(name: name, pending: Data(pending), resumesCall: resumesCall))

@@ -21,17 +21,17 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
   /// A frame read, and when.
   typealias ReadFrame = (frame: ByteBuffer, readAt: NIODeadline)
 
-  private let responder: any VarlinkResponder
+  let responder: any VarlinkResponder
   private let server: ServerChannels
-  private let caller: Caller?
+  let caller: Caller?
   /// The connection's socket, kept in the server's ``ConnectionStore`` when it has one.
   private let descriptor: CInt?
   /// The name it is kept under already: a connection the previous process handed over.
   private let storedAs: String?
-  private let log: ConnectionLog
+  let log: ConnectionLog
   private let connectionLimit: Int
   /// Where refused connections and denied calls are logged and counted.
-  private let refusals: ConnectionRefusals
+  let refusals: ConnectionRefusals
   /// Calls by method and result, and how long each took.
   private let callMetrics: (any CallRecorder)?
   /// When the frames arriving now were read.
@@ -246,6 +246,11 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
         let call = self.prepare(next.frame, readAt: next.readAt, on: context.channel)
         if !call.more { self.requests.started() }
         self.state.started(call)
+      case let .refuseCall(next):
+        self.server.startRefusing(on: context.channel)
+        let call = self.refusal(of: next.frame, readAt: next.readAt)
+        if !call.more { self.requests.started() }
+        self.state.started(call)
       case let .answer(first, number):
         switch first.answer {
         case let .answered(reply):
@@ -347,7 +352,7 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
 
   /// How a call registers work for when `channel` closes: made at the connection's first call
   /// and kept, rather than made for every call (an idle connection makes none).
-  private func whenClosed(_ channel: any Channel) -> @Sendable (@escaping @Sendable () -> Void) -> Void {
+  func whenClosed(_ channel: any Channel) -> @Sendable (@escaping @Sendable () -> Void) -> Void {
     if let whenClosed = self.registersOnClose { return whenClosed }
     let closeFuture = channel.closeFuture
     let whenClosed: @Sendable (@escaping @Sendable () -> Void) -> Void = { action in
@@ -369,31 +374,5 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
       context.write(self.wrapOutboundOut(rest), promise: written)
       self.isChannelFlushDue = true
     }
-  }
-
-  /// Reads a call's envelope from its frame and starts it; the responder takes the rest straight
-  /// from the frame's bytes.
-  private func prepare(_ frame: ByteBuffer, readAt: NIODeadline, on channel: any Channel) -> PreparedCall {
-    var prepared: PreparedCall
-    do {
-      prepared = try frame.withUnsafeReadableBytes { bytes in
-        let call = try VarlinkCallFrame(parsing: bytes)
-        var prepared = self.responder.prepare(call, caller: self.caller, whenClosed: self.whenClosed(channel))
-        if prepared.isDeniedByPolicy { self.refusals.deniedCall() }
-        (prepared.method, prepared.oneway, prepared.more) = (call.method, call.oneway, call.more)
-        return prepared
-      }
-      prepared.frame = frame
-    } catch let error as VarlinkError {
-      self.log.refusal("invalid call", ["error": "\(loggable("\(error)"))"])
-      prepared = .failing(error)
-      prepared.errorIsLogged = true
-    } catch {
-      self.log.refusal("malformed message", ["error": "\(loggable("\(error)"))"])
-      prepared = .failing(VarlinkError.invalidRequest("malformed JSON: \(error)"))
-      prepared.errorIsLogged = true
-    }
-    prepared.readAt = readAt
-    return prepared
   }
 }

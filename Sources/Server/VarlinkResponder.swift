@@ -51,6 +51,9 @@ package enum ServerRefusal: Sendable {
   /// A call was not finished within the frame timeout of `seconds`: told when nothing else is
   /// being answered, and the connection closes.
   case timeout(seconds: Double)
+  /// The server drains and starts no call any more: told to each call read and not started,
+  /// which it did not carry out.
+  case shuttingDown
 }
 
 /// What a call writes back: a reply the server encodes, or bytes already encoded (a change that

@@ -11,13 +11,15 @@ import SwitchyardSynchronization
 ///
 /// ```swift
 /// if let store = FileDescriptorStore() {
-///   store.store(connection, name: StoredDescriptors.connectionName(of: connection))
+///   store.store(connection, name: StoredDescriptors.connectionName(of: connection), waitingAtMost: .zero)
 ///   store.remove(name: …)   // once the connection closed: its peer sees the hang-up
 /// }
 /// ```
 ///
-/// Messages go without waiting, as ``ServiceManager``'s do, on one socket kept for them; a full
-/// notification socket is retried for a moment, then the message is dropped and said so.
+/// Messages go without waiting, as ``ServiceManager``'s do, on one socket kept for them. The
+/// manager's socket queues few datagrams (`net.unix.max_dgram_qlen`, 10 by default), so a burst
+/// of connections fills it: a full socket is retried for as long as the caller can wait, then the
+/// message is dropped and said so.
 package final class FileDescriptorStore: Sendable {
   /// The most descriptors the unit lets the store hold.
   package let capacity: Int
@@ -49,10 +51,10 @@ package final class FileDescriptorStore: Sendable {
   }
 
   /// Hands systemd a duplicate of `fd` to keep under `name`; `false` when the message could not
-  /// be sent (the descriptor then stays only this process's).
+  /// be sent within `patience` (the descriptor then stays only this process's).
   @discardableResult
-  package func store(_ fd: CInt, name: String) -> Bool {
-    self.send("FDSTORE=1\nFDNAME=\(name)", fds: [fd])
+  package func store(_ fd: CInt, name: String, waitingAtMost patience: Duration = .milliseconds(50)) -> Bool {
+    self.send("FDSTORE=1\nFDNAME=\(name)", fds: [fd], waitingAtMost: patience)
   }
 
   /// Closes systemd's copies of the descriptors stored under `name`.
@@ -78,10 +80,11 @@ package final class FileDescriptorStore: Sendable {
     return self.send("FDSTORE=1\nFDNAME=\(name)\nFDPOLL=0", fds: [fd])
   }
 
-  private func send(_ text: String, fds: [CInt]) -> Bool {
+  private func send(_ text: String, fds: [CInt], waitingAtMost patience: Duration = .milliseconds(50)) -> Bool {
     var address = self.address
     let message = Array(text.utf8)
-    for _ in 0..<50 {
+    let deadline = ContinuousClock.now + patience
+    while true {
       let sent = message.withUnsafeBufferPointer { text in
         fds.withUnsafeBufferPointer { fds in
           text.withMemoryRebound(to: CChar.self) { text in
@@ -92,11 +95,10 @@ package final class FileDescriptorStore: Sendable {
         }
       }
       if sent >= 0 { return true }
-      // The manager's socket is full: it reads it soon; a millisecond a try, 50 at most.
-      guard errno == EAGAIN || errno == EINTR else { return false }
+      // The manager's socket is full: it reads it soon, and a millisecond later there may be room.
+      guard errno == EAGAIN || errno == EINTR, ContinuousClock.now < deadline else { return false }
       var poller = pollfd(fd: self.socket, events: Int16(POLLOUT), revents: 0)
       _ = poll(&poller, 1, 1)
     }
-    return false
   }
 }

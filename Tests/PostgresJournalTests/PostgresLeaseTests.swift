@@ -74,8 +74,10 @@ import Testing
 
   @Test func aRenewedLeaseOutlivesItsDuration() async throws {
     let parameters = try await PostgresServer.shared().makeDatabase()
-    let leader = try await Self.open(parameters, holder: "a", duration: .milliseconds(600))
-    try await Task.sleep(for: .milliseconds(1500))
+    // Long enough that the renewals' turn on a test suite's busy threads comes within it; the
+    // sleep outlasts it more than twice over.
+    let leader = try await Self.open(parameters, holder: "a", duration: .milliseconds(1500))
+    try await Task.sleep(for: .milliseconds(4000))
     try await leader.append([Self.change(1)], timers: [])
     #expect(try await Self.seqs(leader) == [1])
   }

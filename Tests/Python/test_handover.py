@@ -138,17 +138,27 @@ def test_a_restart_keeps_every_connection_and_every_subscription_in_place(manage
     assert manager.stop() == 0
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="under make test's load some of the 100 connections are closed without their reply at the "
-    "handover (3 fresh-clone runs of 3; never alone): an open defect of issue 34, docs/engineering-notes.md",
-)
+def test_a_burst_of_connections_past_what_the_managers_queue_holds_is_kept_soon_after():
+    # systemd's notification socket queues 10 datagrams (net.unix.max_dgram_qlen): a manager
+    # that reads nothing meanwhile lets most of a burst fail to be stored as it is admitted.
+    with running_manager(capacity=256) as m:
+        with m.lock:
+            connections = [RawConnection(m.socket_path) for _ in range(60)]
+            for connection in connections:
+                assert "error" not in connection.call("Get", {"path": "/primes/count"})
+        deadline = time.monotonic() + 10
+        while len([n for n in m.stored_names() if n.startswith("conn-")]) < len(connections):
+            assert time.monotonic() < deadline, f"kept: {m.stored_names()}"
+            time.sleep(0.05)
+        assert m.stop() == 0
+
+
 def test_connections_past_one_adoption_batch_are_all_taken_over_and_a_starting_worker_answers_them():
     # The next process adopts 32 at a time, and serves them before its worker is up: each of 100
     # connections has a Send to the worker-hosted counter in flight, answered once it is.
     with running_manager(capacity=256) as m:
         senders = [RawConnection(m.socket_path) for _ in range(100)]
-        # One the store missed in the burst is stored again at the handover.
+        # Ones the store missed in the burst are kept soon after, or else at the handover.
         for sender in senders:
             incr(sender)
         for sender in senders:
@@ -162,11 +172,7 @@ def test_connections_past_one_adoption_batch_are_all_taken_over_and_a_starting_w
         after = [sender.call("Get", {"path": "/primes/count"}) for sender in senders]
         assert all("error" not in r for r in after), after
         handed = json.loads(status(m, "--json"))["handOver"]
-        assert handed["ended"] == 0, handed
-        # The count of adopted connections has said 97-99 of 100 under make test's load while
-        # every connection was served, before and after: a figure not yet explained
-        # (docs/engineering-notes.md), printed here rather than pinned.
-        print(f"adopted {handed['connections']} of {len(senders)} connections")
+        assert (handed["connections"], handed["ended"]) == (len(senders), 0), handed
         assert m.stop() == 0
 
 

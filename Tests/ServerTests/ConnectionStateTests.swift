@@ -35,6 +35,9 @@ import Testing
         case let .startCall(frame):
           steps.append("start \(frame)")
           self.state.started(self.calls[frame] ?? Call(name: frame))
+        case let .refuseCall(frame):
+          steps.append("refuse \(frame)")
+          self.state.started(Call(name: frame))
         case let .answer(call, number):
           steps.append("answer \(call.name) #\(number)")
         case .resumeReading:
@@ -163,7 +166,7 @@ import Testing
     #expect(!connection.scheduledFlushRuns(), "flushed meanwhile: nothing to do")
   }
 
-  @Test func aDrainingConnectionStartsNothingAndClosesAfterItsLastAnswer() {
+  @Test func aDrainingConnectionStartsNothingRefusesWhatItReadAndClosesAfterItsLastAnswer() {
     let connection = Driver(capacity: 4)
     connection.read("a")
     connection.read("b")
@@ -171,14 +174,28 @@ import Testing
     connection.read("c")
     connection.drain()
     #expect(connection.state.phase == .draining)
-    #expect(connection.state.framesWaiting == 0, "frames not started are dropped")
-    #expect(connection.run() == [])
+    #expect(connection.run() == ["refuse c"], "read and not started: refused, so its client knows it did nothing")
     _ = connection.finish(0)
-    #expect(connection.run() == ["answer b #1"], "calls already started are answered")
+    #expect(connection.run() == ["answer b #1"], "calls already started are answered first, in order")
     connection.read("d")
     _ = connection.finish(1)
-    #expect(connection.run() == ["close"], "d is never started")
+    #expect(connection.run() == ["refuse d", "answer c #2"], "what is read while draining is refused too")
+    _ = connection.finish(2)
+    #expect(connection.run() == ["answer d #3"])
+    _ = connection.finish(3)
+    #expect(connection.run() == ["close"])
     #expect(connection.state.phase == .closed)
+  }
+
+  @Test func aDrainingConnectionRefusesNoMoreAtOnceThanItsCapacity() {
+    let connection = Driver(capacity: 2)
+    connection.read("a", "b", "c")
+    #expect(connection.run() == ["start a", "start b", "answer a #0"])
+    connection.drain()
+    #expect(connection.run() == [], "c waits for room, like a call")
+    #expect(connection.readRequested() == .hold)
+    _ = connection.finish(0)
+    #expect(connection.run() == ["refuse c", "answer b #1"])
   }
 
   @Test func aConnectionHandedOverAnswersWhatItStartedAndKeepsWhatItReadForTheNextProcess() {

@@ -68,14 +68,16 @@ import Testing
   let reads = ReadCounter()
   let requests = RequestsInFlight()
   let channel = EmbeddedChannel()
+  let server: ServerChannels
 
   /// - Parameter counts: Where the connection's refusals are counted, as listener 0's, for `uid 1000`.
   init(capacity: Int = 4, connectionLimit: Int = 10, counts: ListenerConnections? = nil) throws {
     let logger = Logger(label: "test")
+    self.server = ServerChannels(counters: ServerCounters(), loop: self.channel.eventLoop)
     try self.channel.pipeline.syncOperations.addHandlers(
       self.reads,
       VarlinkConnectionHandler(
-        responder: self.responder, server: ServerChannels(counters: ServerCounters(), loop: self.channel.eventLoop), caller: nil,
+        responder: self.responder, server: self.server, caller: nil,
         log: ConnectionLog(logger: logger, peer: nil), capacity: capacity, connectionLimit: connectionLimit,
         refusals: ConnectionRefusals(log: ConnectionLog(logger: logger, peer: nil), counts: counts, identity: "uid 1000"),
         requests: self.requests
@@ -174,6 +176,21 @@ import Testing
     #expect(try self.replies() == [], "it waits for the call before it")
     self.responder.finish(0, with: ["n": 1])
     #expect(try self.replies() == [["parameters": ["n": 1]], ["parameters": ["n": 7]]])
+  }
+
+  @Test func aDrainingServerRefusesTheCallsItReadAndDidNotStartThenCloses() throws {
+    let handler = try Self(capacity: 1)
+    try handler.call("test.Later")
+    try handler.call("test.Now", ["n": 2])
+    try handler.call("test.Now", ["n": 3], oneway: true)
+    handler.server.drain()
+    handler.channel.embeddedEventLoop.run()
+    #expect(handler.channel.isActive, "a call is in flight: it is answered first")
+    handler.responder.finish(0, with: ["n": 1])
+    let refused: JSONValue = ["error": "test.Refused", "parameters": ["refusal": "shuttingDown"]]
+    #expect(try handler.replies() == [["parameters": ["n": 1]], refused], "the one-way call is refused with nothing written")
+    #expect(handler.responder.startedMethods == ["test.Later"], "the responder never saw the calls refused")
+    #expect(!handler.channel.isActive, "closed once every call is answered")
   }
 
   @Test func aCloseFromOutsideSendsWhatThisTurnWroteFirst() throws {

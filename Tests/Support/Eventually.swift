@@ -1,6 +1,7 @@
 /// `condition` did not hold within the time given to ``eventually(within:_:)``.
 public struct ConditionNeverHeld: Error, CustomStringConvertible {
   public let timeout: Duration
+  public init(timeout: Duration) { self.timeout = timeout }
   public var description: String { "the condition did not hold within \(self.timeout)" }
 }
 

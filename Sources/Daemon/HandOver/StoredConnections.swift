@@ -13,9 +13,14 @@ struct StoredConnections: ConnectionStore {
 
   var capacity: Int { self.store.capacity }
 
-  func keep(_ fd: CInt) -> String? {
-    guard let name = StoredDescriptors.connectionName(of: fd), self.store.store(fd, name: name) else {
-      self.log.refusal("could not keep a connection in the file descriptor store: the handover tries again, and ends it if that fails", [:])
+  func keep(_ fd: CInt, waitingAtMost patience: Duration) -> String? {
+    guard let name = StoredDescriptors.connectionName(of: fd) else { return nil }
+    guard self.store.store(fd, name: name, waitingAtMost: patience) else {
+      // Without patience, the server tries again later: only a failure that ends a connection
+      // is worth a line.
+      if patience > .zero {
+        self.log.refusal("could not keep a connection in the file descriptor store: it is ended rather than handed over", [:])
+      }
       return nil
     }
     return name

@@ -149,6 +149,7 @@ final class StoreResponder: VarlinkResponder {
     switch refusal {
     case let .tooManyConnections(limit): VarlinkError(SwitchyardError.tooManyConnections(limit: limit))
     case let .timeout(seconds): VarlinkError(SwitchyardError.timeout(seconds: seconds))
+    case .shuttingDown: VarlinkError(SwitchyardError.shuttingDown)
     }
   }
 

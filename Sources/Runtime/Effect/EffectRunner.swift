@@ -14,8 +14,6 @@ final class EffectRunner<Action>: Sendable {
     var nextKey = 0
     var tasks: [Int: Entry] = [:]
     var keysByID: [EffectID: Set<Int>] = [:]
-    /// Tasks created but not yet running, when the runner counts them.
-    var notYetRunning = 0
   }
 
   private struct Entry {
@@ -28,17 +26,17 @@ final class EffectRunner<Action>: Sendable {
   private let sink: Sink
   /// Where timers go when the store's host keeps them.
   private let timers: (any TimerHost<Action>)?
-  /// Whether ``waitUntilRunning(deadline:)`` can be asked: a test store counts the tasks that have not
-  /// begun yet; a live store has no use for the count and skips its lock.
-  private let countsTasksNotYetRunning: Bool
+  /// Where a test store runs its effects, so that it can wait until they are at rest; a live
+  /// store's effects run on the cooperative pool like any task.
+  private let settling: SettlingExecutor?
 
   init(
     timers: (any TimerHost<Action>)? = nil,
-    countsTasksNotYetRunning: Bool = false,
+    settling: SettlingExecutor? = nil,
     sink: @escaping Sink
   ) {
     self.timers = timers
-    self.countsTasksNotYetRunning = countsTasksNotYetRunning
+    self.settling = settling
     self.sink = sink
   }
 
@@ -149,10 +147,7 @@ final class EffectRunner<Action>: Sendable {
     self.registry.withLock { registry in
       let key = registry.nextKey
       registry.nextKey += 1
-      let counts = self.countsTasksNotYetRunning
-      if counts { registry.notYetRunning += 1 }
-      let task = Task(priority: priority) {
-        if counts { self.registry.withLock { $0.notYetRunning -= 1 } }
+      let task = Task(executorPreference: self.settling, priority: priority) {
         await body()
         self.finished(key)
       }
@@ -202,16 +197,27 @@ final class EffectRunner<Action>: Sendable {
     }
   }
 
-  /// Waits, at most until `deadline`, until every task started so far has begun to run.
+  /// Waits until every effect started so far is at rest (asleep on its clock, awaiting its next
+  /// input, or finished), or has been busy for `grace` without coming to rest.
   ///
-  /// Creating a task only enqueues it. A test that sends an action and then advances a test clock
-  /// expects the action's effect to be asleep on that clock already; on a loaded machine the
-  /// effect's task may not have run yet, and would then sleep from the advanced time on, forever.
-  /// Once its task runs, an effect reaches its first sleep without suspending on the way.
-  func waitUntilRunning(deadline: ContinuousClock.Instant) async {
-    precondition(self.countsTasksNotYetRunning, "this runner does not count its tasks")
-    await Task.yield()
-    while self.registry.withLock({ $0.notYetRunning }) > 0, ContinuousClock.now < deadline {
+  /// A test that sends an action and then advances a test clock expects the action's effect to
+  /// be asleep on that clock already; on a loaded machine the effect's task may not have run yet,
+  /// and would then sleep from the advanced time on, forever.
+  ///
+  /// Waiting for a task to begin has no deadline: every task begins in the end, a cancelled one
+  /// too, and a deadline would only turn a slow scheduler (a test suite's other tests holding the
+  /// threads) into an effect the test believes asleep when it is not. Once begun, an effect that
+  /// computes for longer than `grace` before its first `await` is doing work the test means to
+  /// run alongside, not to wait for.
+  func waitUntilSettled(grace: Duration = .milliseconds(250)) async {
+    guard let settling = self.settling else {
+      preconditionFailure("this runner's effects do not run on a settling executor")
+    }
+    while settling.hasWaitingJobs {
+      try? await Task.sleep(for: .microseconds(50))
+    }
+    let deadline = ContinuousClock.now + grace
+    while !settling.isSettled, ContinuousClock.now < deadline {
       try? await Task.sleep(for: .microseconds(50))
     }
   }

@@ -76,7 +76,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     self.actualState = initialState
     self.reducer = reducer._resolve()
     self.dependencies = withDependencies(prepareDependencies) { DependencyValues._current }
-    self.effects = EffectRunner(countsTasksNotYetRunning: true) { [pending] emission in
+    self.effects = EffectRunner(settling: SettlingExecutor()) { [pending] emission in
       pending.withValue { $0.append(emission) }
     }
     self.location = _SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -122,7 +122,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       self.actualState, updateStateToExpectedResult, step: "sending \(_describe(action))", location: location
     )
     self.effects.start(effect, origin: String(customDumping: action))
-    await self.effects.waitUntilRunning(deadline: .now + self.timeout)
+    await self.effects.waitUntilSettled()
   }
 
   /// Waits for an action sent by an effect, checks it is the one at `caseKeyPath`, and asserts
@@ -295,7 +295,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       record.state, updateStateToExpectedResult,
       step: "receiving \(Self.describe(record.emission))", location: location
     )
-    await self.effects.waitUntilRunning(deadline: .now + self.timeout)
+    await self.effects.waitUntilSettled()
   }
 
 
