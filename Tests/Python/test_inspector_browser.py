@@ -230,7 +230,9 @@ def test_the_health_view_charts_the_last_minutes_and_counts_subscribers_per_path
             # Three samples of each line: actions/s, the reduction's p50 and p99, the subscribers' lag.
             for line in ("#rate-chart polyline.rate", "#latency-chart polyline.p50", "#latency-chart polyline.p99", "#lag-chart polyline.deepest"):
                 wait.until(lambda b, line=line: b.find_elements(By.CSS_SELECTOR, line) and drawn(line)(b))
-            assert "p50 ≤" in text_of(browser, "#latency-now")
+            # A sample with no reduction in its last 2 s says so ("no reduction in the last 2 s"):
+            # on a loaded machine the writer can miss one; the next sample has them again.
+            wait.until(lambda b: "p50 ≤" in text_of(b, "#latency-now"))
             assert "changes behind in the longest queue" in text_of(browser, "#lag-now")
             # Durability: its mode, the journal's size, the history's id.
             fact = lambda name: text_of(browser, f'#daemon dd[data-fact="{name}"]')
