@@ -142,16 +142,21 @@ POSTGRES_FOLDER = [None]
 
 
 def postgres_diagnostics(namespace):
-    """What PostgreSQL and the member's namespace looked like: sessions by state, the log's end,
-    the routes and neighbours."""
+    """What PostgreSQL and the member's namespace looked like: the sessions, the locks waited
+    for, the log's end, the routes and neighbours."""
     folder, lines = POSTGRES_FOLDER[0], []
     if folder:
-        sessions = subprocess.run(
-            [f"{POSTGRES}/psql", "-h", folder, "-U", "switchyard", "-d", "postgres", "-Atc",
-             "SELECT state, wait_event_type, wait_event, count(*) FROM pg_stat_activity GROUP BY 1, 2, 3"],
-            capture_output=True, text=True, timeout=10,
-        )
-        lines += ["pg_stat_activity:", sessions.stdout + sessions.stderr]
+        for title, query in (
+            ("sessions (pid, state, wait, age of its transaction, blocked by, query)",
+             "SELECT pid, state, wait_event_type, wait_event, now() - xact_start, pg_blocking_pids(pid), left(query, 100) "
+             "FROM pg_stat_activity WHERE datname = 'cluster'"),
+            ("locks not granted", "SELECT pid, locktype, mode, relation::regclass, objid FROM pg_locks WHERE NOT granted"),
+        ):
+            shown = subprocess.run(
+                [f"{POSTGRES}/psql", "-h", folder, "-U", "switchyard", "-d", "cluster", "-Atc", query],
+                capture_output=True, text=True, timeout=10,
+            )
+            lines += [f"{title}:", shown.stdout + shown.stderr]
         with open(f"{folder}/postgres.log", errors="replace") as log:
             lines += ["postgres.log (end):", log.read()[-3000:]]
     for what in ("route", "neigh", "link"):
