@@ -40,10 +40,10 @@ import Testing
   @Test func aStandbyTakesTheLeaseOnceItRunsOutAndTheLeaderIsFenced() async throws {
     let parameters = try await PostgresServer.shared().makeDatabase()
     // Long enough for the first append to land within it while the whole suite loads the machine.
-    let leader = try await Self.open(parameters, holder: "a", duration: .seconds(2), renews: false)
+    let leader = try await Self.open(parameters, holder: "a", duration: .seconds(3), renews: false)
     try await leader.append([Self.change(1)], timers: [])
     let standby = try await Self.open(parameters, holder: "b", address: "unix:/run/b.sock", takingLease: false)
-    try await Task.sleep(for: .milliseconds(2_200))
+    try await Task.sleep(for: .milliseconds(3_200))
     #expect(try await standby.leaseState().expired)
     let taken = try #require(try await standby.takeLeaseIfFree())
     #expect(taken.epoch == leader.lease.epoch + 1)

@@ -48,8 +48,9 @@ import Testing
 
   @Test func anotherHolderWaitsForTheLeaseToRunOutAndTheLeaderCutOffNeverCommitsAgain() async throws {
     let parameters = try await PostgresServer.shared().makeDatabase()
-    // Cut off: it never renews.
-    let leader = try await Self.open(parameters, holder: "a", duration: .seconds(1), renews: false)
+    // Cut off: it never renews. Its lease outlasts the first append even when the suite's other
+    // tests keep the threads busy.
+    let leader = try await Self.open(parameters, holder: "a", duration: .seconds(3), renews: false)
     try await leader.append([Self.change(1)], timers: [])
     let started = ContinuousClock.now
     let standby = try await Self.open(parameters, holder: "b", duration: .seconds(5))
