@@ -180,7 +180,7 @@ struct JournalEngine: Sendable, CustomTestStringConvertible {
     let parameters = try await PostgresServer.shared().makeDatabase()
     let journal = try await PostgresJournal.open(
       PostgresConnectionSettings(parsing: parameters), mode: .strict, lease: PostgresLeaseTerms(holder: "contract"),
-      initialState: { initialState }, logger: Logger(label: "contract")
+      answerWithin: PostgresServer.answerWithin, initialState: { initialState }, logger: Logger(label: "contract")
     )
     return (journal, {})
   }

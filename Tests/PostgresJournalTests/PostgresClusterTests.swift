@@ -16,7 +16,7 @@ import Testing
     try await PostgresJournal.open(
       PostgresConnectionSettings(parsing: parameters), mode: .strict,
       lease: PostgresLeaseTerms(holder: holder, duration: duration, renews: renews, address: address), takingLease: takingLease,
-      initialState: { Array("{}".utf8) }, logger: Logger(label: "cluster-test")
+      answerWithin: PostgresServer.answerWithin, initialState: { Array("{}".utf8) }, logger: Logger(label: "cluster-test")
     )
   }
 

@@ -18,7 +18,7 @@ import Testing
     let parameters = try await server.makeDatabase()
     let leader = try await PostgresJournal.open(
       PostgresConnectionSettings(parsing: parameters), mode: .strict, lease: PostgresLeaseTerms(holder: "leader"),
-      initialState: { Array("{}".utf8) }, logger: Logger(label: "follower-test")
+      answerWithin: PostgresServer.answerWithin, initialState: { Array("{}".utf8) }, logger: Logger(label: "follower-test")
     )
     try await leader.append((1...3).map(Self.change), timers: [])
     let follower = PostgresJournalFollower(try PostgresConnectionSettings(parsing: parameters), logger: Logger(label: "follower-test"))

@@ -15,7 +15,8 @@ import Testing
   private static func open(_ parameters: String, holder: String, duration: Duration = .seconds(5), renews: Bool = true) async throws -> PostgresJournal {
     try await PostgresJournal.open(
       PostgresConnectionSettings(parsing: parameters), mode: .strict,
-      lease: PostgresLeaseTerms(holder: holder, duration: duration, renews: renews), initialState: { Array("{}".utf8) },
+      lease: PostgresLeaseTerms(holder: holder, duration: duration, renews: renews), answerWithin: PostgresServer.answerWithin,
+      initialState: { Array("{}".utf8) },
       logger: Logger(label: "lease-test")
     )
   }
@@ -133,7 +134,7 @@ import Testing
       // lock (the journal would then refuse it as fenced before asking the server), and short
       // enough that the write's limit is the five-second floor.
       PostgresConnectionSettings(parsing: parameters), mode: .strict, lease: PostgresLeaseTerms(holder: "a", duration: .seconds(4)),
-      initialState: { Array("{}".utf8) }, logger: Logger(label: "deadline-test")
+      answerWithin: PostgresServer.answerWithin, initialState: { Array("{}".utf8) }, logger: Logger(label: "deadline-test")
     )
     let psql = PostgresServer.binaries + "/psql"
     // Another session holds the lease row's lock for nine seconds: the append waits behind it.

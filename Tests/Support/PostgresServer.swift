@@ -81,6 +81,12 @@ public final class PostgresServer: Sendable {
     }
   }
 
+  /// How long a test's journal waits for this server to answer at open. The daemon's 10 s is
+  /// for a server of its own; this one serves every PostgreSQL test of the suite at once, on a
+  /// machine the suite loads, and a slow start there is not what the tests are about (one test
+  /// checks the limit itself, against no server at all).
+  public static let answerWithin: Duration = .seconds(60)
+
   /// A new, empty database; libpq-style parameters to connect to it.
   public func makeDatabase() async throws -> String {
     let name = "test_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
