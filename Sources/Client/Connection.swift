@@ -26,6 +26,7 @@ final class VarlinkConnection: Sendable {
   private struct State {
     var pending: [Pending] = []
     var closed: (any Error)?
+    var answeredAsStandby = false
   }
 
   let path: String
@@ -127,6 +128,15 @@ final class VarlinkConnection: Sendable {
     self.state.withLock { $0.closed != nil } || !self.channel.isActive
   }
 
+  /// Whether the daemon refused a call on this connection as a standby
+  /// (``SwitchyardError/notLeader(leader:address:)``). A standby applies no `Send`, and one that
+  /// comes to lead closes its connections and serves on new ones: a `Send` still unanswered on
+  /// this connection when it closed was applied nowhere. Set before the refusal is delivered, so
+  /// that a call that failed on the close later sees it.
+  var answeredAsStandby: Bool {
+    self.state.withLock { $0.answeredAsStandby }
+  }
+
   /// Calls `method` and returns the parameters of its reply, or throws its error as a
   /// ``SwitchyardError``.
   func call(_ method: String, parameters: JSONObject) async throws -> JSONValue {
@@ -190,6 +200,7 @@ final class VarlinkConnection: Sendable {
     case let .reply(reply): (parameters, continues) = (.object(reply.parameters), reply.continues)
     }
     let head: Pending? = self.state.withLock { state in
+      if case .notLeader = failure { state.answeredAsStandby = true }
       guard let head = state.pending.first else { return nil }
       if failure != nil || !continues { state.pending.removeFirst() }
       return head

@@ -83,8 +83,9 @@ public final class SwitchyardClient<Action: Encodable & Sendable, State: Decodab
   /// let client = SwitchyardClient<App.Action, App.State>(addresses: ["tcp:node-a:7001", "tcp:node-b:7001"])
   /// ```
   ///
-  /// A `Send` whose connection closed before its reply is not sent again: whether the leader
-  /// applied it is unknown, and it fails with ``SwitchyardConnectionError/connectionClosed``.
+  /// A `Send` whose connection closed before its reply is not sent again, unless a standby
+  /// answered on that connection: whether the leader applied it is unknown, and it fails with
+  /// ``SwitchyardConnectionError/connectionClosed``.
   public init(addresses: [String], configuration: Configuration = Configuration()) {
     let addresses = addresses.isEmpty ? ["unix:/run/switchyard/switchyard.sock"] : addresses
     self.socketPath = addresses[0]

@@ -47,4 +47,17 @@ import Testing
     #expect(await standby.terminate() == 0)
     withExtendedLifetime(states) {}
   }
+
+  @Test func sendsStillOnAStandbysConnectionWhenItBeginsToLeadAreSentAgainNotFailed() async throws {
+    let standby = try PromotedStandby()
+    defer { standby.stop() }
+    // The second address reaches nothing: the client comes back to the first, leading by then.
+    let client = Client(addresses: ["unix:\(standby.path)", "unix:\(standby.path).none"])
+    // The connection the sends are pipelined on is the standby's first.
+    try await client.connect()
+    let seqs = try await self.pipelined(client, 8)
+    #expect(seqs == Array(1...8), "every send applied once, after the standby began to lead")
+    #expect(standby.appliedCount == 8)
+    client.close()
+  }
 }
