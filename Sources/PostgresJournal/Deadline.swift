@@ -15,6 +15,7 @@ extension PostgresJournal {
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
       let work = Task { try await body() }
       let timer = Task {
+        // Cancelled only once the answer was claimed: waking early, it finds it claimed.
         try? await Task.sleep(for: limit)
         if answered.claim() {
           work.cancel()
@@ -23,9 +24,10 @@ extension PostgresJournal {
       }
       Task {
         let result = await work.result
-        // No timer left sleeping for each answer given in time.
-        timer.cancel()
         if answered.claim() { continuation.resume(with: result) }
+        // No timer left sleeping for each answer given in time: after the claim, or the timer
+        // would wake and claim before it.
+        timer.cancel()
       }
     }
   }

@@ -1,0 +1,29 @@
+import SwitchyardPostgresJournal
+import Testing
+
+/// `PostgresJournal.answer(within:orThrow:_:)`: the answer when it comes in time, the error at
+/// the limit when it does not, however the two race.
+@Suite struct DeadlineTests {
+  private struct Late: Error {}
+
+  @Test func anAnswerGivenInTimeIsNeverTakenForALateOne() async throws {
+    // Many at once, on every thread of the pool: the answer and the timer's waking race.
+    let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+      for value in 0..<20_000 {
+        group.addTask { try await PostgresJournal.answer(within: .seconds(30), orThrow: { Late() }) { value } }
+      }
+      return try await group.reduce(into: 0) { count, _ in count += 1 }
+    }
+    #expect(answers == 20_000)
+  }
+
+  @Test func aBodyThatDoesNotAnswerFailsAtTheLimitAndIsCancelled() async throws {
+    let start = ContinuousClock.now
+    await #expect(throws: Late.self) {
+      try await PostgresJournal.answer(within: .milliseconds(50), orThrow: { Late() }) {
+        try await Task.sleep(for: .seconds(30))
+      }
+    }
+    #expect(ContinuousClock.now - start < .seconds(10), "at the limit, not when the body ends")
+  }
+}
