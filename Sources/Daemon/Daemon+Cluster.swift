@@ -14,10 +14,13 @@ import SwitchyardSystemd
 extension Daemon {
   /// With another daemon leading the PostgreSQL journal, serves as its standby — the state
   /// recovered from the journal, then each change the leader commits; reads and subscriptions
-  /// served, `Send`s refused naming the leader — until this daemon takes the lease (`true`: it
-  /// goes on to lead) or is stopped (`false`). `true` at once when no other daemon leads.
-  func standbyUntilLeading(onListening: @escaping @Sendable () -> Void) async throws -> Bool {
-    guard self.configuration.journal.engine == .postgresql, let path = self.configuration.stateDirectory else { return true }
+  /// served, `Send`s refused naming the leader — until this daemon takes the lease (it goes on
+  /// to lead, from the state it reached) or is stopped (`nil`). It leads at once when no other
+  /// daemon leads.
+  func standbyUntilLeading(onListening: @escaping @Sendable () -> Void) async throws -> LeadingStart? {
+    guard self.configuration.journal.engine == .postgresql, let path = self.configuration.stateDirectory else {
+      return LeadingStart(resumingFrom: nil)
+    }
     // Locked while it serves as a standby, and released before the leader opens it again.
     let directory = try StateDirectory(path: path)
     defer { withExtendedLifetime(directory) {} }
@@ -28,7 +31,7 @@ extension Daemon {
       initialState: { try self.application.validate().serializedBytes() }, logger: self.logger
     )
     // Taken now, the lease is this daemon's name's: the journal's opening takes it again at once.
-    if try await journal.takeLeaseIfFree() != nil { return true }
+    if try await journal.takeLeaseIfFree() != nil { return LeadingStart(resumingFrom: nil) }
     let recovered = try await Recovery.recover(from: journal, migrator: migrator)
     // Up to the recovered seq only: the leader goes on meanwhile, and the follower brings the rest.
     let history = try await journal.lastChanges(self.configuration.historyLimit, maxBytes: self.configuration.historyBytes)
@@ -86,7 +89,9 @@ extension Daemon {
     group.services.append(.init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup))
     try await ServiceGroup(configuration: group).run()
     listeners[0].removeLeftovers()
-    return view.role == .leader
+    guard view.role == .leader else { return nil }
+    let reached = changeLog.composed
+    return LeadingStart(resumingFrom: Recovery.Point(state: reached.state, seq: reached.seq))
   }
 
   /// The leader's view of the cluster and the heartbeat that keeps it, on the PostgreSQL journal.
@@ -106,4 +111,11 @@ extension Daemon {
   static func clusterInterval(_ terms: PostgresLeaseTerms) -> Duration {
     min(terms.duration / 4, .milliseconds(250))
   }
+}
+
+/// How the daemon comes to lead its journal.
+struct LeadingStart: Sendable {
+  /// The state a standby reached before it took the lease: recovery applies only what the
+  /// journal holds after it, rather than the changes since the last snapshot again.
+  let resumingFrom: Recovery.Point?
 }

@@ -81,7 +81,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   ///   cannot be bound.
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
     // On the PostgreSQL journal with another daemon leading: its standby first.
-    guard try await self.standbyUntilLeading(onListening: onListening) else { return }
+    guard let start = try await self.standbyUntilLeading(onListening: onListening) else { return }
     let (listeners, stored) = try self.claimListeners()
     let listener = listeners[0]
     let fileDescriptorStore = FileDescriptorStore()
@@ -97,7 +97,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // Recovered before anything is served: READY=1 comes after the state is back, and however
     // long the journal takes to recover, systemd's start timeout is pushed on while it does.
     let journal = try await OpenedJournal.open(
-      self.configuration, migrator: StateMigrator(self.application.features),
+      self.configuration, migrator: StateMigrator(self.application.features), resumingFrom: start.resumingFrom,
       initialState: { try self.application.validate() },
       stillStarting: { manager.extendStartTimeout(by: .seconds(30)) }, logger: self.logger
     )
@@ -112,13 +112,14 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // Before the workers start, so they inherit the raised limit too.
     let fileDescriptorLimit = FileDescriptorLimit.raiseSoftLimit(logger: self.logger)
     let handedOver = ConnectionHandOver.adopting(stored, store: fileDescriptorStore, logger: self.logger)
-    // Connections handed over are served while the workers start, as across a worker's restart:
-    // what they send a worker-hosted feature waits for it. READY=1 still waits for the workers.
+    // Connections handed over, and the clients of a standby that now leads, are served while
+    // the workers start, as across a worker's restart: what they send a worker-hosted feature
+    // waits for it. READY=1 still waits for the workers.
     let workersStarted = Task {
       try await supervisor.start()
       self.logFeaturesStarted(workers: hosted.workers)
     }
-    if handedOver.adopting.isEmpty { try await workersStarted.value }
+    if handedOver.adopting.isEmpty, start.resumingFrom == nil { try await workersStarted.value }
     let connectionCeiling = self.connectionCeiling(softLimit: fileDescriptorLimit)
     let counters = ServerCounters(calls: self.metrics.calls, requests: requests)
     let leading = self.leading(journal, changeLog: hosted.changeLog)

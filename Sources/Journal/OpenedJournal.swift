@@ -55,6 +55,8 @@ package struct OpenedJournal: Sendable {
   ///     `historyBytes`, how many bytes of them at most.
   ///   - migrator: The state versions the application declares, and its migrations: a state
   ///     recovered at older versions is migrated, and kept as a snapshot at once.
+  ///   - point: A state recovered from this journal already (a standby's, as it begins to
+  ///     lead): recovery applies only the changes after it.
   ///   - stillStarting: Called as recovery applies its first change, then at most once a
   ///     second while it runs, so that the service manager's start timeout is extended rather
   ///     than reached however long the journal takes.
@@ -63,15 +65,15 @@ package struct OpenedJournal: Sendable {
   /// the disk, and Swift's cooperative pool must not.
   package static func open(
     directory path: String, configuration: JournalConfiguration, historyLimit: Int, historyBytes: Int,
-    migrator: StateMigrator = .none, engine: Engine? = nil, initialState: () throws -> JSONValue,
-    stillStarting: () -> Void = {}, logger: Logger
+    migrator: StateMigrator = .none, engine: Engine? = nil, resumingFrom point: Recovery.Point? = nil,
+    initialState: () throws -> JSONValue, stillStarting: () -> Void = {}, logger: Logger
   ) async throws -> OpenedJournal {
     let thread = JournalThread(name: "journal-start")
     defer { thread.stop() }
     return try await withTaskExecutorPreference(thread) {
       try await Self.recover(
         path, configuration: configuration, historyLimit: historyLimit, historyBytes: historyBytes, migrator: migrator,
-        engine: engine, initialState: initialState, stillStarting: stillStarting, logger: logger
+        engine: engine, point: point, initialState: initialState, stillStarting: stillStarting, logger: logger
       )
     }
   }
@@ -85,7 +87,8 @@ package struct OpenedJournal: Sendable {
 
   private static func recover(
     _ path: String, configuration: JournalConfiguration, historyLimit: Int, historyBytes: Int,
-    migrator: StateMigrator, engine: Engine?, initialState: () throws -> JSONValue, stillStarting: () -> Void, logger: Logger
+    migrator: StateMigrator, engine: Engine?, point: Recovery.Point?, initialState: () throws -> JSONValue,
+    stillStarting: () -> Void, logger: Logger
   ) async throws -> OpenedJournal {
     let (mode, interval) = (configuration.mode, configuration.interval)
     let directory = try StateDirectory(path: path)
@@ -136,7 +139,7 @@ package struct OpenedJournal: Sendable {
     }
     var lastSaid: ContinuousClock.Instant?
     var recovered = try await Recovery.recover(
-      from: journal, migrator: migrator,
+      from: journal, migrator: migrator, resumingFrom: point,
       skipped: { seq, error in
         logger.warning(
           "a snapshot of the journal cannot be read; recovering from the one before it",

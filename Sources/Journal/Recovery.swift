@@ -29,13 +29,27 @@ package enum Recovery {
     package var snapshotSeq: UInt64 { self.seq - UInt64(self.replayed) }
   }
 
+  /// A state already recovered from this journal, at the application's state versions, and
+  /// the seq it is at: a standby's, when it begins to lead.
+  package struct Point: Sendable {
+    package let state: JSONValue
+    package let seq: UInt64
+
+    package init(state: JSONValue, seq: UInt64) {
+      self.state = state
+      self.seq = seq
+    }
+  }
+
   /// - Parameters:
+  ///   - point: A state recovered already, which only the changes after it are applied to; a
+  ///     journal that no longer holds them (pruned) is recovered from its snapshots instead.
   ///   - skipped: Called for a snapshot that cannot be read, which recovery passes over for the
   ///     one before it (and the journal after that one).
   ///   - progress: Called after each change applied, with how many so far: a long recovery
   ///     tells the service manager it is still starting.
   package static func recover(
-    from journal: any Journal, migrator: StateMigrator = .none,
+    from journal: any Journal, migrator: StateMigrator = .none, resumingFrom point: Point? = nil,
     skipped: (_ seq: UInt64, _ error: any Error) -> Void = { _, _ in },
     progress: (_ replayed: Int) -> Void = { _ in }
   ) async throws(RecoveryError) -> Recovered {
@@ -44,6 +58,15 @@ package enum Recovery {
       marks = try await journal.versionMarks()
     } catch {
       throw RecoveryError(.unreadable, "cannot read the journal's state versions: \(error)", underlying: error)
+    }
+    if let point {
+      do {
+        return try await Self.replay(
+          journal, onto: point.state, from: point.seq, at: migrator.versions, marks: marks, migrator: migrator, progress: progress
+        )
+      } catch where error.code == .gap {
+        // Pruned past the point: from the snapshots, as any start.
+      }
     }
     var before = UInt64.max
     while true {
@@ -69,21 +92,25 @@ package enum Recovery {
         before = snapshot.seq
         continue
       }
-      return try await Self.replay(journal, onto: state, from: snapshot.seq, marks: marks, migrator: migrator, progress: progress)
+      // The versions the snapshot was written at.
+      let versions = marks.last { $0.seq <= snapshot.seq }?.versions ?? [:]
+      return try await Self.replay(
+        journal, onto: state, from: snapshot.seq, at: versions, marks: marks, migrator: migrator, progress: progress
+      )
     }
   }
 
   /// Applies the changes after the snapshot as they are read, one at a time: recovery holds
   /// the state and one change, whatever the journal holds after the snapshot.
   private static func replay(
-    _ journal: any Journal, onto state: JSONValue, from snapshotSeq: UInt64, marks: [VersionMark],
+    _ journal: any Journal, onto state: JSONValue, from snapshotSeq: UInt64, at versions: StateVersions, marks: [VersionMark],
     migrator: StateMigrator, progress: (_ replayed: Int) -> Void
   ) async throws(RecoveryError) -> Recovered {
     var state = state
     var seq = snapshotSeq
     var replayed = 0
-    // The versions the snapshot was written at, and where they changed after it.
-    var versions = marks.last { $0.seq <= snapshotSeq }?.versions ?? [:]
+    var versions = versions
+    // Where the versions changed after the state's.
     var later = marks.filter { $0.seq > snapshotSeq }[...]
     do {
       try await journal.forEachChange(after: snapshotSeq, through: nil, feature: nil) { change in

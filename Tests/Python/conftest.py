@@ -30,6 +30,13 @@ def pytest_configure(config):
         raise pytest.UsageError(
             f"SWITCHYARDD must name the built switchyardd binary (is {SWITCHYARDD!r}); run `make python-test`"
         )
+    # A run stopped with SIGTERM (a deadline, pkill) ends as one stopped with ^C: the fixtures'
+    # teardowns still stop the daemons, PostgreSQL and the namespaces the tests started.
+    signal.signal(signal.SIGTERM, _interrupted)
+
+
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 class Daemon:

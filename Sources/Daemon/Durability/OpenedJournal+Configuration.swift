@@ -9,8 +9,8 @@ extension OpenedJournal {
   /// and recovers its state, with the configuration's durability and history settings; `nil`
   /// without a state directory.
   static func open(
-    _ configuration: DaemonConfiguration, migrator: StateMigrator = .none, initialState: () throws -> JSONValue,
-    stillStarting: () -> Void = {}, logger: Logger
+    _ configuration: DaemonConfiguration, migrator: StateMigrator = .none, resumingFrom point: Recovery.Point? = nil,
+    initialState: () throws -> JSONValue, stillStarting: () -> Void = {}, logger: Logger
   ) async throws -> OpenedJournal? {
     guard let path = configuration.stateDirectory else {
       logger.notice("no state directory: nothing will outlive the daemon (set state.directory or --state-directory)")
@@ -23,7 +23,7 @@ extension OpenedJournal {
       }
     return try await Self.open(
       directory: path, configuration: configuration.journal, historyLimit: configuration.historyLimit,
-      historyBytes: configuration.historyBytes, migrator: migrator, engine: engine, initialState: initialState,
+      historyBytes: configuration.historyBytes, migrator: migrator, engine: engine, resumingFrom: point, initialState: initialState,
       stillStarting: stillStarting, logger: logger
     )
   }
