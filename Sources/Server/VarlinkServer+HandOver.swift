@@ -23,12 +23,13 @@ extension VarlinkServer {
   /// what was handed over with it before its socket. One without state (the previous process
   /// crashed) is ended: its client waits for answers nobody will give, and reconnects.
   func adopt(_ connections: [AdoptedConnection], listener: Int) async {
-    // Registered a batch at a time, each batch awaited together: no connection waits for the
-    // event-loop round trips of every one before it, and the first are served while the rest
-    // still register.
+    // A first batch, then all the rest at once, each awaited together. The first are served
+    // after a few registrations. The rest register in one go: every batch awaited costs a turn
+    // of the event loop, which the connections adopted before it fill with their calls, so
+    // that small batches left the last connections waiting for seconds under load.
     var remaining = connections[...]
     while !remaining.isEmpty {
-      let batch = remaining.prefix(Self.adoptionBatch)
+      let batch = remaining.prefix(remaining.count == connections.count ? Self.firstAdoptionBatch : remaining.count)
       remaining = remaining.dropFirst(batch.count)
       for connection in batch.compactMap({ self.adopting($0, listener: listener) }) {
         do {
@@ -41,8 +42,8 @@ extension VarlinkServer {
     }
   }
 
-  /// How many connections register with the event loop before the server waits for them.
-  private static var adoptionBatch: Int { 32 }
+  /// How many connections register with the event loop, and are served, before the rest.
+  private static var firstAdoptionBatch: Int { 32 }
 
   /// Starts adopting `connection`; `nil` when it came without state and was ended instead.
   private func adopting(_ connection: AdoptedConnection, listener: Int) -> (name: String, adopted: EventLoopFuture<Void>)? {
