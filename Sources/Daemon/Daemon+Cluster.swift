@@ -86,7 +86,9 @@ extension Daemon {
     let services: [(any Service)?] = [serving, following, metricsServer]
     var group = self.serviceGroupConfiguration(services.compactMap { $0 })
     // Taking the lease ends the watch, and the standby with it.
-    group.services.append(.init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup))
+    group.services.append(
+      .init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: Self.serviceName(of: watch))
+    )
     try await ServiceGroup(configuration: group).run()
     listeners[0].removeLeftovers()
     guard view.role == .leader else { return nil }

@@ -23,22 +23,24 @@ extension VarlinkServer {
   /// what was handed over with it before its socket. One without state (the previous process
   /// crashed) is ended: its client waits for answers nobody will give, and reconnects.
   func adopt(_ connections: [AdoptedConnection], listener: Int) async {
-    // A first batch, then all the rest at once, each awaited together. The first are served
-    // after a few registrations. The rest register in one go: every batch awaited costs a turn
-    // of the event loop, which the connections adopted before it fill with their calls, so
-    // that small batches left the last connections waiting for seconds under load.
+    // A first batch, then all the rest at once, each awaited as one future. The first are
+    // served after a few registrations. Every wait costs a turn of the event loop, which the
+    // connections adopted before it fill with their calls: batches of a few, or a wait for each
+    // connection, left the last of thousands waiting for seconds under load.
     var remaining = connections[...]
     while !remaining.isEmpty {
       let batch = remaining.prefix(remaining.count == connections.count ? Self.firstAdoptionBatch : remaining.count)
       remaining = remaining.dropFirst(batch.count)
-      for connection in batch.compactMap({ self.adopting($0, listener: listener) }) {
-        do {
-          try await connection.adopted.get()
-        } catch {
-          self.logger.notice("could not adopt a handed-over connection", metadata: ["error": "\(error)"])
-          self.channels.store?.release(connection.name)
-        }
+      let adopting = batch.compactMap { self.adopting($0, listener: listener) }
+      let results = (try? await EventLoopFuture.whenAllComplete(adopting.map(\.adopted), on: self.loop).get()) ?? []
+      for (connection, result) in zip(adopting, results) {
+        guard case let .failure(error) = result else { continue }
+        self.logger.notice("could not adopt a handed-over connection", metadata: ["error": "\(error)"])
+        self.channels.store?.release(connection.name)
       }
+      // A turn of the loop before the rest: it reads and answers what the first batch's
+      // connections hold before it runs thousands of registrations.
+      if !remaining.isEmpty { _ = try? await self.loop.submit {}.get() }
     }
   }
 
