@@ -38,9 +38,10 @@ extension VarlinkServer {
         self.logger.notice("could not adopt a handed-over connection", metadata: ["error": "\(error)"])
         self.channels.store?.release(connection.name)
       }
-      // A turn of the loop before the rest: it reads and answers what the first batch's
-      // connections hold before it runs thousands of registrations.
-      if !remaining.isEmpty { _ = try? await self.loop.submit {}.get() }
+      // A poll of the sockets before the rest: the loop reads and answers what the first
+      // batch's connections hold before it runs thousands of registrations. A task submitted
+      // now could run before the next poll; one scheduled a millisecond on runs after it.
+      if !remaining.isEmpty { _ = try? await self.loop.scheduleTask(in: .milliseconds(1)) {}.futureResult.get() }
     }
   }
 
