@@ -3,7 +3,7 @@ import Testing
 
 /// `PostgresJournal.answer(within:orThrow:_:)`: the answer when it comes in time, the error at
 /// the limit when it does not, however the two race.
-@Suite struct DeadlineTests {
+@Suite(.serialized) struct DeadlineTests {
   private struct Late: Error {}
 
   @Test func anAnswerGivenInTimeIsNeverTakenForALateOne() async throws {
@@ -17,13 +17,15 @@ import Testing
     #expect(answers == 20_000)
   }
 
-  @Test func aBodyThatDoesNotAnswerFailsAtTheLimitAndIsCancelled() async throws {
+  @Test func aBodyThatDoesNotAnswerFailsAtTheLimitNotWhenItEnds() async throws {
     let start = ContinuousClock.now
     await #expect(throws: Late.self) {
       try await PostgresJournal.answer(within: .milliseconds(50), orThrow: { Late() }) {
-        try await Task.sleep(for: .seconds(30))
+        try await Task.sleep(for: .seconds(3600))
       }
     }
-    #expect(ContinuousClock.now - start < .seconds(10), "at the limit, not when the body ends")
+    // The bound tells the limit from the body's hour, not how late a loaded pool ran the timer
+    // (11 s once, beside the whole suite).
+    #expect(ContinuousClock.now - start < .seconds(600), "at the limit, not when the body ends")
   }
 }
