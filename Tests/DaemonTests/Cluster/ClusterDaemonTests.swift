@@ -44,6 +44,10 @@ import Testing
       if taken == nil { try await Task.sleep(for: .milliseconds(50)) }
     }
     #expect(taken == 16, "\(standby.log)")
+    // It led from the state it had applied as a standby: its start replayed nothing, where
+    // recovery from the journal's snapshot at 0 replays all 15 changes.
+    let starts = standby.log.split(separator: "\n").filter { $0.contains("journal recovered") }
+    #expect(starts.count == 1 && starts[0].contains("replayed=0") && starts[0].contains("seq=15"), "\(starts)")
     let now = try standby.connect()
     #expect(try now.call("io.switchyard.Store.Get", ["path": "/primes/count"]) == ["seq": 16, "state": 16])
     let status = try now.call("io.switchyard.Store.Status")["cluster"]
