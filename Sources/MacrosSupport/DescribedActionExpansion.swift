@@ -37,6 +37,8 @@ extension DescribedActionExpansion: MemberMacro {
     return casePaths + [
       DeclSyntax(stringLiteral: self.actionCasesDeclaration(of: members)),
       DeclSyntax(stringLiteral: self.describedCaseDeclaration(of: members)),
+      DeclSyntax(stringLiteral: self.caseIndexDeclaration(of: members)),
+      DeclSyntax(stringLiteral: self.caseIndexOfPathDeclaration(of: members)),
     ] + decoding
   }
 }
@@ -91,6 +93,30 @@ extension DescribedActionExpansion: ExtensionMacro {
     }
     }
     """
+  }
+
+  /// `public var caseIndex`: a `switch` giving each case its place in declaration order. Cases
+  /// in `#if` clauses are counted whether compiled or not, so that an index names one case.
+  static func caseIndexDeclaration(of members: MemberBlockItemListSyntax) -> String {
+    var index = 0
+    let lines = self.caseLines(in: members) { element in
+      defer { index += 1 }
+      return "case .\(element.name.text):\nreturn \(index)"
+    }
+    // An enum without cases has no value to switch over.
+    let body = index == 0 ? "switch self {\n}" : "switch self {\n\(lines.joined(separator: "\n"))\n}"
+    return "public var caseIndex: Swift.Int {\n\(body)\n}"
+  }
+
+  /// `public static func caseIndex(ofCasePath:)`: the path compared with each case's key path
+  /// into `AllCasePaths`, in the same order and with the same indices as ``caseIndexDeclaration(of:)``.
+  static func caseIndexOfPathDeclaration(of members: MemberBlockItemListSyntax) -> String {
+    var index = 0
+    let lines = self.caseLines(in: members) { element in
+      defer { index += 1 }
+      return "if path == \\AllCasePaths.\(element.name.text) as Swift.AnyKeyPath {\nreturn \(index)\n}"
+    }
+    return "public static func caseIndex(ofCasePath path: Swift.AnyKeyPath) -> Swift.Int? {\n\(lines.joined(separator: "\n"))\nreturn nil\n}"
   }
 
   /// `case .name: return SwitchyardRuntime.DescribedCase("name")` for one case, with its

@@ -121,6 +121,35 @@ struct DescribedActionExpansionTests {
             return SwitchyardRuntime.DescribedCase("counter", payload: payload)
           }
         }
+
+        public var caseIndex: Swift.Int {
+          switch self {
+          case .incrTapped:
+            return 0
+          case .nthPrimeResponse:
+            return 1
+          case .deleteFavoritePrimes:
+            return 2
+          case .counter:
+            return 3
+          }
+        }
+
+        public static func caseIndex(ofCasePath path: Swift.AnyKeyPath) -> Swift.Int? {
+          if path == \AllCasePaths.incrTapped as Swift.AnyKeyPath {
+            return 0
+          }
+          if path == \AllCasePaths.nthPrimeResponse as Swift.AnyKeyPath {
+            return 1
+          }
+          if path == \AllCasePaths.deleteFavoritePrimes as Swift.AnyKeyPath {
+            return 2
+          }
+          if path == \AllCasePaths.counter as Swift.AnyKeyPath {
+            return 3
+          }
+          return nil
+        }
       }
 
       extension Action: CasePathable, CasePathIterable, DescribedAction {
@@ -265,6 +294,43 @@ struct DescribedActionExpansionTests {
           #endif
           }
         }
+
+        public var caseIndex: Swift.Int {
+          switch self {
+          case .always:
+            return 0
+          #if DEBUG
+          case .debug:
+            return 1
+          #elseif TESTING
+          case .testing:
+            return 2
+          #else
+          case .release:
+            return 3
+          #endif
+          }
+        }
+
+        public static func caseIndex(ofCasePath path: Swift.AnyKeyPath) -> Swift.Int? {
+          if path == \AllCasePaths.always as Swift.AnyKeyPath {
+            return 0
+          }
+          #if DEBUG
+          if path == \AllCasePaths.debug as Swift.AnyKeyPath {
+            return 1
+          }
+          #elseif TESTING
+          if path == \AllCasePaths.testing as Swift.AnyKeyPath {
+            return 2
+          }
+          #else
+          if path == \AllCasePaths.release as Swift.AnyKeyPath {
+            return 3
+          }
+          #endif
+          return nil
+        }
       }
 
       extension Action: CasePathable, CasePathIterable, DescribedAction {
@@ -284,7 +350,7 @@ struct DescribedActionExpansionTests {
       }
       """
     } expansion: {
-      """
+      #"""
       @CasePathable
       enum Action {
         case one
@@ -301,11 +367,25 @@ struct DescribedActionExpansionTests {
             return SwitchyardRuntime.DescribedCase("one")
           }
         }
+
+        public var caseIndex: Swift.Int {
+          switch self {
+          case .one:
+            return 0
+          }
+        }
+
+        public static func caseIndex(ofCasePath path: Swift.AnyKeyPath) -> Swift.Int? {
+          if path == \AllCasePaths.one as Swift.AnyKeyPath {
+            return 0
+          }
+          return nil
+        }
       }
 
       extension Action: DescribedAction {
       }
-      """
+      """#
     }
   }
 
@@ -416,6 +496,35 @@ struct DescribedActionExpansionTests {
           }
         }
 
+        public var caseIndex: Swift.Int {
+          switch self {
+          case .incrTapped:
+            return 0
+          case .nthPrimeResponse:
+            return 1
+          case .counter:
+            return 2
+          case .`default`:
+            return 3
+          }
+        }
+
+        public static func caseIndex(ofCasePath path: Swift.AnyKeyPath) -> Swift.Int? {
+          if path == \AllCasePaths.incrTapped as Swift.AnyKeyPath {
+            return 0
+          }
+          if path == \AllCasePaths.nthPrimeResponse as Swift.AnyKeyPath {
+            return 1
+          }
+          if path == \AllCasePaths.counter as Swift.AnyKeyPath {
+            return 2
+          }
+          if path == \AllCasePaths.`default` as Swift.AnyKeyPath {
+            return 3
+          }
+          return nil
+        }
+
         public static func decodeCases(from value: SwitchyardRuntime.ActionBytes) -> Self? {
           guard let (key, payload) = value.onlyMember() else {
             return nil
@@ -491,6 +600,20 @@ struct DescribedActionExpansionTests {
           case .set:
             return SwitchyardRuntime.DescribedCase("set")
           }
+        }
+
+        public var caseIndex: Swift.Int {
+          switch self {
+          case .set:
+            return 0
+          }
+        }
+
+        public static func caseIndex(ofCasePath path: Swift.AnyKeyPath) -> Swift.Int? {
+          if path == \AllCasePaths.set as Swift.AnyKeyPath {
+            return 0
+          }
+          return nil
         }
 
         public static func decodeCases(from value: SwitchyardRuntime.ActionBytes) -> Self? {

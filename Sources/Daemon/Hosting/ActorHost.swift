@@ -65,7 +65,7 @@ final class ActorHost: FeatureHost {
     initialState: LocalState,
     executor: EventLoopStoreExecutor,
     route: some ActionRoute<RootAction, LocalAction>,
-    internalAction: @escaping @Sendable (RoutedAction) -> String?,
+    internalAction: (@Sendable (RoutedAction) -> String?)?,
     prepareDependencies: (@Sendable (inout DependencyValues) -> Void)?,
     reducer: @escaping @Sendable () -> R,
     sink: ChangeSink,

@@ -55,7 +55,9 @@ public struct Feature<RootState: Encodable & Sendable, RootAction: Sendable>: Se
   let timerRefused: (@Sendable (_ id: String) -> RootAction)?
   /// The internal action's name when the feature takes `action` and it is one of its internal
   /// actions, which a client may not send; `nil` otherwise.
-  let internalAction: @Sendable (RoutedAction) -> String?
+  let internalAction: (@Sendable (RoutedAction) -> String?)?
+  /// The cases of the root action the route can take (``ActionRoute/rootCases``).
+  let rootCases: [Int]?
   /// One of the feature's actions as its JSON and embedded in a global action: where `Describe`
   /// finds the case names that lead from the application's action to the feature's. `nil` for
   /// a read-only route, or an action with no case that takes no payload.
@@ -199,8 +201,8 @@ extension Feature {
     let toLocalState = UncheckedSendable(toLocalState)
     let encoder = JSONValueEncoder()
     let visibility = ActionVisibility(of: LocalAction.self)
-    let internalAction: @Sendable (RoutedAction) -> String?
     // Declared names are matched against the action as it encodes.
+    let internalAction: (@Sendable (RoutedAction) -> String?)?
     if let check = visibility.check(for: LocalAction.self) {
       // Not `flatMap(check)`: in this unspecialized closure that is a generic call per action.
       internalAction = { action in
@@ -209,7 +211,7 @@ extension Feature {
         return name
       }
     } else {
-      internalAction = { _ in nil }
+      internalAction = nil
     }
     return Feature(
       name: name,
@@ -231,6 +233,7 @@ extension Feature {
         }
       },
       internalAction: internalAction,
+      rootCases: route.rootCases,
       routeSample: route.embed.flatMap { embed in Self.sample(of: LocalAction.self).map { ($0.json, embed($0.action)) } },
       encodeLocalState: { try encoder.encode($0[keyPath: toLocalState.value]) },
       decodeLocalState: { _ = try JSONValueDecoder.journal.decode(LocalState.self, from: $0) },

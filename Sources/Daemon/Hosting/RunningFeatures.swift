@@ -144,16 +144,16 @@ struct RunningFeatures: Sendable {
     var features: [RoutedFeature] = []
     for feature in application.features {
       let settings = configuration.features[feature.name]
-      features.append(
-        try await feature.host(
-          isolation: settings?.isolation ?? feature.isolation,
-          restart: settings?.restart ?? feature.restart,
-          initialState: application.initialState,
-          context: context
-        )
+      var routed = try await feature.host(
+        isolation: settings?.isolation ?? feature.isolation,
+        restart: settings?.restart ?? feature.restart,
+        initialState: application.initialState,
+        context: context
       )
+      routed.rootCases = feature.rootCases
+      features.append(routed)
     }
-    router.attach(features)
+    router.attach(features, caseOf: RoutedAction.caseIndexer(of: Action.self))
     // Started again from a journal: each feature hears of it first, before any client.
     if let opened, opened.recovered.seq > 0 {
       for action in application.features.compactMap(\.afterRestart) {

@@ -92,7 +92,7 @@ final class WorkerHost: FeatureHost, SupervisedWorker {
   }
 
   /// How the router reaches the feature: this host's ``offer(_:text:ticket:cause:)``.
-  func routed(internalAction: @escaping @Sendable (RoutedAction) -> String?) -> RoutedFeature {
+  func routed(internalAction: (@Sendable (RoutedAction) -> String?)?) -> RoutedFeature {
     RoutedFeature(host: self, offer: { self.offer($0, text: $1, ticket: $2, cause: $3) }, internalAction: internalAction)
   }
 

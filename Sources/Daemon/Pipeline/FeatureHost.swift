@@ -42,8 +42,12 @@ struct RoutedFeature: Sendable {
   ) -> Bool
 
   /// The internal action's name when the feature takes `action` and it is one that only the
-  /// feature's effects may send (``InternalActions``).
-  let internalAction: @Sendable (RoutedAction) -> String?
+  /// feature's effects may send (``InternalActions``); `nil` for a feature that declares none.
+  let internalAction: (@Sendable (RoutedAction) -> String?)?
+
+  /// The cases of the root action its route can take (``ActionRoute/rootCases``); `nil` when
+  /// the route cannot tell, and the feature is offered every action.
+  var rootCases: [Int]?
 
   var name: String { self.host.name }
 }

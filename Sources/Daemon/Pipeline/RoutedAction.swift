@@ -1,3 +1,6 @@
+import ConcurrencyExtras
+import SwitchyardRuntime
+
 /// A global action while the ``Router`` offers it, its type erased: the router and the hosts
 /// are not generic over the application's action, and each feature's route reads it back as the
 /// action type the feature was declared with (``Feature``) — the one type every feature of an
@@ -43,6 +46,19 @@ struct RoutedAction {
   /// A copy of the action, as the type it was erased from.
   func read<Action>(as type: Action.Type) -> Action {
     self[as: type]
+  }
+
+  /// What tells the case of a routed `Action` (``DescribedAction/caseIndex``), for the
+  /// ``Router``; `nil` when `Action` is not a described action.
+  static func caseIndexer<Action>(of _: Action.Type) -> (@Sendable (RoutedAction) -> Int)? {
+    (Action.self as? any DescribedAction.Type).map { Self.caseIndexer(ofDescribed: $0) }
+  }
+
+  private static func caseIndexer<Action: DescribedAction>(ofDescribed _: Action.Type) -> @Sendable (RoutedAction) -> Int {
+    // The metatype of the application's action, which is shared by every thread that routes.
+    let read: (RoutedAction) -> Int = { $0[as: Action.self].caseIndex }
+    let caseIndex = UncheckedSendable(read)
+    return { caseIndex.value($0) }
   }
 }
 

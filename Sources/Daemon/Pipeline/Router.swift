@@ -23,12 +23,16 @@ final class Router: Sendable {
 
   /// The features to route to, in declaration order. Set once, when they are started: an
   /// effect's action sent before then reaches no feature.
-  func attach(_ features: [RoutedFeature]) {
-    _ = self.attached.storeIfNil(AttachedFeatures(features))
+  ///
+  /// - Parameter caseOf: The case of a routed action (``DescribedAction/caseIndex``), when the
+  ///   application's action is a described one: each action is then offered only to the
+  ///   features whose routes name its case (``RoutedFeature/rootCases``) or cannot tell.
+  func attach(_ features: [RoutedFeature], caseOf: (@Sendable (RoutedAction) -> Int)? = nil) {
+    _ = self.attached.storeIfNil(AttachedFeatures(features, caseOf: caseOf))
   }
 
   private var features: AttachedFeatures {
-    self.attached.load() ?? AttachedFeatures([])
+    self.attached.load() ?? AttachedFeatures([], caseOf: nil)
   }
 
   /// Routes `actions` in order now, without waiting for them to be reduced: a connection routes
@@ -69,11 +73,12 @@ final class Router: Sendable {
     }
     self.routing.withLock { _ in
       for index in 0..<count {
-        // Expected of every feature before any is offered it (one may be done at once), and the
-        // features that did not take it given back after.
-        ticket.expect(features.count)
-        let taken = features.offer(action(index), { text(index) }, ticket, cause(index))
-        ticket.unexpect(features.count - taken)
+        let offered = features.offered(action(index))
+        // Expected of every feature offered it before any is (one may be done at once), and
+        // those that did not take it given back after.
+        ticket.expect(offered.count)
+        let taken = AttachedFeatures.offer(action(index), to: offered, { text(index) }, ticket, cause(index))
+        ticket.unexpect(offered.count - taken)
         if taken == 0 {
           ticket.refuse(.actionNotRouted(index: index))
           break
@@ -95,10 +100,11 @@ final class Router: Sendable {
   ) -> Bool {
     let features = self.features
     let ticket = reduced.map { _ in RouteTicket() }
+    let offered = features.offered(action)
     let taken = self.routing.withLock { _ in
-      ticket?.expect(features.count)
-      let taken = features.offer(action, { nil }, ticket, cause)
-      ticket?.unexpect(features.count - taken)
+      ticket?.expect(offered.count)
+      let taken = AttachedFeatures.offer(action, to: offered, { nil }, ticket, cause)
+      ticket?.unexpect(offered.count - taken)
       return taken
     }
     if let ticket, let reduced {
@@ -135,20 +141,40 @@ extension Router {
   }
 }
 
-/// The features a ``Router`` routes to, and what it asks of all of them for each action.
+/// The features a ``Router`` routes to, and which of them each action is offered to.
 private final class AttachedFeatures: Sendable {
   let all: [RoutedFeature]
-  var count: Int { self.all.count }
+  /// The case of an action, when the application's action tells it.
+  private let caseOf: (@Sendable (RoutedAction) -> Int)?
+  /// For each case of the root action, the features that may take an action of it, in
+  /// declaration order: those whose routes name the case, and those that cannot tell.
+  private let byCase: [[RoutedFeature]]
+  /// Those that cannot tell alone: what an action of a case no route names is offered to.
+  private let anyCase: [RoutedFeature]
 
-  init(_ features: [RoutedFeature]) {
+  init(_ features: [RoutedFeature], caseOf: (@Sendable (RoutedAction) -> Int)?) {
     self.all = features
+    self.caseOf = caseOf
+    self.anyCase = features.filter { $0.rootCases == nil }
+    let cases = features.lazy.compactMap(\.rootCases).joined().max().map { $0 + 1 } ?? 0
+    self.byCase = (0..<cases).map { index in features.filter { $0.rootCases?.contains(index) ?? true } }
   }
 
-  /// Offers an action, its text and its cause to every feature in declaration order, and
-  /// returns how many took it.
-  func offer(_ action: RoutedAction, _ text: () -> UnsafeRawBufferPointer?, _ ticket: RouteTicket?, _ cause: ChangeCause?) -> Int {
+  /// The features `action` is offered to, in declaration order.
+  func offered(_ action: RoutedAction) -> [RoutedFeature] {
+    guard let caseOf else { return self.all }
+    let index = caseOf(action)
+    return index < self.byCase.count ? self.byCase[index] : self.anyCase
+  }
+
+  /// Offers an action, its text and its cause to each of `features` in turn, and returns how
+  /// many took it.
+  static func offer(
+    _ action: RoutedAction, to features: [RoutedFeature], _ text: () -> UnsafeRawBufferPointer?, _ ticket: RouteTicket?,
+    _ cause: ChangeCause?
+  ) -> Int {
     var taken = 0
-    for feature in self.all where feature.offer(action, text, ticket, cause) {
+    for feature in features where feature.offer(action, text, ticket, cause) {
       taken += 1
     }
     return taken
@@ -156,8 +182,8 @@ private final class AttachedFeatures: Sendable {
 
   /// The first feature that takes the action as one only its effects may send, and the action's name.
   func internalAction(_ action: RoutedAction) -> (feature: String, action: String)? {
-    for feature in self.all {
-      if let name = feature.internalAction(action) { return (feature.name, name) }
+    for feature in self.offered(action) {
+      if let name = feature.internalAction?(action) { return (feature.name, name) }
     }
     return nil
   }

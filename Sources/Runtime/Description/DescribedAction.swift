@@ -35,7 +35,7 @@ import CasePaths
 @attached(extension, conformances: CasePathable, CasePathIterable, DescribedAction, CaseDecodedAction)
 @attached(
   member, names: named(AllCasePaths), named(allCasePaths), named(_$Element), named(actionCases), named(describedCase),
-  named(decodeCases)
+  named(decodeCases), named(caseIndex)
 )
 public macro DescribedAction(decoding: ActionDecoding = .codable) =
   #externalMacro(module: "SwitchyardMacros", type: "DescribedActionMacro")
@@ -50,6 +50,15 @@ public protocol DescribedAction {
   /// (`.counter(.incrTapped)` is `counter`, then `incrTapped`). A pattern match, where telling
   /// the case from the value's encoding costs an encoder.
   var describedCase: DescribedCase { get }
+
+  /// This value's case as its place among the enum's cases in declaration order (counting those
+  /// of every `#if` clause): a `switch`, which the daemon's router looks up the features that can
+  /// take the action by, rather than asking every feature's route.
+  var caseIndex: Int { get }
+
+  /// The place of the case that `path`, a key path into `AllCasePaths` (`\.counter`), names; `nil`
+  /// for any other key path. Asked once per route, when it is made (``ActionRoute/rootCases``).
+  static func caseIndex(ofCasePath path: AnyKeyPath) -> Int?
 }
 
 /// Which case an action value is (``DescribedAction/describedCase``).

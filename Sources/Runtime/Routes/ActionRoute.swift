@@ -36,6 +36,11 @@ public protocol ActionRoute<Root, Value>: Sendable {
 
   /// How to embed a local action back into a global one; `nil` for a read-only route.
   var embed: ((Value) -> Root)? { get }
+
+  /// The cases of the root action (``DescribedAction/caseIndex``) this route can take an action
+  /// of, when it can tell: the daemon's router then offers it only those. `nil`, the default, for
+  /// a route that cannot tell (one of your own), which is offered every action.
+  var rootCases: [Int]? { get }
 }
 
 extension ActionRoute {
@@ -70,7 +75,8 @@ extension ActionRoute {
   @inlinable
   public static func anyOf<R: CasePathable, V>(_ paths: RouteKeyPath<R, V>...) -> Self
   where Self == ReadOnlyRoute<R, V> {
-    ReadOnlyRoute(firstOf: paths.map { CaseRoute($0).extraction.extract })
+    let routes = paths.map { CaseRoute($0) }
+    return ReadOnlyRoute(firstOf: routes.map(\.extraction.extract), rootCases: _unionOfRootCases(routes.map(\.rootCases)))
   }
 
   /// A read-only route that matches any of several stored case key paths, tried in order.
@@ -82,6 +88,8 @@ extension ActionRoute {
 
   /// Whether the route can embed local actions, i.e. it is not read-only.
   public var isReadOnly: Bool { self.embed == nil }
+
+  public var rootCases: [Int]? { nil }
 
   public func extract(from root: Root, then body: (Value) -> Void) -> Bool {
     guard let value = self.extract(from: root) else { return false }
@@ -116,6 +124,7 @@ public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Send
   // Unchecked: the closures only match enum cases and build them.
   @usableFromInline let extraction: _Extraction<Root, Value>
   @usableFromInline let embedder: (Value) -> Root
+  public let rootCases: [Int]?
 
   /// A route along `path`.
   ///
@@ -128,9 +137,10 @@ public struct CaseRoute<Root: CasePathable, Value>: ActionRoute, @unchecked Send
   }
 
   @inlinable
-  init(extract: @escaping (Root) -> Value?, embed: @escaping (Value) -> Root) {
+  init(extract: @escaping (Root) -> Value?, embed: @escaping (Value) -> Root, rootCases: [Int]? = nil) {
     self.extraction = _Extraction(extract)
     self.embedder = embed
+    self.rootCases = rootCases
   }
 
   @inlinable
@@ -167,11 +177,19 @@ public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
   /// in code generic over the application's action, where walking an array of extractors asks
   /// the Swift runtime for the array's and the optional's metadata on every action.
   @usableFromInline let extraction: _Extraction<Root, Value>
+  public let rootCases: [Int]?
 
-  /// A route that extracts with `extract`.
+  /// A route that extracts with `extract`: offered every action, since it cannot tell which
+  /// cases of the root action `extract` takes.
   @inlinable
   public init(extract: @escaping (Root) -> Value?) {
+    self.init(extract: extract, rootCases: nil)
+  }
+
+  @inlinable
+  init(extract: @escaping (Root) -> Value?, rootCases: [Int]?) {
     self.extraction = _Extraction(extract)
+    self.rootCases = rootCases
   }
 
   /// A route that matches any of `paths`, tried in order.
@@ -181,21 +199,22 @@ public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
 
   /// A route that matches any of `routes`, tried in order.
   public init(anyOf routes: [any ActionRoute<Root, Value>]) {
-    self.init(firstOf: routes.map { route in { route.extract(from: $0) } })
+    self.init(firstOf: routes.map { route in { route.extract(from: $0) } }, rootCases: _unionOfRootCases(routes.map(\.rootCases)))
   }
 
   /// A route whose extraction is the first of `extractors` that matches; inlinable, so that the
   /// composed closures are compiled for the application's types where its routes are written.
   @inlinable
-  init(firstOf extractors: [(Root) -> Value?]) {
+  init(firstOf extractors: [(Root) -> Value?], rootCases: [Int]? = nil) {
     guard let first = extractors.first else {
-      self.init(extract: { _ in nil })
+      self.init(extract: { _ in nil }, rootCases: [])
       return
     }
     self.init(
       extract: extractors.dropFirst().reduce(first) { earlier, next in
         { root in earlier(root) ?? next(root) }
-      }
+      },
+      rootCases: rootCases
     )
   }
 
@@ -218,19 +237,28 @@ public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
   /// ```
   public func appending<V>(_ path: RouteKeyPath<Value, V>) -> ReadOnlyRoute<Root, V> where Value: CasePathable {
     let route = CaseRoute(path)
-    return ReadOnlyRoute<Root, V> { [self] root in
-      self.extract(from: root).flatMap(route.extract(from:))
-    }
+    // Further into the local action: within the same cases of the root action.
+    return ReadOnlyRoute<Root, V>(extract: { [self] root in self.extract(from: root).flatMap(route.extract(from:)) }, rootCases: self.rootCases)
   }
 
   /// This route, followed by a stored case key path into the local action.
   @_disfavoredOverload
   public func appending<V>(_ path: CaseKeyPath<Value, V>) -> ReadOnlyRoute<Root, V> where Value: CasePathable {
     let casePath = AnyCasePath(path)
-    return ReadOnlyRoute<Root, V> { [self] root in
-      self.extract(from: root).flatMap(casePath.extract(from:))
-    }
+    return ReadOnlyRoute<Root, V>(extract: { [self] root in self.extract(from: root).flatMap(casePath.extract(from:)) }, rootCases: self.rootCases)
   }
+}
+
+/// The root cases of routes tried in turn: every case any of them takes, or `nil` when one of
+/// them cannot tell.
+@usableFromInline
+func _unionOfRootCases(_ cases: [[Int]?]) -> [Int]? {
+  var union: Set<Int> = []
+  for routeCases in cases {
+    guard let routeCases else { return nil }
+    union.formUnion(routeCases)
+  }
+  return union.sorted()
 }
 
 /// A type-erased case path is a full route too: `Action.allCasePaths.counter`, generated by

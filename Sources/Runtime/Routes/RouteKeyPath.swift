@@ -22,10 +22,14 @@ public struct _RouteSegment<Root, Value>: @unchecked Sendable {
   // Unchecked: the closures only match enum cases and build them.
   /// The route so far; `nil` at the start, where `Root` is `Value`.
   @usableFromInline let steps: (extract: (Root) -> Value?, embed: (Value) -> Root)?
+  /// The root action's case the first step names (``DescribedAction/caseIndex``); `nil` at the
+  /// start, or when `Root` is not a described action.
+  @usableFromInline let rootCase: Int?
 
   @usableFromInline
-  init(steps: (extract: (Root) -> Value?, embed: (Value) -> Root)?) {
+  init(steps: (extract: (Root) -> Value?, embed: (Value) -> Root)?, rootCase: Int? = nil) {
     self.steps = steps
+    self.rootCase = rootCase
   }
 
   /// The route one case further: `\.counter` after this one.
@@ -40,9 +44,11 @@ public struct _RouteSegment<Root, Value>: @unchecked Sendable {
     // Looked up here, once; the closures below only match patterns.
     let next = Value.allCasePaths[keyPath: keyPath]
     guard let (extract, embed) = self.steps else {
-      // At the start Root is Value, and the next case path is the whole route.
+      // At the start Root is Value, and the next case path is the whole route; every action it
+      // takes is of this one case of the root action.
       let next = next as! AnyCasePath<Root, Appended>
-      return _RouteSegment<Root, Appended>(steps: (next.extract(from:), next.embed))
+      let rootCase = (Root.self as? any DescribedAction.Type)?.caseIndex(ofCasePath: keyPath)
+      return _RouteSegment<Root, Appended>(steps: (next.extract(from:), next.embed), rootCase: rootCase)
     }
     // The next step's closures taken out once: `next.extract(from:)` written inside the closure
     // would make a closure on every extraction, and `flatMap` costs a generic call.
@@ -54,7 +60,8 @@ public struct _RouteSegment<Root, Value>: @unchecked Sendable {
           return extractNext(value)
         },
         embed: { embed(embedNext($0)) }
-      )
+      ),
+      rootCase: self.rootCase
     )
   }
 }
@@ -68,11 +75,12 @@ extension CaseRoute {
   @inlinable
   public init(_ path: RouteKeyPath<Root, Value>) {
     // The start of every route is `Root` itself: no step yet.
-    guard let (extract, embed) = _RouteSegment<Root, Root>(steps: nil)[keyPath: path].steps else {
+    let segment = _RouteSegment<Root, Root>(steps: nil)[keyPath: path]
+    guard let (extract, embed) = segment.steps else {
       // The identity path `\.self`, along which no case was looked up.
       self.init(extract: { $0 as? Value }, embed: { $0 as! Root })
       return
     }
-    self.init(extract: extract, embed: embed)
+    self.init(extract: extract, embed: embed, rootCases: segment.rootCase.map { [$0] })
   }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import PrimeTime
+import SwitchyardSynchronization
 import SwitchyardTestSupport
 import SwitchyardWorkers
 import Testing
@@ -98,5 +99,66 @@ extension JSONValue {
   fileprivate var lastAdded: JSONValue? {
     guard case let .array(entries) = self else { return nil }
     return entries.last { $0["kind"]?["addedFavoritePrime"] != nil }?["kind"]?["addedFavoritePrime"]
+  }
+}
+
+/// Which features the router offers an action to, when the application's action tells its case:
+/// the features whose routes name the case and those whose routes cannot tell, in declaration
+/// order, and no other.
+@Suite struct RouterCasesTests {
+  @DescribedAction enum Action: Equatable, Sendable { case a(Int), b(Int), c(Int) }
+
+  struct Host: FeatureHost {
+    let name: String
+    var mailboxDepth: Int { 0 }
+    func probe(_ answered: @escaping @Sendable () -> Void) { answered() }
+    func stop() async {}
+  }
+
+  /// The names of the features offered each action, in the order they were offered it.
+  final class Offered: Sendable {
+    let names = Mutex<[String]>([])
+  }
+
+  /// Features named after the cases their routes name (`any` names none), which record each
+  /// offer and take nothing.
+  func router(describing: Bool) -> (Router, Offered) {
+    let offered = Offered()
+    let features = [("a", [0]), ("any", nil), ("b", [1]), ("ab", [0, 1])].map { name, cases in
+      var feature = RoutedFeature(
+        host: Host(name: name),
+        offer: { _, _, _, _ in
+          offered.names.withLock { $0.append(name) }
+          return false
+        },
+        internalAction: nil
+      )
+      feature.rootCases = cases
+      return feature
+    }
+    let router = Router()
+    router.attach(features, caseOf: describing ? RoutedAction.caseIndexer(of: Action.self) : nil)
+    return (router, offered)
+  }
+
+  func offers(_ action: Action, _ router: Router, _ offered: Offered) -> [String] {
+    offered.names.withLock { $0 = [] }
+    _ = RoutedAction.with(action) { router.route($0) }
+    return offered.names.withLock { $0 }
+  }
+
+  @Test func anActionGoesOnlyToTheFeaturesOfItsCaseAndThoseThatCannotTell() {
+    let (router, offered) = self.router(describing: true)
+    #expect(self.offers(.a(1), router, offered) == ["a", "any", "ab"])
+    #expect(self.offers(.b(1), router, offered) == ["any", "b", "ab"])
+    // A case no route names.
+    #expect(self.offers(.c(1), router, offered) == ["any"])
+  }
+
+  @Test func withoutCasesEveryFeatureIsOfferedEveryAction() {
+    let (router, offered) = self.router(describing: false)
+    for action in [Action.a(1), .b(1), .c(1)] {
+      #expect(self.offers(action, router, offered) == ["a", "any", "b", "ab"])
+    }
   }
 }
