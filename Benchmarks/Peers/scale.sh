@@ -124,7 +124,10 @@ PLOT
 features() {
   local features_daemon n round line
   python3 Benchmarks/Features/generate.py $FEATURES
-  # In the release daemon's folder, with its flags: Switchyard's modules are up to date there.
+  # In the release daemon's folder, with its flags: Switchyard's modules are up to date there. The
+  # manifest touched, so that SwiftPM plans this package's build again rather than reuse the plan
+  # of the last package built in the folder, which has no `featuresd` ("No target named …").
+  touch Benchmarks/Features/Package.swift
   local build=(--package-path Benchmarks/Features -c release $(grep -v '^#' scripts/release-swift-flags) --scratch-path "$out")
   SWIFT_DETERMINISTIC_HASHING=1 swift build "${build[@]}" --product featuresd >/dev/null
   features_daemon="$(SWIFT_DETERMINISTIC_HASHING=1 swift build "${build[@]}" --show-bin-path)/featuresd"

@@ -154,6 +154,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
           guard (try? await workersStarted.value) != nil else { return }
           manager.ready(status: status().line.description)
           onListening()
+          journal?.checkIntegrity(logger: self.logger) { self.metrics.journal.checked(sound: $0 == "ok") }
         }
       },
       StatusReporter(manager: manager, interval: .seconds(1), counters: status),

@@ -23,6 +23,7 @@ package final class DurabilityReport: Sendable {
     var limiter = LogRateLimiter(burst: 5, interval: .seconds(60))
     var pruneFailures = 0
     var lastPruneError: String?
+    var integrity: String?
   }
 
   /// What the last run's stop cost; `nil` when it left no record (a new journal).
@@ -32,8 +33,11 @@ package final class DurabilityReport: Sendable {
   /// The seq the journal held when this run started: where the current history's numbers went
   /// on from.
   let startSeq: UInt64
-  /// What SQLite's quick check found at start: `ok`, or the damage; `nil` when it was not run.
-  package let integrity: String?
+  /// What SQLite's quick check found: `ok`, or the damage; `nil` until it has run
+  /// (``OpenedJournal/checkIntegrity(logger:then:)``).
+  package var integrity: String? {
+    self.contents.withLock { $0.integrity }
+  }
   /// The histories this journal's numbers belonged to before, and the last seq of each it holds.
   private let retired: [String: UInt64]
   private let contents: Mutex<Contents>
@@ -41,7 +45,7 @@ package final class DurabilityReport: Sendable {
 
   /// - Parameter lostAtStart: How many acknowledged changes the start found gone (a journal
   ///   behind where it had reached, ``ReachedMark``).
-  ///   - integrity: What SQLite's quick check found at start.
+  ///   - integrity: What SQLite's quick check found, when it has run.
   package init(
     lastStop: LastStop?, previousHistory: String?, startSeq: UInt64, lostAtStart: UInt64 = 0, retired: [RetiredHistory],
     integrity: String? = nil, logger: Logger
@@ -49,9 +53,8 @@ package final class DurabilityReport: Sendable {
     self.lastStop = lastStop
     self.previousHistory = previousHistory
     self.startSeq = startSeq
-    self.integrity = integrity
     self.retired = Dictionary(retired.map { ($0.id, $0.lastSeq) }, uniquingKeysWith: { first, _ in first })
-    self.contents = Mutex(Contents(synced: startSeq, lostAtLeast: lostAtStart))
+    self.contents = Mutex(Contents(synced: startSeq, lostAtLeast: lostAtStart, integrity: integrity))
     self.logger = logger
   }
 
@@ -84,6 +87,11 @@ package final class DurabilityReport: Sendable {
       "a subscriber resumed from a change beyond where its history ended: it saw \(since - retiredLast) changes the journal does not have, or its number is wrong; it gets a fresh snapshot",
       metadata: metadata
     )
+  }
+
+  /// What the quick check found.
+  package func checked(_ integrity: String) {
+    self.contents.withLock { $0.integrity = integrity }
   }
 
   /// A prune of the journal failed: retention stops until one succeeds, and the journal grows.

@@ -44,7 +44,7 @@ extension JournalStart {
   /// record unwritten, for the journal's writer to write once there is room.
   package static func begin(
     _ journal: any Journal, recovered: Recovery.Recovered, migrated: (versions: StateVersions, snapshot: JournalSnapshot)?,
-    reached: ReachedMark, acknowledgement: JournalLossAcknowledgement, integrity: String, mode: DurabilityMode,
+    reached: ReachedMark, acknowledgement: JournalLossAcknowledgement, integrity: String?, mode: DurabilityMode,
     interval: Duration, logger: Logger
   ) async throws -> (RunRecord, DurabilityReport, unwritten: (start: JournalStart, reason: JournalWriteError)?) {
     let now = Date().timeIntervalSince1970

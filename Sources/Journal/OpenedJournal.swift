@@ -78,6 +78,35 @@ package struct OpenedJournal: Sendable {
     }
   }
 
+  /// Reads every page of SQLite's journal once (its quick check) on a thread of its own at a
+  /// lower priority, then records what it found in ``report`` and calls `done` with it: damage is
+  /// told as soon as the check reaches it, not by the first read that fails, and the daemon goes
+  /// on serving what can be read. Called once the daemon serves: the check takes about 1.3 s on
+  /// a journal of 10,000,000 changes (804 MB), which a start, and a restart's pause, would
+  /// otherwise wait for. Nothing for another engine.
+  package func checkIntegrity(logger: Logger, then done: @escaping @Sendable (_ integrity: String) -> Void = { _ in }) {
+    guard let journal = self.journal as? SQLiteJournal else { return }
+    let (report, path) = (self.report, journal.location)
+    Thread.detachNewThread {
+      // Behind the threads that serve: nice 10 for this thread alone (on Linux the nice value is
+      // a thread's, and `who` 0 is the calling thread).
+      setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+      let integrity = journal.quickCheck()
+      report.checked(integrity)
+      if integrity != "ok" {
+        logger.error(
+          """
+          the journal is damaged: SQLite's quick check found \(integrity.split(separator: "\n").joined(separator: "; ")); \
+          it is served as far as it can be read, but reads and prunes that reach the damage fail: \
+          stop the daemon and restore a backup
+          """,
+          metadata: ["journal": "\(path)"]
+        )
+      }
+      done(integrity)
+    }
+  }
+
   /// Opens a journal that an engine other than SQLite keeps (`journal.engine`), creating it with
   /// the initial state at the state versions when there is none; the state directory still holds
   /// the daemon's lock and its marks.
@@ -113,19 +142,10 @@ package struct OpenedJournal: Sendable {
       let location = engine == nil ? " \(directory.journalPath)" : ""
       throw RecoveryError(.cannotOpen, "cannot open the journal\(location): \(error)", underlying: error)
     }
-    // Every page read once before anything is served: damage is told now, not by the first read
-    // that reaches it, and the daemon goes on to serve what can be read. (A server checks its own.)
-    let integrity = (journal as? SQLiteJournal)?.quickCheck() ?? "ok"
-    if integrity != "ok" {
-      logger.error(
-        """
-        the journal is damaged: SQLite's quick check found \(integrity.split(separator: "\n").joined(separator: "; ")); \
-        it is served as far as it can be read, but reads and prunes that reach the damage fail: \
-        stop the daemon and restore a backup
-        """,
-        metadata: ["journal": "\(directory.journalPath)"]
-      )
-    }
+    // SQLite's journal is checked page by page once the daemon serves (``checkIntegrity``): the
+    // check reads the whole file, and the start, a restart's pause among it, must not grow with
+    // the journal. A server checks its own.
+    let integrity: String? = journal is SQLiteJournal ? nil : "ok"
     // What a batched run wrote before its replies and SQLite had not committed: before recovery.
     var redoIndex = 0
     if engine == nil {

@@ -6,7 +6,7 @@ import Prometheus
 /// once per group, so swift-prometheus's histograms (which lock) cost nothing that matters. And
 /// what stops retention or makes reads fail: prunes that failed
 /// (`switchyard_journal_prune_failures_total`), and whether SQLite's quick check found the
-/// journal sound at start (`switchyard_journal_integrity_ok`).
+/// journal sound once the daemon served (`switchyard_journal_integrity_ok`).
 ///
 /// ```swift
 /// metrics.committed(nanoseconds: 1_800_000, changes: 16)
@@ -37,7 +37,7 @@ package final class JournalMetrics: Sendable {
     )
     self.integrityOK = registry.makeGauge(
       descriptor: .named(
-        "switchyard_journal_integrity_ok", help: "1 when SQLite's quick check found the journal sound at start, 0 when it found damage."
+        "switchyard_journal_integrity_ok", help: "1 once SQLite's quick check found the journal sound; 0 while it runs after a start, and when it found damage."
       )
     )
   }
@@ -46,7 +46,7 @@ package final class JournalMetrics: Sendable {
     self.pruneFailures.increment()
   }
 
-  /// What the quick check at start found.
+  /// What the quick check found.
   package func checked(sound: Bool) {
     self.integrityOK.set(to: sound ? 1 : 0)
   }
