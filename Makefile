@@ -10,7 +10,7 @@
 #   make bench-tls  only its TLS rows: TCP+TLS against the Unix socket, beside Redis's --tls-port
 #   make bench-ab BASELINE=…  this build against an older switchyardd, interleaved rounds
 #   make bench-peers  the same work on Switchyard, Redis and etcd, each durability side by side
-#   make bench-scale  how the cost grows: fan-out, journal length and state size, with plots
+#   make bench-scale  how the cost grows: fan-out, journal length, state size and features, with plots
 #   make bench-lookups  count the Swift runtime's generic metadata look-ups per Send, by caller
 #   make bench-inspector  the inspector's first render on a long journal, its event stream under load
 #   make bench-restart  the pause a restart through systemd's fd store makes, seen by 2,000 clients
@@ -263,8 +263,9 @@ bench-peers: deps
 	Benchmarks/Peers/run.sh
 
 # The curves: fan-out to 10–10,000 subscribers against Redis, a journal of 10–10,000,000 changes,
-# a state of 10–1,000,000 elements; data and SVG plots (gnuplot) under .build-bench/scale.
-# Smaller runs: SUBSCRIBERS=… LENGTHS=… SIZES=… (Benchmarks/Peers/scale.sh says more).
+# a state of 10–1,000,000 elements, an application of 1, 10 and 100 features; data and SVG plots
+# (gnuplot) under .build-bench/scale, about two and a half minutes in all.
+# Smaller runs: SUBSCRIBERS=… LENGTHS=… SIZES=… FEATURES=… (Benchmarks/Peers/scale.sh says more).
 bench-scale: deps
 	Benchmarks/Peers/scale.sh
 
