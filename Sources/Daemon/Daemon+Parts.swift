@@ -17,8 +17,7 @@ extension Daemon {
   /// now: a file that cannot be used stops the start here. With them, the connections the
   /// previous process left in systemd's store.
   func claimListeners() throws -> ([VarlinkListener], StoredDescriptors) {
-    let inherited = SocketActivation.duplicateOfSocket(named: "varlink-tls")
-    let (socket, stored) = try self.claimListener()
+    let (socket, inherited, stored) = try self.claimListener()
     let settings = self.configuration.tls
     guard !settings.listen.isEmpty || inherited != nil else { return ([socket], stored) }
     let tls: TLSServerContext
@@ -48,10 +47,11 @@ extension Daemon {
   }
 
   /// The socket systemd passed (`FileDescriptorName=varlink`), or the configured path once no
-  /// other daemon serves on it; and what the previous process left in systemd's store.
-  func claimListener() throws -> (VarlinkListener, StoredDescriptors) {
-    let (fd, stored) = try SocketActivation.descriptors(listeningOn: "varlink")
-    if let fd { return (.inherited(fd), stored) }
+  /// other daemon serves on it; the TCP socket for TLS passed beside it (`varlink-tls`); and what
+  /// the previous process left in systemd's store.
+  func claimListener() throws -> (VarlinkListener, tls: CInt?, StoredDescriptors) {
+    let (fd, tls, stored) = try SocketActivation.descriptors(listeningOn: "varlink", alongside: "varlink-tls")
+    if let fd { return (.inherited(fd), tls, stored) }
     // Before anything starts: a daemon already serving on the path keeps it, and this one stops
     // here without opening a journal or starting a worker.
     do {
@@ -60,7 +60,7 @@ extension Daemon {
       stored.closeAll()
       throw error
     }
-    return (.path(self.configuration.socketPath, mode: self.configuration.socketMode), stored)
+    return (.path(self.configuration.socketPath, mode: self.configuration.socketMode), nil, stored)
   }
 
   /// The metrics endpoint bound to `metrics.listen`, when it is set.

@@ -6,7 +6,7 @@ import Foundation
 /// (``stateName``), if it had the time to.
 ///
 /// ```swift
-/// let (listener, stored) = try SocketActivation.descriptors(listeningOn: "varlink")
+/// let (listener, _, stored) = try SocketActivation.descriptors(listeningOn: "varlink")
 /// let state = stored.state.map(HandOverState.init(decoding:))   // nil after a crash
 /// for (name, fd) in stored.connections { … }
 /// ```
