@@ -202,16 +202,13 @@ extension Feature {
     let encoder = JSONValueEncoder()
     let visibility = ActionVisibility(of: LocalAction.self)
     // Declared names are matched against the action as it encodes.
-    let internalAction: (@Sendable (RoutedAction) -> String?)?
-    if let check = visibility.check(for: LocalAction.self) {
+    let internalAction = visibility.check(for: LocalAction.self).map { check -> @Sendable (RoutedAction) -> String? in
       // Not `flatMap(check)`: in this unspecialized closure that is a generic call per action.
-      internalAction = { action in
+      { action in
         var name: String?
         _ = route.extract(from: action[as: RootAction.self]) { name = check($0) }
         return name
       }
-    } else {
-      internalAction = nil
     }
     return Feature(
       name: name,
@@ -302,10 +299,7 @@ extension Feature {
   ///
   /// - Throws: ``ApplicationError`` when the feature cannot run in a worker process.
   func host(
-    isolation: FeatureIsolation,
-    restart: RestartPolicy,
-    initialState: RootState,
-    context: HostingContext
+    isolation: FeatureIsolation, restart: RestartPolicy, initialState: RootState, context: HostingContext
   ) async throws -> RoutedFeature {
     let sink = ChangeSink(
       pointer: self.pointer, changeLog: context.changeLog, metrics: context.metrics?.feature(named: self.name)

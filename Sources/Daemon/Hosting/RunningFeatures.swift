@@ -145,10 +145,8 @@ struct RunningFeatures: Sendable {
     for feature in application.features {
       let settings = configuration.features[feature.name]
       var routed = try await feature.host(
-        isolation: settings?.isolation ?? feature.isolation,
-        restart: settings?.restart ?? feature.restart,
-        initialState: application.initialState,
-        context: context
+        isolation: settings?.isolation ?? feature.isolation, restart: settings?.restart ?? feature.restart,
+        initialState: application.initialState, context: context
       )
       routed.rootCases = feature.rootCases
       features.append(routed)

@@ -45,8 +45,7 @@ struct RoutedFeature: Sendable {
   /// feature's effects may send (``InternalActions``); `nil` for a feature that declares none.
   let internalAction: (@Sendable (RoutedAction) -> String?)?
 
-  /// The cases of the root action its route can take (``ActionRoute/rootCases``); `nil` when
-  /// the route cannot tell, and the feature is offered every action.
+  /// The root action's cases its route can take (``ActionRoute/rootCases``); `nil`: every action.
   var rootCases: [Int]?
 
   var name: String { self.host.name }

@@ -1,4 +1,3 @@
-import ConcurrencyExtras
 import SwitchyardRuntime
 
 /// A global action while the ``Router`` offers it, its type erased: the router and the hosts
@@ -55,10 +54,9 @@ struct RoutedAction {
   }
 
   private static func caseIndexer<Action: DescribedAction>(ofDescribed _: Action.Type) -> @Sendable (RoutedAction) -> Int {
-    // The metatype of the application's action, which is shared by every thread that routes.
-    let read: (RoutedAction) -> Int = { $0[as: Action.self].caseIndex }
-    let caseIndex = UncheckedSendable(read)
-    return { caseIndex.value($0) }
+    // Captures only the application's action type, which every routing thread shares.
+    nonisolated(unsafe) let caseIndex: (RoutedAction) -> Int = { $0[as: Action.self].caseIndex }
+    return { caseIndex($0) }
   }
 }
 

@@ -23,10 +23,8 @@ final class Router: Sendable {
 
   /// The features to route to, in declaration order. Set once, when they are started: an
   /// effect's action sent before then reaches no feature.
-  ///
-  /// - Parameter caseOf: The case of a routed action (``DescribedAction/caseIndex``), when the
-  ///   application's action is a described one: each action is then offered only to the
-  ///   features whose routes name its case (``RoutedFeature/rootCases``) or cannot tell.
+  /// With `caseOf`, an action's case (``DescribedAction/caseIndex``), each action goes only to
+  /// the features whose routes name its case (``RoutedFeature/rootCases``) or cannot tell.
   func attach(_ features: [RoutedFeature], caseOf: (@Sendable (RoutedAction) -> Int)? = nil) {
     _ = self.attached.storeIfNil(AttachedFeatures(features, caseOf: caseOf))
   }
@@ -74,8 +72,7 @@ final class Router: Sendable {
     self.routing.withLock { _ in
       for index in 0..<count {
         let offered = features.offered(action(index))
-        // Expected of every feature offered it before any is (one may be done at once), and
-        // those that did not take it given back after.
+        // Expected of all offered it before any is (one may be done at once); given back after.
         ticket.expect(offered.count)
         let taken = AttachedFeatures.offer(action(index), to: offered, { text(index) }, ticket, cause(index))
         ticket.unexpect(offered.count - taken)
@@ -144,13 +141,10 @@ extension Router {
 /// The features a ``Router`` routes to, and which of them each action is offered to.
 private final class AttachedFeatures: Sendable {
   let all: [RoutedFeature]
-  /// The case of an action, when the application's action tells it.
   private let caseOf: (@Sendable (RoutedAction) -> Int)?
-  /// For each case of the root action, the features that may take an action of it, in
-  /// declaration order: those whose routes name the case, and those that cannot tell.
-  private let byCase: [[RoutedFeature]]
-  /// Those that cannot tell alone: what an action of a case no route names is offered to.
-  private let anyCase: [RoutedFeature]
+  /// For each case of the root action, in declaration order, the features whose routes name it
+  /// and those that cannot tell; the latter alone for a case no route names (`anyCase`).
+  private let byCase: [[RoutedFeature]], anyCase: [RoutedFeature]
 
   init(_ features: [RoutedFeature], caseOf: (@Sendable (RoutedAction) -> Int)?) {
     self.all = features
@@ -164,14 +158,13 @@ private final class AttachedFeatures: Sendable {
   func offered(_ action: RoutedAction) -> [RoutedFeature] {
     guard let caseOf else { return self.all }
     let index = caseOf(action)
-    return index < self.byCase.count ? self.byCase[index] : self.anyCase
+    return self.byCase.indices.contains(index) ? self.byCase[index] : self.anyCase
   }
 
   /// Offers an action, its text and its cause to each of `features` in turn, and returns how
   /// many took it.
   static func offer(
-    _ action: RoutedAction, to features: [RoutedFeature], _ text: () -> UnsafeRawBufferPointer?, _ ticket: RouteTicket?,
-    _ cause: ChangeCause?
+    _ action: RoutedAction, to features: [RoutedFeature], _ text: () -> UnsafeRawBufferPointer?, _ ticket: RouteTicket?, _ cause: ChangeCause?
   ) -> Int {
     var taken = 0
     for feature in features where feature.offer(action, text, ticket, cause) {

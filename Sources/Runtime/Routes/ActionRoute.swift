@@ -238,14 +238,18 @@ public struct ReadOnlyRoute<Root, Value>: ActionRoute, @unchecked Sendable {
   public func appending<V>(_ path: RouteKeyPath<Value, V>) -> ReadOnlyRoute<Root, V> where Value: CasePathable {
     let route = CaseRoute(path)
     // Further into the local action: within the same cases of the root action.
-    return ReadOnlyRoute<Root, V>(extract: { [self] root in self.extract(from: root).flatMap(route.extract(from:)) }, rootCases: self.rootCases)
+    return ReadOnlyRoute<Root, V>(
+      extract: { [self] root in self.extract(from: root).flatMap(route.extract(from:)) }, rootCases: self.rootCases
+    )
   }
 
   /// This route, followed by a stored case key path into the local action.
   @_disfavoredOverload
   public func appending<V>(_ path: CaseKeyPath<Value, V>) -> ReadOnlyRoute<Root, V> where Value: CasePathable {
     let casePath = AnyCasePath(path)
-    return ReadOnlyRoute<Root, V>(extract: { [self] root in self.extract(from: root).flatMap(casePath.extract(from:)) }, rootCases: self.rootCases)
+    return ReadOnlyRoute<Root, V>(
+      extract: { [self] root in self.extract(from: root).flatMap(casePath.extract(from:)) }, rootCases: self.rootCases
+    )
   }
 }
 
