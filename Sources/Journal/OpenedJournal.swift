@@ -81,9 +81,9 @@ package struct OpenedJournal: Sendable {
   /// Reads every page of SQLite's journal once (its quick check) on a thread of its own at a
   /// lower priority, then records what it found in ``report`` and calls `done` with it: damage is
   /// told as soon as the check reaches it, not by the first read that fails, and the daemon goes
-  /// on serving what can be read. Called once the daemon serves: the check takes about 1.3 s on
-  /// a journal of 10,000,000 changes (804 MB), which a start, and a restart's pause, would
-  /// otherwise wait for. Nothing for another engine.
+  /// on serving what can be read. Called once the daemon serves: the check takes as long as
+  /// reading the whole file, which a start, and a restart's pause, must not wait for (figures in
+  /// BENCHMARKS.md, journal length). Nothing for another engine.
   package func checkIntegrity(logger: Logger, then done: @escaping @Sendable (_ integrity: String) -> Void = { _ in }) {
     guard let journal = self.journal as? SQLiteJournal else { return }
     let (report, path) = (self.report, journal.location)
