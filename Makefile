@@ -14,6 +14,7 @@
 #   make bench-lookups  count the Swift runtime's generic metadata look-ups per Send, by caller
 #   make bench-inspector  the inspector's first render on a long journal, its event stream under load
 #   make bench-restart  the pause a restart through systemd's fd store makes, seen by 2,000 clients
+#   make bench-restart-systemd  the same under a real systemd in nspawn
 #   make bench-cluster  strict Sends on PostgreSQL against SQLite and etcd, a standby's lag, failover time
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
 #                   APP=… PACKAGE=… installs another application's daemon the same way
@@ -36,6 +37,9 @@ RELEASE_SWIFT_FLAGS := $(shell grep -v '^\#' scripts/release-swift-flags)
 # folder), swift-dependencies and everything above it compile again for the order alone
 # (swiftlang/swift-package-manager#10525). Fixed hashing keeps the order from one plan to the next.
 SWIFT_BUILD = SWIFT_DETERMINISTIC_HASHING=1 $(SWIFT) build
+# A release build in a folder of its own (the benchmarks', make install's): without the tests and
+# what only they use (Package.swift, at its end), so without libcurl.
+RELEASE_BUILD = SWITCHYARD_RELEASE_BUILD=1 $(SWIFT_BUILD)
 
 .PHONY: all build run test bench bench-e2e deps clean
 
@@ -274,7 +278,7 @@ bench-scale: deps
 # (Benchmarks/Inspector/figures.py; CHANGES=… RATE=… DURATION=… VIEWERS=… STALLED=… to change them).
 .PHONY: bench-inspector
 bench-inspector: deps $(PYTHON_STAMP)
-	$(SWIFT_BUILD) -c release $(RELEASE_SWIFT_FLAGS) --scratch-path $(BENCH_DIR) --product switchyardd
+	$(RELEASE_BUILD) -c release $(RELEASE_SWIFT_FLAGS) --scratch-path $(BENCH_DIR) --product switchyardd
 	$(VENV)/bin/python3 Benchmarks/Inspector/figures.py $(BENCH_DIR)/release/switchyardd \
 	  --changes $(or $(CHANGES),1000000) --rate $(or $(RATE),10000) --seconds $(or $(DURATION),20) \
 	  --viewers $(or $(VIEWERS),6) --stalled $(or $(STALLED),2)
@@ -293,6 +297,19 @@ bench-cluster: deps
 bench-restart: deps
 	Benchmarks/Restart/run.sh
 
+# The same benchmark under a real systemd 252 as PID 1 (systemd-nspawn, as make systemd-test):
+# `systemctl restart` of switchyard.service as make install writes it, with a store for every
+# client, against make install's build, installed into a folder of the benchmarks'. Needs root.
+RESTART_BENCH_INSTALL := $(abspath $(BENCH_DIR))/restart-systemd
+.PHONY: bench-restart-systemd
+bench-restart-systemd: deps
+	$(MAKE) --no-print-directory install-bin DESTDIR=$(RESTART_BENCH_INSTALL)
+	SWITCHYARD_BIN_DIR="$(RESTART_BENCH_INSTALL)$(BINDIR)" \
+	  SWITCHYARD_E2E_SCRIPT=Benchmarks/Restart/in-systemd.sh SWITCHYARD_E2E_TIMEOUT=900 \
+	  SWITCHYARD_E2E_ENVIRONMENT="RESTARTS=$(or $(RESTARTS),20) CONNECTIONS=$(or $(CONNECTIONS),1000) SUBSCRIBERS=$(or $(SUBSCRIBERS),1000)" \
+	  SWITCHYARD_E2E_DROPIN="$$(printf 'WatchdogSec=10s\nFileDescriptorStoreMax=4096\nEnvironment=SWITCHYARD_FDSTORE=4096 SWITCHYARD_LIMITS_MAX_CONNECTIONS=4000')" \
+	  Tests/Systemd/nspawn-e2e.sh
+
 # A change to the daemon against the build before it: BASELINE=path/to/old/switchyardd, in ROUNDS
 # interleaved rounds pinned to one CPU (a release build of the old commit made with
 # scripts/release-swift-flags, as run.sh builds this one).
@@ -306,7 +323,7 @@ bench-ab: deps
 .PHONY: bench-lookups
 bench-lookups: deps
 	command -v perf >/dev/null || { apt-get update -qq && apt-get install -y -qq linux-perf; }
-	swift build -c release $(RELEASE_SWIFT_FLAGS) --scratch-path $(BENCH_DIR) --product switchyardd
+	$(RELEASE_BUILD) -c release $(RELEASE_SWIFT_FLAGS) --scratch-path $(BENCH_DIR) --product switchyardd
 	Benchmarks/EndToEnd/metadata-lookups.sh $(BENCH_DIR)/release/switchyardd actor
 	Benchmarks/EndToEnd/metadata-lookups.sh $(BENCH_DIR)/release/switchyardd worker
 
@@ -371,12 +388,7 @@ RELEASE_DIR   ?= $(PACKAGE)/.build-release
 # one more for the state handed over. HANDOVER=no leaves it off: a restart then ends every connection.
 HANDOVER      ?= yes
 FDSTORE       ?= $(if $(filter yes,$(HANDOVER)),$(shell python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(c.get("switchyard",c).get("limits",{}).get("maxConnections",1024)+1)' $(CONFIG) 2>/dev/null || echo 1025),0)
-# Foundation linked statically still needs libcurl (FoundationNetworking, which OpenCombine pulls
-# in through swift-dependencies), and the link asks for -lcurl: libcurl.so comes only with
-# libcurl4-openssl-dev. A folder with libcurl.so pointing at the runtime's libcurl.so.4 serves.
-CURL_LINK_DIR := $(abspath $(RELEASE_DIR))/link
-RELEASE_FLAGS ?= -c release --static-swift-stdlib --package-path $(PACKAGE) --scratch-path $(RELEASE_DIR) \
-                 -Xlinker -L$(CURL_LINK_DIR) $(RELEASE_SWIFT_FLAGS)
+RELEASE_FLAGS ?= -c release --static-swift-stdlib --package-path $(PACKAGE) --scratch-path $(RELEASE_DIR) $(RELEASE_SWIFT_FLAGS)
 
 .PHONY: install install-bin install-units uninstall check-names
 install: install-bin install-units
@@ -389,16 +401,11 @@ check-names:
 	done
 	@[ "$(APP)" != "$(NAME)" ] || { echo "error: NAME (the units and the socket's group) must differ from APP (the daemon's dynamic user): systemd refuses a dynamic user named like a static group; give NAME=" >&2; exit 1; }
 
-$(CURL_LINK_DIR)/libcurl.so:
-	@lib="$$(PATH="$$PATH:/sbin:/usr/sbin" ldconfig -p | awk '/libcurl\.so\.4 /{print $$NF; exit}')"; \
-	[ -n "$$lib" ] || { echo "error: libcurl.so.4 not found (apt-get install libcurl4)" >&2; exit 1; }; \
-	mkdir -p $(CURL_LINK_DIR) && ln -sf "$$lib" $@
-
-install-bin: deps check-names $(CURL_LINK_DIR)/libcurl.so
-	$(SWIFT) build $(RELEASE_FLAGS) --product $(APP)
-	$(SWIFT) build $(RELEASE_FLAGS) --product switchyard
+install-bin: deps check-names
+	$(RELEASE_BUILD) $(RELEASE_FLAGS) --product $(APP)
+	$(RELEASE_BUILD) $(RELEASE_FLAGS) --product switchyard
 	install -d $(DESTDIR)$(BINDIR)
-	bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" && \
+	bin="$$($(RELEASE_BUILD) $(RELEASE_FLAGS) --show-bin-path)" && \
 	  install -m 0755 "$$bin/$(APP)" "$$bin/switchyard" $(DESTDIR)$(BINDIR)/
 
 # A template with the application's names, written whole (mode 0644) or not at all.

@@ -23,12 +23,13 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
-    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
-    // Without CombineSchedulers: nothing here uses OpenCombine, which it would compile. The
-    // examples ask for the same traits (they build in this package's folder).
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3", traits: []),
+    // Without CombineSchedulers: nothing here uses OpenCombine, which it would compile. Without
+    // FoundationNetworking, here and in custom-dump: nothing here uses URLSession (and see the
+    // end of this file). The examples ask for the same traits (they build in this package's folder).
     .package(
       url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1",
-      traits: ["Clocks", "Foundation", "FoundationNetworking"]
+      traits: ["Clocks", "Foundation"]
     ),
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
@@ -713,3 +714,18 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Release builds (`make install`, the benchmarks) leave out the tests and what only they use.
+// swift-snapshot-testing (and swift-macro-testing through it) asks for custom-dump with its
+// default traits, and a package's traits are one set in a build: FoundationNetworking would
+// then be linked into the daemon and the CLI, and with it libcurl and its thirty-odd libraries,
+// loaded at every start, a restart's too. Set only in build folders of their own: a folder
+// whose graph changes from one build to the next compiles everything again.
+if Context.environment["SWITCHYARD_RELEASE_BUILD"] != nil {
+  let testsOnly = ["swift-snapshot-testing", "swift-macro-testing", "swift-property-based", "swift-clocks"]
+  package.targets.removeAll { $0.type == .test }
+  package.dependencies.removeAll { dependency in
+    guard case let .sourceControl(_, location, _) = dependency.kind else { return false }
+    return testsOnly.contains { location.hasSuffix("/\($0)") }
+  }
+}

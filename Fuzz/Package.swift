@@ -29,11 +29,11 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
-    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3", traits: []),
     // Without CombineSchedulers: nothing here uses OpenCombine, which it would compile.
     .package(
       url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1",
-      traits: ["Clocks", "Foundation", "FoundationNetworking"]
+      traits: ["Clocks", "Foundation"]
     ),
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),

@@ -6,6 +6,9 @@
 #
 #   Benchmarks/EndToEnd/alternate.sh OLD_SWITCHYARDD [NEW_SWITCHYARDD] [ROUNDS]
 set -euo pipefail
+# The benchmarks' build folder is a release build's: the tests and what only they use are left
+# out (Package.swift, at its end).
+export SWITCHYARD_RELEASE_BUILD=1
 cd "$(dirname "$0")/../.."
 out=.build-bench
 old=$1

@@ -19,6 +19,9 @@
 #   HALT_POLL_NS=200000 run.sh durability      also measures the modes unpinned with the guest's
 #                                              idle polling at that value (root; put back after)
 set -euo pipefail
+# The benchmarks' build folder is a release build's: the tests and what only they use are left
+# out (Package.swift, at its end).
+export SWITCHYARD_RELEASE_BUILD=1
 cd "$(dirname "$0")/../.."
 out=.build-bench
 mkdir -p "$out"

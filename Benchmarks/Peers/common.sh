@@ -1,6 +1,9 @@
 # What the peers benchmarks share: sourced by run.sh and scale.sh from the repository's root.
 # Installs the tools named in NEEDED (command:package) when missing, builds the load tool and the
 # release daemon (or takes DAEMON=path), and gives a temporary folder whose processes go with it.
+# The benchmarks' build folder is a release build's: the tests and what only they use are left
+# out (Package.swift, at its end).
+export SWITCHYARD_RELEASE_BUILD=1
 out=.build-bench
 mkdir -p "$out"
 for tool in $NEEDED; do

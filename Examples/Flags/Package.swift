@@ -22,7 +22,7 @@ let package = Package(
     // Switchyard's build folder, where another set of traits would compile Dependencies again.
     .package(
       url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1",
-      traits: ["Clocks", "Foundation", "FoundationNetworking"]
+      traits: ["Clocks", "Foundation"]
     ),
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
