@@ -5,11 +5,12 @@
 CONNECTIONS clients each keep one call in flight (Get, read-only, so that replies are dense and
 the subscribers' traffic stays small), one more sends TICKS changes a second, and SUBSCRIBERS
 follow the path it changes. The daemon is restarted RESTARTS times by the test's stand-in for
-systemd (Tests/Python/fdstore.py). The pause of a restart is the longest time in which no client
-got a reply, around it: from the old process's last reply to the new one's first, as the clients
-saw them. Prints the pause's p50/p99/max and what the clients saw (errors, connections that
-ended and were made again, gaps, duplicates and snapshots in the subscriptions); writes the
-figures to .build-bench/restart.json.
+systemd (Tests/Python/fdstore.py), or, with SYSTEMD_UNIT set (inside `make bench-restart-systemd`'s
+container), by `systemctl restart` of that unit, whose socket is at SOCKET. The pause of a restart
+is the longest time in which no client got a reply, around it: from the old process's last reply
+to the new one's first, as the clients saw them. Prints the pause's p50/p99/max and what the
+clients saw (errors, connections that ended and were made again, gaps, duplicates and snapshots
+in the subscriptions); writes the figures to .build-bench/restart.json (under OUT when set).
 """
 
 import json
@@ -18,6 +19,7 @@ import resource
 import selectors
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -25,6 +27,35 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Tests", "Python"))
 from fdstore import FdStoreManager  # noqa: E402
+
+
+class SystemdUnit:
+    """The part the stand-in plays, played by systemd itself: `unit` was installed with its socket
+    unit and a file descriptor store large enough for every client."""
+
+    def __init__(self, unit):
+        self.unit = unit
+
+    def start(self, timeout):
+        subprocess.run(["systemctl", "start", self.unit], check=True, timeout=timeout)
+
+    def restart(self, timeout):
+        # Type=notify: systemctl returns once the next process has sent READY=1.
+        subprocess.run(["systemctl", "restart", self.unit], check=True, timeout=timeout)
+
+    def stored_names(self):
+        # systemd 252 cannot list its store (`systemd-analyze fdstore` is 254+): a connection
+        # missing from it would show as one that ended.
+        return None
+
+    def stop(self):
+        subprocess.run(["systemctl", "stop", self.unit], check=True, timeout=60)
+        shown = subprocess.run(["systemctl", "show", "-P", "ExecMainStatus", self.unit],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return int(shown or 0)
+
+    def close(self):
+        pass
 
 TICKS = float(os.environ.get("TICKS", "20"))
 GET = json.dumps({"method": "io.switchyard.Store.Get", "parameters": {"path": "/primes/count"}}).encode() + b"\0"
@@ -117,16 +148,20 @@ class Bench:
     def __init__(self, restarts, connections, subscribers):
         self.restarts, self.connections, self.subscribers = restarts, connections, subscribers
         self.folder = tempfile.mkdtemp(prefix="switchyard-restart-bench-")
-        self.socket_path = os.path.join(self.folder, "switchyard.sock")
         total = connections + subscribers + 1
-        config = os.path.join(self.folder, "switchyard.json")
-        with open(config, "w") as f:
-            json.dump({"switchyard": {
-                "socket": {"path": self.socket_path},
-                "limits": {"maxConnections": total + 16},
-                "state": {"directory": os.path.join(self.folder, "state")},
-            }}, f)
-        self.manager = FdStoreManager(self.folder, os.environ["SWITCHYARDD"], ["--config", config], {}, capacity=total + 17)
+        if unit := os.environ.get("SYSTEMD_UNIT"):
+            self.socket_path = os.environ["SOCKET"]
+            self.manager = SystemdUnit(unit)
+        else:
+            self.socket_path = os.path.join(self.folder, "switchyard.sock")
+            config = os.path.join(self.folder, "switchyard.json")
+            with open(config, "w") as f:
+                json.dump({"switchyard": {
+                    "socket": {"path": self.socket_path},
+                    "limits": {"maxConnections": total + 16},
+                    "state": {"directory": os.path.join(self.folder, "state")},
+                }}, f)
+            self.manager = FdStoreManager(self.folder, os.environ["SWITCHYARDD"], ["--config", config], {}, capacity=total + 17)
         self.selector = selectors.DefaultSelector()
         self.replies, self.errors, self.caller_gaps = [], [], []
         self.ended = self.snapshots = self.gaps = self.duplicates = 0
@@ -159,12 +194,13 @@ class Bench:
         # A connection the store could not take at once (its manager read too slowly) is kept at
         # the first handover: said, not fatal.
         deadline = time.monotonic() + 30
-        while (stored := len([n for n in self.manager.stored_names() if n.startswith("conn-")])) < total:
+        while (names := self.manager.stored_names()) is not None and \
+                (stored := len([n for n in names if n.startswith("conn-")])) < total:
             if time.monotonic() > deadline:
                 print(f"{total - stored} of {total} connections not in the store before the first restart")
                 break
             time.sleep(0.1)
-        time.sleep(1)
+        time.sleep(1 if names is not None else 3)
         windows = []
         for _ in range(self.restarts):
             terminated = time.monotonic()
@@ -227,11 +263,13 @@ def main():
     if soft < need:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, need), hard))
     result = Bench(restarts, connections, subscribers).run()
-    os.makedirs(".build-bench", exist_ok=True)
-    with open(".build-bench/restart.json", "w") as f:
+    out = os.path.join(os.environ.get("OUT", "."), ".build-bench")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "restart.json"), "w") as f:
         json.dump(result, f, indent=2)
     pause, restart = result["pause_ms"], result["restart_ms"]
-    print(f"{restarts} restarts, {connections} connections calling, {subscribers} subscribers, {TICKS:g} changes/s")
+    through = f"systemctl restart {os.environ['SYSTEMD_UNIT']}" if os.environ.get("SYSTEMD_UNIT") else "the stand-in for systemd"
+    print(f"{restarts} restarts through {through}, {connections} connections calling, {subscribers} subscribers, {TICKS:g} changes/s")
     print(f"serving pause at the clients (last reply of the old process to the first of the new): "
           f"p50 {pause['p50']:.1f} ms, p99 {pause['p99']:.1f} ms, max {pause['max']:.1f} ms")
     worst = result["longest_caller_wait_ms"]

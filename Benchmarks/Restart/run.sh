@@ -8,9 +8,10 @@
 #
 #   Benchmarks/Restart/run.sh                     20 restarts, 1,000 connections, 1,000 subscribers
 #   RESTARTS=3 CONNECTIONS=20 SUBSCRIBERS=20 run.sh   a quick look
-#   SWITCHYARDD=path/to/switchyardd run.sh        another build (default: the benchmarks' release
-#                                                 build in .build-bench, which links the Swift
-#                                                 runtime dynamically where `make install` does not)
+#   SWITCHYARDD=path/to/switchyardd run.sh        another build (default: `make install`'s, with
+#                                                 the Swift runtime linked statically, installed
+#                                                 into .build-bench/restart-systemd as make
+#                                                 bench-restart-systemd measures it)
 #   TIMELINE=1 run.sh                             also each pause's ends on the wall clock, to set
 #                                                 beside `strace -tt` of the daemons
 set -euo pipefail
@@ -18,9 +19,8 @@ cd "$(dirname "$0")/../.."
 out=.build-bench
 mkdir -p "$out"
 if [[ -z "${SWITCHYARDD:-}" ]]; then
-  release=(-c release $(grep -v '^#' scripts/release-swift-flags) --scratch-path "$out")
-  swift build "${release[@]}" --product switchyardd >/dev/null
-  SWITCHYARDD="$(swift build "${release[@]}" --show-bin-path)/switchyardd"
+  make -s --no-print-directory install-bin DESTDIR="$PWD/$out/restart-systemd" >/dev/null
+  SWITCHYARDD="$PWD/$out/restart-systemd/usr/local/bin/switchyardd"
 fi
 export SWITCHYARDD
 exec python3 Benchmarks/Restart/restart_bench.py "${RESTARTS:-20}" "${CONNECTIONS:-1000}" "${SUBSCRIBERS:-1000}"

@@ -25,6 +25,9 @@
 # connection handover's load; SWITCHYARD_E2E_HANDOVER=no installs the units without it.
 # SWITCHYARD_E2E_UPGRADE_BIN: another build of switchyardd the restarts alternate with (an upgrade,
 # then a downgrade); without it, a copy of the debug build at another path stands in.
+# SWITCHYARD_E2E_SCRIPT (a path in the repository, seen read-only at /switchyard-repo) runs
+# instead of the checks, with SWITCHYARD_E2E_ENVIRONMENT (Environment= assignments) in its unit:
+# how make bench-restart-systemd runs its benchmark under this systemd.
 set -euo pipefail
 # Run from `make test`'s parallel stages, the makes below would inherit its jobserver and warn.
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -165,7 +168,8 @@ FailureAction=poweroff-force
 Type=oneshot
 Environment=SWITCHYARD_BIN_DIR=$container_bin RESULTS=/results "HANDOVER_LOAD=${SWITCHYARD_E2E_HANDOVER_LOAD:-3 5 10 3}"
 Environment=UPGRADE_BIN=/switchyard-e2e-upgrade/switchyardd "UPGRADE_KIND=$upgrade_kind"
-ExecStart=/bin/bash /switchyard-tests/checks.sh
+Environment=${SWITCHYARD_E2E_ENVIRONMENT:-}
+ExecStart=/bin/bash /switchyard-repo/${SWITCHYARD_E2E_SCRIPT:-Tests/Systemd/checks.sh}
 TimeoutStartSec=$((timeout_sec - 30))
 StandardOutput=journal+console
 StandardError=journal+console
@@ -180,6 +184,7 @@ nspawn=(
   --bind-ro="$tmp/bin:$container_bin"
   --bind-ro="$tmp/upgrade:/switchyard-e2e-upgrade"
   --bind-ro="$here:/switchyard-tests"
+  --bind-ro="$repo:/switchyard-repo"
   --bind-ro="$tmp/units"
   --bind="$tmp/results:/results"
   --setenv=SYSTEMD_UNIT_PATH="$tmp/units:"
