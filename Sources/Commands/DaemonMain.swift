@@ -57,7 +57,8 @@ public protocol DaemonMain {
 
 extension DaemonMain {
   public static var commandName: String {
-    hyphenatedCommandName(String(describing: Self.self))
+    // What describing the type prints, without the casts that scan the conformance records.
+    hyphenatedCommandName(_typeName(Self.self, qualified: false))
   }
 
   public static var abstract: String {

@@ -172,8 +172,10 @@ extension Daemon {
 
   /// A service's name in the group's log: its type's. The group's default describes the value,
   /// reflecting over everything it holds — a server with thousands of connections to adopt took
-  /// tens of milliseconds of a restart's pause.
+  /// tens of milliseconds of a restart's pause. `_typeName` is what describing the type prints,
+  /// without the dynamic casts to the description protocols: the first cast to each, for each
+  /// type, scans every conformance record of the process, during the start.
   static func serviceName(of service: any Service) -> String {
-    String(describing: type(of: service))
+    _typeName(type(of: service), qualified: false)
   }
 }

@@ -32,7 +32,7 @@ struct ConnectionHandOver: Sendable {
   /// Writes the state the next process reads, once the server handed every connection over.
   func finish<Responder>(server: VarlinkServer<Responder>) async {
     let state = HandOverState(connections: await server.handedOverConnections())
-    guard let bytes = try? state.encoded(), self.store.store(contents: bytes, name: StoredDescriptors.stateName) else {
+    guard self.store.store(contents: state.encoded(), name: StoredDescriptors.stateName) else {
       self.logger.error("could not store the handover state: the next process ends the connections")
       return
     }
