@@ -40,10 +40,7 @@ struct ConfigurationReload: Service {
           )
         }
       } catch {
-        self.logger.error(
-          "configuration reload rejected; the current configuration stays",
-          metadata: ["error": "\(error)"]
-        )
+        self.logger.error("configuration reload rejected; the current configuration stays", metadata: ["error": "\(error)"])
       }
       self.manager.ready(status: self.status())
     }

@@ -71,10 +71,10 @@ extension Daemon {
     return try await server.listen()
   }
 
-  /// How many connections the descriptors left leave room for, counted once the workers (and
-  /// their standbys' links) are open; said when it is under `limits.maxConnections`.
-  func connectionCeiling(softLimit: Int) -> Int {
-    let ceiling = FileDescriptorLimit.connectionCeiling(configured: .max, softLimit: softLimit)
+  /// How many connections the descriptors left leave room for (`openNow` counted as the start
+  /// begins; the headroom covers the rest); said when it is under `limits.maxConnections`.
+  func connectionCeiling(softLimit: Int, openNow: Int) -> Int {
+    let ceiling = FileDescriptorLimit.connectionCeiling(configured: .max, softLimit: softLimit, openNow: openNow)
     if ceiling < self.configuration.maximumConnections {
       self.logger.notice(
         "the file descriptor limit leaves room for fewer connections than limits.maxConnections",

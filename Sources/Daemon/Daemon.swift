@@ -83,6 +83,8 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // On the PostgreSQL journal with another daemon leading: its standby first.
     guard let start = try await self.standbyUntilLeading(onListening: onListening) else { return }
     let (listeners, stored) = try self.claimListeners()
+    // Listed while the journal opens: after a handover the kernel takes milliseconds to list them.
+    let openDescriptors = Task.detached { FileDescriptorLimit.openDescriptorCount() }
     let listener = listeners[0]
     let fileDescriptorStore = FileDescriptorStore()
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
@@ -120,7 +122,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       self.logFeaturesStarted(workers: hosted.workers)
     }
     if handedOver.adopting.isEmpty, start.resumingFrom == nil { try await workersStarted.value }
-    let connectionCeiling = self.connectionCeiling(softLimit: fileDescriptorLimit)
+    let connectionCeiling = self.connectionCeiling(softLimit: fileDescriptorLimit, openNow: await openDescriptors.value)
     let counters = ServerCounters(calls: self.metrics.calls, requests: requests)
     let leading = self.leading(journal, changeLog: hosted.changeLog)
     let responder = self.responder(hosted, journal: journal, configuration: configuration, counters: counters, cluster: leading?.view)

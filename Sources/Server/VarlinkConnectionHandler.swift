@@ -308,21 +308,30 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     let reader = try? context.pipeline.syncOperations.handler(type: FrameReader.self)
     if let unread = reader?.takeUnread() { pending += unread.readableBytesView }
     self.output = OutboundFrames()
+    let resumesCall = self.resume != nil
     // Replies the socket did not take yet wait in the channel, and would go with this process:
     // the connection is handed over once they are written (a failed write closes it instead).
+    // Most have none, and go at once: thousands of writes to wait for would lengthen the pause.
+    guard (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) != 0 else {
+      return self.handedOver(context, pending: pending, resumesCall: resumesCall)
+    }
     let written = context.eventLoop.makePromise(of: Void.self)
     context.writeAndFlush(self.wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: written)
     let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-    let resumesCall = self.resume != nil
     let pendingBytes = pending
     written.futureResult.whenSuccess {
       let handler = handler.value
       guard let context = handler.context else { return }
-      if handler.server.handedOver(context.channel, pending: pendingBytes, resumesCall: resumesCall) {
-        handler.context = nil
-      } else {
-        context.close(promise: nil)
-      }
+      handler.handedOver(context, pending: pendingBytes, resumesCall: resumesCall)
+    }
+  }
+
+  /// Leaves the socket to the server's store, or closes it when the store does not keep it.
+  private func handedOver(_ context: ChannelHandlerContext, pending: [UInt8], resumesCall: Bool) {
+    if self.server.handedOver(context.channel, pending: pending, resumesCall: resumesCall) {
+      self.context = nil
+    } else {
+      context.close(promise: nil)
     }
   }
 

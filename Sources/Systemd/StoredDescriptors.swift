@@ -39,7 +39,7 @@ package struct StoredDescriptors: Sendable {
   mutating func keep(_ fd: CInt, name: String) -> Bool {
     // Only a connected stream socket is adopted: whatever else came under such a name is closed.
     if name.hasPrefix(Self.connectionPrefix) {
-      guard sd_is_socket_unix(fd, CInt(SOCK_STREAM.rawValue), 0, nil, 0) > 0 else {
+      guard Self.isConnectedUnixStream(fd) else {
         close(fd)
         return true
       }
@@ -54,6 +54,21 @@ package struct StoredDescriptors: Sendable {
       return true
     }
     return false
+  }
+
+  /// Whether `fd` is a Unix stream socket with a peer, in two system calls: a handover passes
+  /// thousands, and they are checked before any is served. `getpeername` fails for anything
+  /// but a socket, and for one without a peer (a listening socket has none).
+  static func isConnectedUnixStream(_ fd: CInt) -> Bool {
+    var address = sockaddr_storage()
+    var addressLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &addressLength) }
+    }
+    guard named == 0, address.ss_family == sa_family_t(AF_UNIX) else { return false }
+    var type: CInt = 0
+    var typeLength = socklen_t(MemoryLayout<CInt>.size)
+    return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &typeLength) == 0 && type == CInt(SOCK_STREAM.rawValue)
   }
 
   /// Closes every stored descriptor this process was passed.

@@ -138,6 +138,29 @@ def test_a_restart_keeps_every_connection_and_every_subscription_in_place(manage
     assert manager.stop() == 0
 
 
+def test_replies_the_client_has_not_read_yet_go_out_before_its_connection_is_handed_over(manager):
+    """Most connections have nothing waiting to be written at a handover and go at once; one whose
+    client has not read its replies goes once they are written, and loses none of them."""
+    caller = RawConnection(manager.socket_path)
+    total = 20000
+    # More replies than the socket holds: the rest wait in the old process's channel, and the
+    # calls behind them in the socket, until the client reads.
+    sender = threading.Thread(target=lambda: [caller.send("Get", {"path": "/primes"}) for _ in range(total)], daemon=True)
+    sender.start()
+    time.sleep(0.5)
+    replies = []
+    reader = threading.Thread(target=lambda: (time.sleep(0.5), replies.extend(caller.read() for _ in range(total))), daemon=True)
+    reader.start()
+    manager.restart()
+    reader.join(timeout=60)
+    sender.join(timeout=60)
+    assert len(replies) == total, f"{len(replies)} of {total} replies\n{manager.log()}"
+    assert all(r is not None and "error" not in r for r in replies), [r for r in replies if r is None or "error" in r][:3]
+    assert "handed the connections over" in manager.log()
+    lines = took_over(manager)
+    assert len(lines) == 1 and "connections=1" in lines[0], lines
+
+
 def test_a_burst_of_connections_past_what_the_managers_queue_holds_is_kept_soon_after():
     # systemd's notification socket queues 10 datagrams (net.unix.max_dgram_qlen): a manager
     # that reads nothing meanwhile lets most of a burst fail to be stored as it is admitted.

@@ -136,9 +136,7 @@ extension WorkerHost {
       throw error
     }
     channel.closeFuture.whenComplete { _ in self.ended(generation: generation, status: nil, linkClosed: true) }
-    return Launched(
-      generation: generation, pid: worker.pid, page: worker.page, link: WorkerChannel(channel)
-    )
+    return Launched(generation: generation, pid: worker.pid, page: worker.page, link: WorkerChannel(channel))
   }
 
   /// Keeps a worker process started and waiting, so that a restart only has to hand it the

@@ -77,6 +77,33 @@ import Testing
     close(second)
   }
 
+  @Test func underAConnectionsNameOnlyAConnectedUnixStreamSocketIsKept() throws {
+    var stored = StoredDescriptors()
+    var ends: [CInt] = [0, 0]
+    #expect(pipe(&ends) == 0)
+    var datagrams: [CInt] = [0, 0]
+    #expect(socketpair(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0, &datagrams) == 0)
+    let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    // An abstract address: nothing to remove afterwards.
+    withUnsafeMutableBytes(of: &address.sun_path) { path in
+      for (index, byte) in Array("\0switchyard-store-test-\(getpid())".utf8).enumerated() { path[index] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    #expect(bound == 0 && listen(listening, 1) == 0)
+    for (fd, what) in [(ends[0], "a pipe"), (datagrams[0], "a datagram socket"), (listening, "a listening socket")] {
+      let taken = stored.keep(fd, name: "conn-\(fd)")
+      #expect(taken, "\(what) under a connection's name is taken, and closed")
+      #expect(fcntl(fd, F_GETFD) == -1, "\(what) is closed")
+    }
+    #expect(stored.connections.isEmpty)
+    close(ends[1])
+    close(datagrams[1])
+  }
+
   // MARK: Helpers
 
   private func socketPair() throws -> (CInt, CInt) {
