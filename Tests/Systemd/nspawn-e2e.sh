@@ -157,7 +157,9 @@ Requires=switchyard-e2e.service
 After=switchyard-e2e.service
 EOF
 # The checks record their verdict in /results and always exit 0; FailureAction= powers off too
-# (a crash or a timeout of the script), so no outcome leaves the container running.
+# (a crash or a timeout of the script), so no outcome leaves the container running. The extra
+# Environment= line is written only when there is something in it: an empty one would reset
+# the two before it.
 cat >"$tmp/units/switchyard-e2e.service" <<EOF
 [Unit]
 Description=Switchyard end-to-end checks
@@ -168,7 +170,7 @@ FailureAction=poweroff-force
 Type=oneshot
 Environment=SWITCHYARD_BIN_DIR=$container_bin RESULTS=/results "HANDOVER_LOAD=${SWITCHYARD_E2E_HANDOVER_LOAD:-3 5 10 3}"
 Environment=UPGRADE_BIN=/switchyard-e2e-upgrade/switchyardd "UPGRADE_KIND=$upgrade_kind"
-Environment=${SWITCHYARD_E2E_ENVIRONMENT:-}
+${SWITCHYARD_E2E_ENVIRONMENT:+Environment=$SWITCHYARD_E2E_ENVIRONMENT}
 ExecStart=/bin/bash /switchyard-repo/${SWITCHYARD_E2E_SCRIPT:-Tests/Systemd/checks.sh}
 TimeoutStartSec=$((timeout_sec - 30))
 StandardOutput=journal+console
