@@ -718,7 +718,7 @@ let package = Package(
 // Release builds (`make install`, the benchmarks) leave out the tests and what only they use.
 // swift-snapshot-testing (and swift-macro-testing through it) asks for custom-dump with its
 // default traits, and a package's traits are one set in a build: FoundationNetworking would
-// then be linked into the daemon and the CLI, and with it libcurl and its thirty-odd libraries,
+// then be linked into the daemon and the CLI, and with it libcurl and the libraries it needs,
 // loaded at every start, a restart's too. Set only in build folders of their own: a folder
 // whose graph changes from one build to the next compiles everything again.
 if Context.environment["SWITCHYARD_RELEASE_BUILD"] != nil {

@@ -83,7 +83,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // On the PostgreSQL journal with another daemon leading: its standby first.
     guard let start = try await self.standbyUntilLeading(onListening: onListening) else { return }
     let (listeners, stored) = try self.claimListeners()
-    // Listed while the journal opens: after a handover the kernel takes milliseconds to list them.
+    // Listed while the journal opens: after a handover there are thousands, slow to list.
     let openDescriptors = Task.detached { FileDescriptorLimit.openDescriptorCount() }
     let listener = listeners[0]
     let fileDescriptorStore = FileDescriptorStore()

@@ -37,8 +37,8 @@ package enum FileDescriptorLimit {
   }
 
   /// How many file descriptors the process has open: the entries of `/proc/self/fd`, counted
-  /// without a string made of each. The kernel takes about two microseconds an entry to list
-  /// them, so after a handover the daemon counts while it does something else.
+  /// without a string made of each. The kernel's listing costs per entry, so after a handover,
+  /// with thousands open, the daemon counts while it does something else.
   package static func openDescriptorCount() -> Int {
     guard let directory = opendir("/proc/self/fd") else { return 32 }
     defer { closedir(directory) }
