@@ -278,11 +278,12 @@ extension JournalWriter {
         changedBefore: self.snapshots.retentionAge.map { Date().timeIntervalSince1970 - Double(Self.nanoseconds($0)) / 1e9 }
       )
     } catch {
-      self.report?.pruneFailed(error)
-      self.pruneFailed?()
+      // Logged before it is counted: whoever sees the count finds the line that explains it.
       self.logger.error(
         "cannot prune the journal: it keeps every change until a prune succeeds", metadata: ["error": "\(error)"]
       )
+      self.report?.pruneFailed(error)
+      self.pruneFailed?()
     }
   }
 }

@@ -92,7 +92,7 @@ package struct OpenedJournal: Sendable {
       // a thread's, and `who` 0 is the calling thread).
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
       let integrity = journal.quickCheck()
-      report.checked(integrity)
+      // Logged before `Status` shows it, so whoever sees the damage there finds the line too.
       if integrity != "ok" {
         logger.error(
           """
@@ -103,6 +103,7 @@ package struct OpenedJournal: Sendable {
           metadata: ["journal": "\(path)"]
         )
       }
+      report.checked(integrity)
       done(integrity)
     }
   }
