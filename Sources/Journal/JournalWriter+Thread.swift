@@ -164,6 +164,7 @@ extension JournalWriter {
   ///   series with its other work. A lone change it was handed (the loop found the connection
   ///   taken) is no sign of load: after it, the loop commits lone changes itself again.
   private func waitForWork(lastSync: ContinuousClock.Instant, lingering: Bool) {
+    if lingering, self.mode == .off { self.gatherBehind() }
     if lingering, self.mode == .batched, self.wakeUp.wait(timeout: .now() + Self.linger) == .success { return }
     let unsynced = self.pending.withLock { pending in
       pending.writerSleeps = true
@@ -177,6 +178,26 @@ extension JournalWriter {
     guard remaining > .zero else { return }
     _ = self.wakeUp.wait(timeout: .now() + .nanoseconds(Int(Self.nanoseconds(remaining))))
   }
+
+  /// The `off` mode under load: lets changes gather for a moment before the next commit. No
+  /// reply waits for an `off` commit, and each commit writes whole pages into the WAL however
+  /// few changes it holds, so many at once cost the writer far less each. It yields the CPU
+  /// rather than sleeping: on a CPU shared with the event loop the loop runs meanwhile, and on a
+  /// CPU of its own the writer stays awake, since waking a thread on an idle virtual CPU costs
+  /// more than the commits it would save (BENCHMARKS.md, "What the profile says remains").
+  /// Whoever follows the journal sees its changes up to that moment later.
+  private func gatherBehind() {
+    let until = MonotonicClock.now &+ UInt64(Self.nanoseconds(Self.gathering))
+    while MonotonicClock.now < until,
+      self.pending.withLock({ $0.changes.count < Self.gatheredEnough && !$0.isClosed })
+    {
+      sched_yield()
+    }
+  }
+
+  /// How long the `off` mode's writer lets changes gather under load, and how many are enough.
+  static var gathering: Duration { .milliseconds(1) }
+  static var gatheredEnough: Int { 64 }
 
   /// Waits before a failed commit is tried again, longer the longer it fails, holding the
   /// writer's own thread.

@@ -127,6 +127,40 @@ import Testing
     _ = directory
   }
 
+  /// `off`, under load: no reply waits for its commits, so after a group of several the writer
+  /// lets changes gather for a moment (``JournalWriter/gathering``) and commits what came
+  /// meanwhile in one group, not each change as it comes.
+  @Test func theOffModeUnderLoadCommitsWhatGatheredMeanwhileInOneGroup() async throws {
+    let (journal, directory) = try self.journal(.off)
+    let groups = Mutex<[Int]>([])
+    let writer = JournalWriter(
+      journal: journal, mode: .off, interval: .seconds(1), lastSeq: 0, lastSnapshotSeq: 0, logger: Self.logger,
+      released: { _ in }, committed: { _, changes in groups.withLock { $0.append(changes) } }
+    )
+    // A burst, which the writer takes in a group of several at least once: it is under load.
+    for seq in 1...20 as ClosedRange<UInt64> { writer.submit(self.setCount(seq)) }
+    // Then, at once, one change every 200 µs, longer than a commit takes.
+    let start = ContinuousClock.now
+    for seq in 21...80 as ClosedRange<UInt64> {
+      usleep(200)
+      writer.submit(self.setCount(seq))
+    }
+    let elapsed = ContinuousClock.now - start
+    try await eventually { writer.committedSeq == 80 }
+    await writer.close(final: nil)
+    let sizes = groups.withLock { $0 }
+    // About one group each time the writer let them gather; one a change without it. A machine
+    // slow enough to space the changes a gathering apart loosens the bound with them.
+    let windows = Int(elapsed / JournalWriter.gathering)
+    let trickled = sizes.reduce(into: (count: 0, total: 0)) { result, size in
+      if result.total >= 20 { result.count += 1 }
+      result.total += size
+    }.count
+    #expect(trickled <= windows * 3 / 2 + 3, "60 changes over \(elapsed) went in \(trickled) groups: \(sizes)")
+    await #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: .max).map(\.seq) == Array(1...80))
+    _ = directory
+  }
+
   /// Strict, under load from two threads and alone: the writer commits a group while the sync
   /// thread forces out the last, and every reply still waits for an fsync of the WAL that
   /// began after its change was submitted; one fsync serves several changes.
