@@ -164,7 +164,7 @@ extension JournalWriter {
   ///   series with its other work. A lone change it was handed (the loop found the connection
   ///   taken) is no sign of load: after it, the loop commits lone changes itself again.
   private func waitForWork(lastSync: ContinuousClock.Instant, lingering: Bool) {
-    if lingering, self.mode == .off { self.gatherBehind() }
+    if lingering, self.repliesWaitForNoCommit { self.gatherBehind() }
     if lingering, self.mode == .batched, self.wakeUp.wait(timeout: .now() + Self.linger) == .success { return }
     let unsynced = self.pending.withLock { pending in
       pending.writerSleeps = true
@@ -179,9 +179,19 @@ extension JournalWriter {
     _ = self.wakeUp.wait(timeout: .now() + .nanoseconds(Int(Self.nanoseconds(remaining))))
   }
 
-  /// The `off` mode under load: lets changes gather for a moment before the next commit. No
-  /// reply waits for an `off` commit, and each commit writes whole pages into the WAL however
-  /// few changes it holds, so many at once cost the writer far less each. It yields the CPU
+  /// Whether no reply waits for SQLite's commits: the `off` mode, and the batched mode while its
+  /// redo log keeps each change before its reply.
+  private var repliesWaitForNoCommit: Bool {
+    switch self.mode {
+    case .off: true
+    case .batched: self.redo != nil && !self.pending.withLock { $0.redoSuspended }
+    case .strict: false
+    }
+  }
+
+  /// Under load, when no reply waits for the commits (``repliesWaitForNoCommit``): lets changes
+  /// gather for a moment before the next commit. Each commit writes whole pages into the WAL
+  /// however few changes it holds, so many at once cost the writer far less each. It yields the CPU
   /// rather than sleeping: on a CPU shared with the event loop the loop runs meanwhile, and on a
   /// CPU of its own the writer stays awake, since waking a thread on an idle virtual CPU costs
   /// more than the commits it would save (BENCHMARKS.md, "What the profile says remains").
@@ -195,7 +205,7 @@ extension JournalWriter {
     }
   }
 
-  /// How long the `off` mode's writer lets changes gather under load, and how many are enough.
+  /// How long the writer lets changes gather under load, and how many are enough.
   static var gathering: Duration { .milliseconds(1) }
   static var gatheredEnough: Int { 64 }
 

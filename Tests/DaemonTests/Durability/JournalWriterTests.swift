@@ -127,14 +127,17 @@ import Testing
     _ = directory
   }
 
-  /// `off`, under load: no reply waits for its commits, so after a group of several the writer
-  /// lets changes gather for a moment (``JournalWriter/gathering``) and commits what came
-  /// meanwhile in one group, not each change as it comes.
-  @Test func theOffModeUnderLoadCommitsWhatGatheredMeanwhileInOneGroup() async throws {
-    let (journal, directory) = try self.journal(.off)
+  /// `off`, and batched with its redo log, under load: no reply waits for their commits, so
+  /// after a group of several the writer lets changes gather for a moment
+  /// (``JournalWriter/gathering``) and commits what came meanwhile in one group, not each change
+  /// as it comes.
+  @Test(arguments: [DurabilityMode.off, .batched])
+  func underLoadAModeWhoseRepliesWaitForNoCommitCommitsWhatGatheredInOneGroup(_ mode: DurabilityMode) async throws {
+    let (journal, directory) = try self.journal(mode)
+    let redo = mode == .batched ? try RedoLog(directory: StateDirectory(path: directory.path + "/redo")) : nil
     let groups = Mutex<[Int]>([])
     let writer = JournalWriter(
-      journal: journal, mode: .off, interval: .seconds(1), lastSeq: 0, lastSnapshotSeq: 0, logger: Self.logger,
+      journal: journal, mode: mode, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, redo: redo, logger: Self.logger,
       released: { _ in }, committed: { _, changes in groups.withLock { $0.append(changes) } }
     )
     // A burst, which the writer takes in a group of several at least once: it is under load.
