@@ -14,11 +14,9 @@ extension JournalWriter {
     // A run whose start was never recorded has no record to mark clean at the stop.
     var gaveUp = !(await self.writeUnwrittenStart())
     var underLoad = false
-    var gathers = false
     while true {
-      self.waitForWork(lastSync: lastSync, lingering: underLoad, gathering: gathers)
-      let wasGathering = gathers
-      (underLoad, gathers) = (false, false)
+      self.waitForWork(lastSync: lastSync, lingering: underLoad)
+      underLoad = false
       self.takeConnection()
       let (batch, timers, timersTaken, snapshots, isClosed, redoTaken) = self.pending.withLock { pending in
         defer {
@@ -66,8 +64,6 @@ extension JournalWriter {
         if written {
           // Several changes in one group: requests come in faster than one at a time.
           underLoad = batch.count > 1
-          // Gathering begins after a large group and goes on while what gathered is several.
-          gathers = batch.count >= (wasGathering ? 2 : Self.gatheringAfter)
           self.pending.withLock { $0.writerWritesNext = false }
           if let apart = self.apart, let unsynced {
             self.syncApart(apart, unsynced)
@@ -167,10 +163,7 @@ extension JournalWriter {
   ///   one at a time — the loop goes on handing it groups rather than committing them itself, in
   ///   series with its other work. A lone change it was handed (the loop found the connection
   ///   taken) is no sign of load: after it, the loop commits lone changes itself again.
-  /// - Parameter gathering: It just committed a group of ``gatheringAfter`` changes or more, or
-  ///   of several that had gathered: changes may gather first (``gatherBehind()``).
-  private func waitForWork(lastSync: ContinuousClock.Instant, lingering: Bool, gathering: Bool) {
-    if gathering, self.repliesWaitForNoCommit { self.gatherBehind() }
+  private func waitForWork(lastSync: ContinuousClock.Instant, lingering: Bool) {
     if lingering, self.mode == .batched, self.wakeUp.wait(timeout: .now() + Self.linger) == .success { return }
     let unsynced = self.pending.withLock { pending in
       pending.writerSleeps = true
@@ -184,56 +177,6 @@ extension JournalWriter {
     guard remaining > .zero else { return }
     _ = self.wakeUp.wait(timeout: .now() + .nanoseconds(Int(Self.nanoseconds(remaining))))
   }
-
-  /// Whether no reply waits for SQLite's commits: the `off` mode, and the batched mode while its
-  /// redo log keeps each change before its reply.
-  private var repliesWaitForNoCommit: Bool {
-    switch self.mode {
-    case .off: true
-    case .batched: self.redo != nil && !self.pending.withLock { $0.redoSuspended }
-    case .strict: false
-    }
-  }
-
-  /// Under load, when no reply waits for the commits (``repliesWaitForNoCommit``): lets changes
-  /// gather for a moment before the next commit. Each commit writes whole pages into the WAL
-  /// however few changes it holds, so many at once cost the writer far less each. Whoever
-  /// follows the journal sees its changes up to that moment later.
-  ///
-  /// With one CPU for the whole process the writer sleeps meanwhile, and the event loop has the
-  /// CPU. With several it yields instead, and stays awake: waking a thread on an idle virtual
-  /// CPU costs more than the commits it saves, on a VM whose CPUs halt when idle (BENCHMARKS.md,
-  /// "What the profile says remains"); a thread that only yields, though, would hold up the
-  /// loop on a CPU they share.
-  private func gatherBehind() {
-    if Self.hasOneCPU {
-      usleep(UInt32(clamping: Self.nanoseconds(self.gathering) / 1_000))
-      return
-    }
-    let until = MonotonicClock.now &+ UInt64(Self.nanoseconds(self.gathering))
-    while MonotonicClock.now < until,
-      self.pending.withLock({ $0.changes.count < Self.gatheredEnough && !$0.isClosed })
-    {
-      sched_yield()
-    }
-  }
-
-  /// Whether the process may run on one CPU only: its affinity (as `taskset` sets it), which
-  /// `/proc/self/status` gives as a mask; read once, the first time changes gather.
-  static let hasOneCPU: Bool = {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
-    else { return false }
-    let mask = line.dropFirst("Cpus_allowed:".count).filter(\.isHexDigit)
-    return mask.reduce(0) { count, digit in count + (digit.hexDigitValue ?? 0).nonzeroBitCount } == 1
-  }()
-
-  /// How many changes gathered are enough to commit.
-  static var gatheredEnough: Int { 64 }
-  /// How many changes in one group make the writer let the next ones gather: a group of two is
-  /// what one client at a time makes now and then, when the writer wakes late, and its next
-  /// change should not wait behind a writer that yields the CPU in turns.
-  static var gatheringAfter: Int { 8 }
 
   /// Waits before a failed commit is tried again, longer the longer it fails, holding the
   /// writer's own thread.

@@ -123,8 +123,6 @@ package final class JournalWriter: Sendable {
   let handedBack = DispatchSemaphore(value: 0)
   /// Strict: the engine, when its commits can be forced out by another thread (`+SyncApart`).
   let apart: (any SyncingApart)?
-  /// How long changes may gather under load before a commit no reply waits for.
-  let gathering: Duration
   /// Wakes the sync thread; tells the writer it ended.
   let syncWake = DispatchSemaphore(value: 0)
   let syncStopped = DispatchSemaphore(value: 0)
@@ -155,8 +153,6 @@ package final class JournalWriter: Sendable {
   ///     the metrics.
   ///   - pruneFailed: Called after each prune that failed, for the metrics (``report`` is told
   ///     the error).
-  ///   - gathering: How long changes may gather under load before a commit no reply waits for
-  ///     (``gatherBehind()``).
   package init(
     journal: any Journal,
     mode: DurabilityMode,
@@ -174,13 +170,11 @@ package final class JournalWriter: Sendable {
     loopIsBusy: @escaping @Sendable () -> Bool = { false },
     released: @escaping @Sendable (UInt64) -> Void,
     committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)? = nil,
-    pruneFailed: (@Sendable () -> Void)? = nil,
-    gathering: Duration = .milliseconds(1)
+    pruneFailed: (@Sendable () -> Void)? = nil
   ) {
     self.journal = journal
     self.mode = mode
     self.interval = interval
-    self.gathering = gathering
     self.snapshots = snapshots
     self.inline = journal as? any InlineCommitting
     self.redo = mode == .batched ? redo : nil

@@ -96,18 +96,56 @@ struct RedoDecoder {
 
 /// CRC-32 (IEEE 802.3, as zlib computes it): what tells a redo record written whole from one a
 /// crash cut short or left as zeros.
+///
+/// Eight bytes a step through eight tables ("slicing-by-8"): the batched mode computes it on the
+/// event loop for every change, and a table look-up a byte, each waiting for the last, cost more
+/// than the copy into the log.
+///
+/// ```swift
+/// CRC32.checksum(Array("123456789".utf8))  // 0xCBF4_3926
+/// ```
 enum CRC32 {
-  private static let table: [UInt32] = (0..<256).map { index in
-    var value = UInt32(index)
-    for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
-    return value
-  }
+  /// Table `k` (at `k * 256`) gives the CRC of a byte followed by `k` zero bytes.
+  private static let tables: [UInt32] = {
+    var tables = [UInt32](repeating: 0, count: 8 * 256)
+    for index in 0..<256 {
+      var value = UInt32(index)
+      for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+      tables[index] = value
+    }
+    for slice in 1..<8 {
+      for index in 0..<256 {
+        let previous = tables[(slice - 1) * 256 + index]
+        tables[slice * 256 + index] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+      }
+    }
+    return tables
+  }()
 
   static func checksum(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
     var crc: UInt32 = 0xFFFF_FFFF
-    self.table.withUnsafeBufferPointer { table in
-      for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+    guard let base = bytes.baseAddress else { return 0 }
+    self.tables.withUnsafeBufferPointer { table in
+      var offset = 0
+      while offset + 8 <= bytes.count {
+        let low = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self).littleEndian ^ crc
+        let high = UnsafeRawPointer(base + offset + 4).loadUnaligned(as: UInt32.self).littleEndian
+        crc =
+          table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
+          ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
+          ^ table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
+          ^ table[1 * 256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
+        offset += 8
+      }
+      while offset < bytes.count {
+        crc = table[Int((crc ^ UInt32(base[offset])) & 0xFF)] ^ (crc >> 8)
+        offset += 1
+      }
     }
     return crc ^ 0xFFFF_FFFF
+  }
+
+  static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    bytes.withUnsafeBufferPointer { Self.checksum($0) }
   }
 }

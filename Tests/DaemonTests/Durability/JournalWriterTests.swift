@@ -127,45 +127,6 @@ import Testing
     _ = directory
   }
 
-  /// `off`, and batched with its redo log, under load: no reply waits for their commits, so
-  /// after a large group the writer lets changes gather for a moment (``JournalWriter/gathering``,
-  /// long here so that a busy machine's pauses of the test's thread fit in it) and commits what
-  /// came meanwhile in one group, not each change as it comes.
-  @Test(arguments: [DurabilityMode.off, .batched])
-  func underLoadAModeWhoseRepliesWaitForNoCommitCommitsWhatGatheredInOneGroup(_ mode: DurabilityMode) async throws {
-    let (journal, directory) = try self.journal(mode)
-    let redo = mode == .batched ? try RedoLog(directory: StateDirectory(path: directory.path + "/redo")) : nil
-    let groups = Mutex<[Int]>([])
-    let writer = JournalWriter(
-      journal: journal, mode: mode, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, redo: redo, logger: Self.logger,
-      released: { _ in }, committed: { _, changes in groups.withLock { $0.append(changes) } }, gathering: .milliseconds(50)
-    )
-    // A burst, which the writer takes in a large group at least once: it is under load.
-    for seq in 1...64 as ClosedRange<UInt64> { writer.submit(self.setCount(seq)) }
-    // Once it is committed (asked often, so as to begin within the gathering that follows), one
-    // change every 100 µs or so, longer than a commit takes.
-    while writer.committedSeq < 64 { usleep(20) }
-    let start = ContinuousClock.now
-    for seq in 65...124 as ClosedRange<UInt64> {
-      usleep(100)
-      writer.submit(self.setCount(seq))
-    }
-    let elapsed = ContinuousClock.now - start
-    try await eventually { writer.committedSeq == 124 }
-    await writer.close(final: nil)
-    let sizes = groups.withLock { $0 }
-    // Committed as they came, each would be a group of its own; gathered, several go together.
-    // (A pause of the test's thread longer than a gathering ends it, as the end of a load does:
-    // only the largest group is asked for.)
-    let trickled = sizes.reduce(into: (groups: [Int](), total: 0)) { result, size in
-      if result.total >= 64 { result.groups.append(size) }
-      result.total += size
-    }.groups
-    #expect((trickled.max() ?? 0) >= 4, "60 changes over \(elapsed) went in \(trickled.count) groups: \(sizes)")
-    await #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: .max).map(\.seq) == Array(1...124))
-    _ = directory
-  }
-
   /// Strict, under load from two threads and alone: the writer commits a group while the sync
   /// thread forces out the last, and every reply still waits for an fsync of the WAL that
   /// began after its change was submitted; one fsync serves several changes.
