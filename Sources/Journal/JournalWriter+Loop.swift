@@ -33,13 +33,14 @@ extension JournalWriter {
       pending.loopCommitScheduled = false
       if pending.changes.isEmpty, pending.timers.isEmpty { return .nothing }
       guard let inline = self.inline, pending.holder == .nobody, pending.writerSleeps, pending.changes.count <= 1, !pending.writerWritesNext,
-        pending.unavailable == nil, !pending.isClosed, !self.loopIsBusy()
+        pending.unavailable == nil, !pending.isBehind, !pending.isClosed, !self.loopIsBusy()
       else { return .handOver }
       pending.holder = .loop
       defer {
         pending.changes.removeAll(keepingCapacity: true)
         pending.timers.removeAll()
       }
+      _ = self.backlogTaken(&pending)
       return .commit(journal: inline, changes: pending.changes, timers: pending.timers, timersTaken: pending.submittedTimers)
     }
     switch decision {
@@ -56,6 +57,7 @@ extension JournalWriter {
         // Put back in front of what came in meanwhile: the writer thread tries again, and says
         // the journal is unavailable while it stays so.
         self.handBack { pending in
+          pending.backlogBytes += changes.reduce(0) { $0 + $1.byteCount }
           pending.changes.insert(contentsOf: changes, at: 0)
           pending.timers.insert(contentsOf: timers, at: 0)
         }

@@ -18,14 +18,16 @@ extension JournalWriter {
       self.waitForWork(lastSync: lastSync, lingering: underLoad)
       underLoad = false
       self.takeConnection()
-      let (batch, timers, timersTaken, snapshots, isClosed, redoTaken) = self.pending.withLock { pending in
+      let (batch, timers, timersTaken, snapshots, isClosed, redoTaken, caughtUp) = self.pending.withLock { pending in
         defer {
           pending.changes.removeAll(keepingCapacity: true)
           pending.timers.removeAll()
           pending.snapshots.removeAll()
         }
-        return (pending.changes, pending.timers, pending.submittedTimers, pending.snapshots, pending.isClosed, self.redo?.lastRecord)
+        let caughtUp = self.backlogTaken(&pending)
+        return (pending.changes, pending.timers, pending.submittedTimers, pending.snapshots, pending.isClosed, self.redo?.lastRecord, caughtUp)
       }
+      if caughtUp { self.logger.notice("the journal's writer has taken what was queued; accepting changes again") }
       if !batch.isEmpty || !timers.isEmpty {
         var written = false
         var unsynced: UnsyncedGroups?

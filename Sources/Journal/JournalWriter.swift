@@ -65,6 +65,10 @@ package final class JournalWriter: Sendable {
     var isFollowingOver = false
     /// Why the journal cannot be written, while it cannot.
     var unavailable: JournalWriteError?
+    /// What the changes queued weigh (``JournaledChange/byteCount``), and whether that passed
+    /// ``backlogLimit``: new changes are refused until the writer has taken them.
+    var backlogBytes = 0
+    var isBehind = false
     var closing: CheckedContinuation<Void, Never>?
     var isClosed = false
     var holder = Holder.nobody
@@ -123,6 +127,10 @@ package final class JournalWriter: Sendable {
   let handedBack = DispatchSemaphore(value: 0)
   /// Strict: the engine, when its commits can be forced out by another thread (`+SyncApart`).
   let apart: (any SyncingApart)?
+  /// How many bytes of changes may wait for the writer: past it, new changes are refused until
+  /// it has taken them, so a disk slower than the clients bounds the memory they can fill.
+  let backlogLimit: Int
+  package static let defaultBacklogLimit = 64 << 20
   /// Wakes the sync thread; tells the writer it ended.
   let syncWake = DispatchSemaphore(value: 0)
   let syncStopped = DispatchSemaphore(value: 0)
@@ -153,6 +161,8 @@ package final class JournalWriter: Sendable {
   ///     the metrics.
   ///   - pruneFailed: Called after each prune that failed, for the metrics (``report`` is told
   ///     the error).
+  ///   - backlogLimit: How many bytes of changes may wait for the writer before new ones are
+  ///     refused (``unavailable``).
   package init(
     journal: any Journal,
     mode: DurabilityMode,
@@ -170,11 +180,13 @@ package final class JournalWriter: Sendable {
     loopIsBusy: @escaping @Sendable () -> Bool = { false },
     released: @escaping @Sendable (UInt64) -> Void,
     committed: (@Sendable (_ nanoseconds: UInt64, _ changes: Int) -> Void)? = nil,
-    pruneFailed: (@Sendable () -> Void)? = nil
+    pruneFailed: (@Sendable () -> Void)? = nil,
+    backlogLimit: Int = JournalWriter.defaultBacklogLimit
   ) {
     self.journal = journal
     self.mode = mode
     self.interval = interval
+    self.backlogLimit = backlogLimit
     self.snapshots = snapshots
     self.inline = journal as? any InlineCommitting
     self.redo = mode == .batched ? redo : nil
@@ -209,12 +221,29 @@ package final class JournalWriter: Sendable {
   /// Queues `change` for the journal; called in sequence order.
   package func submit(_ change: JournaledChange) {
     let onLoop = self.loop?.inEventLoop == true
-    let (wasIdle, schedule, redoFailure) = self.pending.withLock { pending in
+    let (wasIdle, schedule, redoFailure, fellBehind) = self.pending.withLock { pending in
       pending.changes.append(change)
+      pending.backlogBytes += change.byteCount
+      let fellBehind = !pending.isBehind && pending.backlogBytes > self.backlogLimit
+      if fellBehind { pending.isBehind = true }
       let redoFailure = self.keepInRedo(.change(change), &pending)
-      return (pending.changes.count == 1, self.schedulesLoopCommit(onLoop, &pending), redoFailure)
+      return (pending.changes.count == 1, self.schedulesLoopCommit(onLoop, &pending), redoFailure, fellBehind)
+    }
+    if fellBehind {
+      self.logger.warning(
+        "the journal's writer is behind: refusing new changes until it has taken what is queued",
+        metadata: ["queued": "\(self.backlogLimit) bytes or more"]
+      )
     }
     self.wake(wasIdle: wasIdle, schedule: schedule, redoFailure: redoFailure)
+  }
+
+  /// The changes queued were taken, to be committed: what they weighed no longer counts, and
+  /// if they had passed the limit, changes are accepted again. Returns whether they had.
+  func backlogTaken(_ pending: inout Pending) -> Bool {
+    pending.backlogBytes = 0
+    defer { pending.isBehind = false }
+    return pending.isBehind
   }
 
   /// Queues a durable timer's scheduling, cancellation or firing for the journal; a reply that
@@ -322,9 +351,12 @@ package final class JournalWriter: Sendable {
     self.pending.withLock { $0.committedSeq }
   }
 
-  /// Why the journal cannot be written now, if it cannot.
+  /// Why the journal cannot be written now, if it cannot: it fails, or its writer is behind.
   package var unavailable: String? {
-    self.pending.withLock { $0.unavailable?.description }
+    self.pending.withLock { pending in
+      pending.unavailable?.description
+        ?? (pending.isBehind ? "the journal's writer is behind by \(pending.backlogBytes) bytes of changes; try again shortly" : nil)
+    }
   }
 
   /// Writes what is queued, and `final` (the state the daemon stops with) as a snapshot, so that

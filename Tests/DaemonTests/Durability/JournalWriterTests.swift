@@ -127,6 +127,33 @@ import Testing
     _ = directory
   }
 
+  /// A writer slower than what is submitted: past its backlog limit (in bytes of changes) the
+  /// journal says it is unavailable, which refuses new changes, and once the writer has taken
+  /// what was queued it accepts them again; everything queued is committed.
+  @Test func pastItsBacklogLimitTheWriterRefusesNewChangesUntilItHasTakenThem() async throws {
+    let (journal, directory) = try self.journal(.off)
+    let writer = JournalWriter(
+      journal: journal, mode: .off, interval: .seconds(60), lastSeq: 0, lastSnapshotSeq: 0, logger: Self.logger,
+      released: { _ in }, backlogLimit: 1_024
+    )
+    #expect(writer.unavailable == nil)
+    // Submitted as fast as the test can: the writer commits a group while many more queue.
+    var seq: UInt64 = 0
+    var refusal: String?
+    while refusal == nil, seq < 100_000 {
+      seq += 1
+      writer.submit(self.setCount(seq))
+      refusal = writer.unavailable
+    }
+    let reason = try #require(refusal, "\(seq) changes never queued 1,024 bytes")
+    #expect(reason.contains("the journal's writer is behind by"), "\(reason)")
+    let last = seq
+    try await eventually { writer.unavailable == nil && writer.committedSeq == last }
+    await writer.close(final: nil)
+    await #expect(try journal.changes(after: 0, through: nil, feature: nil, limit: .max).map(\.seq) == Array(1...last))
+    _ = directory
+  }
+
   /// Strict, under load from two threads and alone: the writer commits a group while the sync
   /// thread forces out the last, and every reply still waits for an fsync of the WAL that
   /// began after its change was submitted; one fsync serves several changes.
