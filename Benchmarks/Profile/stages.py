@@ -80,8 +80,8 @@ def stage_of(frames, stages):
             if re.search(pattern, frame):
                 return name
     leaf = frames[0] if frames else "?"
-    if leaf.startswith(("finish_task_switch", "__schedule", "schedule")) or re.match(r"^[a-z_]+$", leaf) and "kernel" in leaf:
-        return "kernel: other"
+    if leaf.startswith(("finish_task_switch", "__schedule", "schedule")):
+        return "kernel: task switches"
     return "other"
 
 
@@ -89,7 +89,6 @@ def main():
     arguments = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     arguments.add_argument("--rate", type=float, help="requests a second while perf recorded")
     arguments.add_argument("--cpus", type=float, default=1.0, help="CPUs the recording covers (-C list)")
-    arguments.add_argument("--seconds", type=float, help="how long perf recorded (default: from the samples)")
     arguments.add_argument("--stages", choices=["switchyard", "redis"], default="switchyard")
     arguments.add_argument("--command", action="append", help="only samples of these commands (perf's comm)")
     options = arguments.parse_args()
@@ -117,7 +116,9 @@ def main():
     print()
     scale = None
     if options.rate:
-        # cpu-clock samples every 250 µs by default: the whole recording spans total / cpus samples.
+        # The samples cover the recorded CPUs for the recording's length, whatever the sampling
+        # period: a share of them is that share of (CPUs × seconds), spread over rate × seconds
+        # requests.
         scale = options.cpus * 1e6 / options.rate / total
     header = "| stage | share | µs per request | refcounting within it |" if scale else "| stage | share | refcounting within it |"
     print(header)
