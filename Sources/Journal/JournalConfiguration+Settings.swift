@@ -19,6 +19,7 @@ extension JournalConfiguration {
       SettingsSection(
         "journal",
         .nonNegative("retention", \.snapshots.retention, reloadable: false),
+        .positive("maxQueuedBytes", \.maxQueuedBytes, reloadable: false),
         .optionalSeconds("retentionAge", \.snapshots.retentionAge, reloadable: false),
         .choice("engine", \.engine, reloadable: false),
         .secret("postgresql", \.postgresql, reloadable: false),

@@ -9,6 +9,9 @@ package struct JournalConfiguration: Sendable, Equatable {
   package var interval: Duration = .seconds(1)
   /// When snapshots are written and how much journal is kept (`snapshots.*`, `journal.*`).
   package var snapshots = SnapshotPolicy()
+  /// How many bytes of changes may wait for the journal's writer before `Send`s are refused
+  /// (`journal.maxQueuedBytes`).
+  package var maxQueuedBytes: Int = JournalWriter.defaultBacklogLimit
   /// How many durable timers each feature may have pending (`timers.maxPending`).
   package var timersMaxPending: Int = 10_000
   /// Which engine keeps the journal (`journal.engine`): SQLite in the state directory, or a

@@ -33,6 +33,7 @@ import Testing
     "snapshots.keep": #"3"#,
     "snapshots.interval": #"60"#,
     "journal.retention": #"10"#,
+    "journal.maxQueuedBytes": #"4096"#,
     "journal.retentionAge": #"3600"#,
     "journal.engine": #""postgresql""#,
     "journal.postgresql": #""host=/run/postgresql dbname=switchyard""#,

@@ -78,7 +78,7 @@ struct RunningFeatures: Sendable {
         loop: EventLoopCommits(loop), redo: opened.redo, run: opened.run, report: opened.report, reached: opened.reached,
         unwrittenStart: opened.unwrittenStart.map { unwritten in (unwritten.start.write, unwritten.reason) },
         logger: logger, loopIsBusy: { requests?.othersWaiting ?? false }, released: { subscriptions.release(upTo: $0) },
-        committed: committed, pruneFailed: pruneFailed
+        committed: committed, pruneFailed: pruneFailed, backlogLimit: configuration.journal.maxQueuedBytes
       )
     }
     let changeLog = ChangeLog(
