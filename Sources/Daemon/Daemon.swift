@@ -82,9 +82,12 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
     // On the PostgreSQL journal with another daemon leading: its standby first.
     guard let start = try await self.standbyUntilLeading(onListening: onListening) else { return }
-    let (listeners, stored) = try self.claimListeners()
-    // Listed while the journal opens: after a handover there are thousands, slow to list.
-    let openDescriptors = Task.detached { FileDescriptorLimit.openDescriptorCount() }
+    let (listeners, passed) = try self.claimListeners()
+    // Checked, then counted, while the journal opens: after a handover there are thousands.
+    let descriptors = Task.detached {
+      let stored = passed.checked()
+      return (stored: stored, open: FileDescriptorLimit.openDescriptorCount())
+    }
     let listener = listeners[0]
     let fileDescriptorStore = FileDescriptorStore()
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
@@ -113,6 +116,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let supervisor = Supervisor(configuration: self.configuration.supervision, children: hosted.workers, logger: self.logger)
     // Before the workers start, so they inherit the raised limit too.
     let fileDescriptorLimit = FileDescriptorLimit.raiseSoftLimit(logger: self.logger)
+    let (stored, openDescriptors) = await descriptors.value
     let handedOver = ConnectionHandOver.adopting(stored, store: fileDescriptorStore, logger: self.logger)
     // Connections handed over, and the clients of a standby that now leads, are served while
     // the workers start, as across a worker's restart: what they send a worker-hosted feature
@@ -122,7 +126,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       self.logFeaturesStarted(workers: hosted.workers)
     }
     if handedOver.adopting.isEmpty, start.resumingFrom == nil { try await workersStarted.value }
-    let connectionCeiling = self.connectionCeiling(softLimit: fileDescriptorLimit, openNow: await openDescriptors.value)
+    let connectionCeiling = self.connectionCeiling(softLimit: fileDescriptorLimit, openNow: openDescriptors)
     let counters = ServerCounters(calls: self.metrics.calls, requests: requests)
     let leading = self.leading(journal, changeLog: hosted.changeLog)
     let responder = self.responder(hosted, journal: journal, configuration: configuration, counters: counters, cluster: leading?.view)
@@ -137,7 +141,9 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       adopting: handedOver.adopting, logger: self.logger
     )
     let hosting = HostingService(started: { try await workersStarted.value }) {
-      await supervisor.stop()
+      // A handover ends the workers at once: what they would finish dies with them either way
+      // (their link is closed), and their own stop would lengthen the pause.
+      await supervisor.stop(gently: !hosted.changeLog.isHandingOver)
       await hosted.stopFeatures()
     }
     let changeLog = hosted.changeLog

@@ -6,7 +6,8 @@ import Foundation
 /// (``stateName``), if it had the time to.
 ///
 /// ```swift
-/// let (listener, _, stored) = try SocketActivation.descriptors(listeningOn: "varlink")
+/// let (listener, _, passed) = try SocketActivation.descriptors(listeningOn: "varlink")
+/// let stored = passed.checked()                                  // connected sockets only
 /// let state = stored.state.map(HandOverState.init(decoding:))   // nil after a crash
 /// for (name, fd) in stored.connections { … }
 /// ```
@@ -35,14 +36,10 @@ package struct StoredDescriptors: Sendable {
     return "\(Self.connectionPrefix)\(status.st_dev)-\(status.st_ino)"
   }
 
-  /// Takes `fd` when its name is one the daemon stores under; `false` for anything else.
+  /// Takes `fd` when its name is one the daemon stores under; `false` for anything else. What
+  /// came under a connection's name is taken unchecked: ``checked()`` closes what is not one.
   mutating func keep(_ fd: CInt, name: String) -> Bool {
-    // Only a connected stream socket is adopted: whatever else came under such a name is closed.
     if name.hasPrefix(Self.connectionPrefix) {
-      guard Self.isConnectedUnixStream(fd) else {
-        close(fd)
-        return true
-      }
       // A name is the socket's identity: one that came back twice (stored twice) is one socket.
       if let previous = self.connections[name] { close(previous) }
       self.connections[name] = fd
@@ -56,8 +53,19 @@ package struct StoredDescriptors: Sendable {
     return false
   }
 
-  /// Whether `fd` is a Unix stream socket with a peer, in two system calls: a handover passes
-  /// thousands, and they are checked before any is served. `getpeername` fails for anything
+  /// The connections that are connected Unix stream sockets; whatever else came under a
+  /// connection's name is closed. Two system calls a descriptor, thousands after a handover:
+  /// the daemon checks them while its journal opens.
+  package func checked() -> StoredDescriptors {
+    var checked = self
+    for (name, fd) in self.connections where !Self.isConnectedUnixStream(fd) {
+      close(fd)
+      checked.connections[name] = nil
+    }
+    return checked
+  }
+
+  /// Whether `fd` is a Unix stream socket with a peer, in two system calls. `getpeername` fails for anything
   /// but a socket, and for one without a peer (a listening socket has none).
   static func isConnectedUnixStream(_ fd: CInt) -> Bool {
     var address = sockaddr_storage()

@@ -52,13 +52,13 @@ package actor Supervisor<Child: SupervisedWorker> {
     self.stopping.set()
   }
 
-  /// Ends every child, last first, each by closing its link.
-  package func stop() async {
+  /// Ends every child, last first, each by closing its link; with `gently` false, by SIGKILL.
+  package func stop(gently: Bool = true) async {
     self.stopping.set()
     self.escalation = self.escalation ?? "stopping"
     for child in self.children.reversed() {
       child.dropStandby()
-      _ = await child.terminate(gently: true)
+      _ = await child.terminate(gently: gently)
     }
   }
 

@@ -76,10 +76,10 @@ import Testing
 
   @Test func aRenewedLeaseOutlivesItsDuration() async throws {
     let parameters = try await PostgresServer.shared().makeDatabase()
-    // Long enough that the renewals' turn on a test suite's busy threads comes within it; the
-    // sleep outlasts it more than twice over.
-    let leader = try await Self.open(parameters, holder: "a", duration: .milliseconds(1500))
-    try await Task.sleep(for: .milliseconds(4000))
+    // Long enough that the renewals get their turn within it while the whole suite keeps both
+    // cores busy; the sleep outlasts it more than twice over.
+    let leader = try await Self.open(parameters, holder: "a", duration: .seconds(3))
+    try await Task.sleep(for: .seconds(7))
     try await leader.append([Self.change(1)], timers: [])
     #expect(try await Self.seqs(leader) == [1])
   }

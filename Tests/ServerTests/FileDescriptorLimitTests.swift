@@ -22,6 +22,20 @@ import Testing
     #expect(abs(FileDescriptorLimit.openDescriptorCount() - before) < 16)
   }
 
+  @Test func descriptorsHighInTheTableAreCounted() throws {
+    var limit = rlimit()
+    #expect(getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0)
+    let top = CInt(min(Int(clamping: limit.rlim_cur), 6_000))
+    let high = (top - 300)..<top
+    try #require(high.allSatisfy { fcntl($0, F_GETFD) == -1 }, "descriptors \(high) are already in use")
+    let before = FileDescriptorLimit.openDescriptorCount()
+    for fd in high { #expect(dup2(0, fd) == fd) }
+    // The table grew to hold them, and the count reaches up to there.
+    #expect(FileDescriptorLimit.descriptorTableSize().map { $0 >= Int(top) } == true)
+    #expect(FileDescriptorLimit.openDescriptorCount() - before >= 300 - 16)
+    for fd in high { close(fd) }
+  }
+
   @Test func theCeilingLeavesTheHeadroomAndWhatIsOpen() {
     #expect(FileDescriptorLimit.connectionCeiling(configured: 1_000, softLimit: 1_024, openNow: 100) == 1_024 - 100 - FileDescriptorLimit.headroom)
     #expect(FileDescriptorLimit.connectionCeiling(configured: 10, softLimit: 1_024, openNow: 100) == 10)

@@ -35,6 +35,12 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 timeout_sec="${SWITCHYARD_E2E_TIMEOUT:-300}"
+# The container boots with the unified cgroup hierarchy, as Debian 12's systemd does on a host.
+# nspawn otherwise mirrors this machine's hybrid layout, whose ten v1 hierarchies are mounts in
+# every unit's view: systemd rereads the mount table for each sandbox option, and a unit's start
+# (and the container's boot) pays for each line. SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=0 keeps the
+# host's layout.
+export SYSTEMD_NSPAWN_UNIFIED_HIERARCHY="${SYSTEMD_NSPAWN_UNIFIED_HIERARCHY:-1}"
 
 say() { echo "nspawn-e2e: $*"; }
 die() { echo "nspawn-e2e: FAIL: $*" >&2; exit 1; }

@@ -94,12 +94,19 @@ import Testing
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
     #expect(bound == 0 && listen(listening, 1) == 0)
-    for (fd, what) in [(ends[0], "a pipe"), (datagrams[0], "a datagram socket"), (listening, "a listening socket")] {
+    let (connected, peer) = try socketPair()
+    let others = [(ends[0], "a pipe"), (datagrams[0], "a datagram socket"), (listening, "a listening socket")]
+    for (fd, what) in others + [(connected, "a connection")] {
       let taken = stored.keep(fd, name: "conn-\(fd)")
-      #expect(taken, "\(what) under a connection's name is taken, and closed")
+      #expect(taken, "\(what) under a connection's name is taken")
+    }
+    let checked = stored.checked()
+    for (fd, what) in others {
       #expect(fcntl(fd, F_GETFD) == -1, "\(what) is closed")
     }
-    #expect(stored.connections.isEmpty)
+    #expect(checked.connections == ["conn-\(connected)": connected], "only the connected stream socket is kept")
+    checked.closeAll()
+    close(peer)
     close(ends[1])
     close(datagrams[1])
   }
