@@ -15,6 +15,7 @@
 #   make bench-inspector  the inspector's first render on a long journal, its event stream under load
 #   make bench-restart  the pause a restart through systemd's fd store makes, seen by 2,000 clients
 #   make bench-restart-systemd  the same under a real systemd in nspawn
+#   make bench-sandbox  what each part of the service unit's sandbox costs systemd at a start
 #   make bench-cluster  strict Sends on PostgreSQL against SQLite and etcd, a standby's lag, failover time
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
 #                   APP=… PACKAGE=… installs another application's daemon the same way
@@ -308,6 +309,16 @@ bench-restart-systemd: deps
 	  SWITCHYARD_E2E_SCRIPT=Benchmarks/Restart/in-systemd.sh SWITCHYARD_E2E_TIMEOUT=900 \
 	  SWITCHYARD_E2E_ENVIRONMENT="RESTARTS=$(or $(RESTARTS),20) CONNECTIONS=$(or $(CONNECTIONS),1000) SUBSCRIBERS=$(or $(SUBSCRIBERS),1000)" \
 	  SWITCHYARD_E2E_DROPIN="$$(printf 'WatchdogSec=10s\nFileDescriptorStoreMax=4096\nEnvironment=SWITCHYARD_FDSTORE=4096 SWITCHYARD_LIMITS_MAX_CONNECTIONS=4000')" \
+	  Tests/Systemd/nspawn-e2e.sh
+
+# What building switchyard.service's sandbox costs systemd 252 at each start, option by option
+# (a oneshot /bin/true with the unit's hardening lines, less the ones named), in the same
+# container. Needs root.
+.PHONY: bench-sandbox
+bench-sandbox: deps
+	$(MAKE) --no-print-directory install-bin DESTDIR=$(RESTART_BENCH_INSTALL)
+	SWITCHYARD_BIN_DIR="$(RESTART_BENCH_INSTALL)$(BINDIR)" \
+	  SWITCHYARD_E2E_SCRIPT=Benchmarks/Restart/sandbox-cost.sh SWITCHYARD_E2E_TIMEOUT=600 \
 	  Tests/Systemd/nspawn-e2e.sh
 
 # A change to the daemon against the build before it: BASELINE=path/to/old/switchyardd, in ROUNDS

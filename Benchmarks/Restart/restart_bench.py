@@ -166,14 +166,14 @@ class Bench:
         self.replies, self.errors, self.caller_gaps = [], [], []
         self.ended = self.snapshots = self.gaps = self.duplicates = 0
         self.ticking = False
-        self.stopping = False
+        self.quiescing = self.stopping = False
 
     def serve(self, clients, ticker):
         """The clients' loop, until `stopping`: replies as they come, a change TICKS times a second."""
         next_tick = time.monotonic()
         while not self.stopping:
             now = time.monotonic()
-            if now >= next_tick and not self.ticking:
+            if now >= next_tick and not self.ticking and not self.quiescing:
                 self.ticking = True
                 ticker.send(INCR)
                 next_tick = now + 1 / TICKS
@@ -208,6 +208,10 @@ class Bench:
             ready = time.monotonic()
             time.sleep(2)
             windows.append((terminated, ready))
+        # The last change reaches every subscriber before the count of who is behind: a tick
+        # stopped mid-delivery would leave most of them one change short.
+        self.quiescing = True
+        time.sleep(1)
         self.stopping = True
         loop.join()
         replies = sorted(self.replies)

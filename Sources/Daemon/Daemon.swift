@@ -84,10 +84,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     guard let start = try await self.standbyUntilLeading(onListening: onListening) else { return }
     let (listeners, passed) = try self.claimListeners()
     // Checked, then counted, while the journal opens: after a handover there are thousands.
-    let descriptors = Task.detached {
-      let stored = passed.checked()
-      return (stored: stored, open: FileDescriptorLimit.openDescriptorCount())
-    }
+    let descriptors = Task.detached { (stored: passed.checked(), open: FileDescriptorLimit.openDescriptorCount()) }
     let listener = listeners[0]
     let fileDescriptorStore = FileDescriptorStore()
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
@@ -141,8 +138,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       adopting: handedOver.adopting, logger: self.logger
     )
     let hosting = HostingService(started: { try await workersStarted.value }) {
-      // A handover ends the workers at once: what they would finish dies with them either way
-      // (their link is closed), and their own stop would lengthen the pause.
+      // A handover ends the workers at once (their work dies with them either way): a stop lengthens the pause.
       await supervisor.stop(gently: !hosted.changeLog.isHandingOver)
       await hosted.stopFeatures()
     }
