@@ -82,16 +82,18 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
     // On the PostgreSQL journal with another daemon leading: its standby first.
     guard let start = try await self.standbyUntilLeading(onListening: onListening) else { return }
+    // One event loop serves every connection, and the features whose stores run on it: workers and effects
+    // give the daemon its other cores. Its group's threads start while the passed descriptors are claimed.
+    let eventLoop = Task.detached { MultiThreadedEventLoopGroup.singleton.next() }
     let (listeners, passed) = try self.claimListeners()
-    // Checked, then counted, while the journal opens: after a handover there are thousands.
-    let descriptors = Task.detached { (stored: passed.checked(), open: FileDescriptorLimit.openDescriptorCount()) }
     let listener = listeners[0]
     let fileDescriptorStore = FileDescriptorStore()
+    // Checked, read and counted while the journal opens: after a handover there are thousands.
+    let descriptors = Task.detached { [logger = self.logger] in
+      (ConnectionHandOver.adopting(passed.checked(), store: fileDescriptorStore, logger: logger), FileDescriptorLimit.openDescriptorCount())
+    }
     let configuration = LiveConfiguration(self.configuration, logLevel: self.logLevel)
-    // One event loop serves every connection: a call to a feature whose store runs on it too is
-    // read, reduced and answered on one thread; worker processes and effects give the daemon
-    // its other cores.
-    let loop = MultiThreadedEventLoopGroup.singleton.next()
+    let loop = await eventLoop.value
     let manager = ServiceManager()
     // Bound before the journal is opened or a worker started: an address in use stops the start
     // here, naming the setting.
@@ -113,8 +115,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let supervisor = Supervisor(configuration: self.configuration.supervision, children: hosted.workers, logger: self.logger)
     // Before the workers start, so they inherit the raised limit too.
     let fileDescriptorLimit = FileDescriptorLimit.raiseSoftLimit(logger: self.logger)
-    let (stored, openDescriptors) = await descriptors.value
-    let handedOver = ConnectionHandOver.adopting(stored, store: fileDescriptorStore, logger: self.logger)
+    let (handedOver, openDescriptors) = await descriptors.value
     // Connections handed over, and the clients of a standby that now leads, are served while
     // the workers start, as across a worker's restart: what they send a worker-hosted feature
     // waits for it. READY=1 still waits for the workers.

@@ -23,14 +23,18 @@ extension VarlinkServer {
   /// what was handed over with it before its socket. One without state (the previous process
   /// crashed) is ended: its client waits for answers nobody will give, and reconnects.
   func adopt(_ connections: [AdoptedConnection], listener: Int) async {
-    // A first batch, then all the rest at once, each awaited as one future. The first are
-    // served after a few registrations. Every wait costs a turn of the event loop, which the
-    // connections adopted before it fill with their calls: batches of a few, or a wait for each
-    // connection, left the last of thousands waiting for seconds under load.
+    // A small first batch, served after a few registrations, then batches of a few hundred, each
+    // awaited as one future with a poll of the sockets after it, so that each batch's replies go
+    // out before the next registers. Every wait costs a turn of the event loop, which the
+    // connections adopted before it fill with their calls: a wait for each connection left the
+    // last of thousands waiting for seconds under load, and thousands registered in one turn
+    // left every client without a reply for as long as that took.
     var remaining = connections[...]
+    var size = Self.firstAdoptionBatch
     while !remaining.isEmpty {
-      let batch = remaining.prefix(remaining.count == connections.count ? Self.firstAdoptionBatch : remaining.count)
+      let batch = remaining.prefix(size)
       remaining = remaining.dropFirst(batch.count)
+      size = Self.adoptionBatch
       let adopting = batch.compactMap { self.adopting($0, listener: listener) }
       let results = (try? await EventLoopFuture.whenAllComplete(adopting.map(\.adopted), on: self.loop).get()) ?? []
       for (connection, result) in zip(adopting, results) {
@@ -38,15 +42,17 @@ extension VarlinkServer {
         self.logger.notice("could not adopt a handed-over connection", metadata: ["error": "\(error)"])
         self.channels.store?.release(connection.name)
       }
-      // A poll of the sockets before the rest: the loop reads and answers what the first
-      // batch's connections hold before it runs thousands of registrations. A task submitted
-      // now could run before the next poll; one scheduled a millisecond on runs after it.
+      // A poll of the sockets before the next batch: the loop reads and answers what the
+      // connections adopted so far hold before it runs hundreds of registrations. A task
+      // submitted now could run before the next poll; one scheduled a millisecond on runs after it.
       if !remaining.isEmpty { _ = try? await self.loop.scheduleTask(in: .milliseconds(1)) {}.futureResult.get() }
     }
   }
 
   /// How many connections register with the event loop, and are served, before the rest.
   private static var firstAdoptionBatch: Int { 32 }
+  /// How many of the rest register in one turn of the event loop.
+  private static var adoptionBatch: Int { 512 }
 
   /// Starts adopting `connection`; `nil` when it came without state and was ended instead.
   private func adopting(_ connection: AdoptedConnection, listener: Int) -> (name: String, adopted: EventLoopFuture<Void>)? {

@@ -177,10 +177,17 @@ def test_a_burst_of_connections_past_what_the_managers_queue_holds_is_kept_soon_
 
 
 def test_connections_past_one_adoption_batch_are_all_taken_over_and_a_starting_worker_answers_them():
-    # The next process adopts 32 at a time, and serves them before its worker is up: each of 100
-    # connections has a Send to the worker-hosted counter in flight, answered once it is.
-    with running_manager(capacity=256) as m:
-        senders = [RawConnection(m.socket_path) for _ in range(100)]
+    # The next process adopts 32, then 512 at a time, and serves them before its worker is up:
+    # each of 600 connections (three batches) has a Send to the worker-hosted counter in flight,
+    # answered once it is.
+    with running_manager(capacity=1024) as m:
+        senders = []
+        while len(senders) < 600:
+            # A burst past the listening socket's backlog is refused for a moment (EAGAIN).
+            try:
+                senders.append(RawConnection(m.socket_path))
+            except BlockingIOError:
+                time.sleep(0.01)
         # Ones the store missed in the burst are kept soon after, or else at the handover.
         for sender in senders:
             incr(sender)

@@ -58,8 +58,8 @@ struct ConnectionHandOver: Sendable {
       }
     }
     let pending = Dictionary((state?.connections ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    // Subscriptions are taken up first: calls read on other connections, answered as they are
-    // adopted, would otherwise put changes between a subscription's place and the state it resumes in.
+    // In no particular order: a subscription resumes from its place with every change since,
+    // whichever calls on other connections are answered before it.
     let adopting = stored.connections.map { name, fd in
       AdoptedConnection(fd: fd, name: name, pending: pending[name].map { Array($0.pending) })
     }
