@@ -24,11 +24,11 @@ extension VarlinkServer {
   /// crashed) is ended: its client waits for answers nobody will give, and reconnects.
   func adopt(_ connections: [AdoptedConnection], listener: Int) async {
     // A small first batch, served after a few registrations, then batches of a few hundred, each
-    // awaited as one future with a poll of the sockets after it, so that each batch's replies go
-    // out before the next registers. Every wait costs a turn of the event loop, which the
-    // connections adopted before it fill with their calls: a wait for each connection left the
-    // last of thousands waiting for seconds under load, and thousands registered in one turn
-    // left every client without a reply for as long as that took.
+    // awaited as one future with a poll of the sockets after it. Every wait costs a turn of the
+    // event loop, which the connections adopted so far fill with their calls, so a wait for each
+    // connection would hold the last of thousands back for seconds under load; and the replies
+    // written in a turn go out at its end, so thousands in one turn would leave every client
+    // without a reply while they register.
     var remaining = connections[...]
     var size = Self.firstAdoptionBatch
     while !remaining.isEmpty {

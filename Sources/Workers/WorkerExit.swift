@@ -32,7 +32,7 @@ package struct WorkerExit: Sendable, CustomStringConvertible {
   }
 
   package var description: String {
-    if self.wasShutdown { return "shut down by the supervisor" }
+    if self.wasShutdown { return self.signal.map { "shut down by the supervisor with \(signalName($0))" } ?? "shut down by the supervisor" }
     if let unresponsiveAfter { return "killed: it did not answer its health probe within \(unresponsiveAfter)" }
     if let unreadyAfter { return "killed: it was not ready within \(unreadyAfter) of being handed the state" }
     if let signal { return "killed by signal \(signal) (\(signalName(signal)))" }

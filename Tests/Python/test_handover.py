@@ -135,6 +135,9 @@ def test_a_restart_keeps_every_connection_and_every_subscription_in_place(manage
     assert 0 <= handed["pause"] < 20, handed
     text = status(manager)
     assert "Restart: took over 2 connections and 1 subscription from the process before, serving paused" in text, text
+    # A handover ends the worker at once rather than waiting for it to stop by itself.
+    ended = [line for line in manager.log().splitlines() if "worker ended" in line and "shut down by the supervisor" in line]
+    assert len(ended) == 3 and all("with SIGKILL" in line for line in ended), ended
     assert manager.stop() == 0
 
 

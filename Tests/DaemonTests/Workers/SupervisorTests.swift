@@ -33,7 +33,7 @@ import Testing
       #expect(after[feature]?.pid != before[feature]?.pid, "\(feature) runs in a new worker")
       #expect(try client.call("io.switchyard.Store.Get", ["path": .string("/\(feature)/count")])["state"] == 1)
     }
-    #expect(after["alpha"]?.lastExit == "shut down by the supervisor")
+    #expect(after["alpha"]?.lastExit == "shut down by the supervisor with SIGKILL")
     #expect(after["beta"]?.lastExit == "killed by signal 9 (SIGKILL)")
     #expect(await daemon.terminate() == 0)
   }
