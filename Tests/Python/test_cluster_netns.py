@@ -1,422 +1,64 @@
-"""Three daemons in three network namespaces on one PostgreSQL in a fourth, clients in a fifth,
-joined by a bridge in the database's namespace; TLS between them, with certificates made here.
+"""The cluster on PostgreSQL under failure, end to end (the members, the network and the
+database are `cluster_support`'s).
 
 Round after round the leader is killed (kill -9) or cut off (its link down) while a client in
 the fifth namespace pipelines Sends over TLS, following the leader a standby names, and a
-subscriber follows each daemon through its Unix socket. Then the history is checked: every
-acknowledged Send is in the journal exactly once and in the final state of every daemon, seq
-never repeats nor goes back, every subscriber's sequence is contiguous, and a leader cut off
-acknowledged nothing once its lease had run out. SWITCHYARD_CLUSTER_ROUNDS rounds (`make test`:
-10; `make soak-cluster`: 100), the lease at its default; the failover time (leader gone → first
-Send acknowledged by the next) is printed as p50 and p99, killed and cut off apart. Skipped where namespaces cannot be made (not root) or
-PostgreSQL 15 is not installed."""
+subscriber follows each daemon through its Unix socket; a leader paused longer than its lease
+is deposed. Then the history is checked: every acknowledged Send is in the journal exactly once
+and in the final state of every daemon, seq never repeats nor goes back, every subscriber's
+sequence is contiguous, and a leader cut off or deposed acknowledged nothing once it no longer
+led. SWITCHYARD_CLUSTER_ROUNDS rounds (`make test`: 10; `make soak-cluster`: 100), the lease at
+its default; the failover time (leader gone → first Send acknowledged by the next) is printed
+as p50 and p99, killed and cut off apart."""
 
-import ctypes
-import json
 import os
-import shutil
 import signal
-import socket
-import ssl
 import subprocess
-import tempfile
-import threading
 import time
 
 import pytest
 
-from conftest import Daemon, RawConnection
-from test_tls import Authority
+from cluster_support import (  # noqa: F401 (fixtures)
+    INCREMENT, LEASE, PORT, Restarts, Sender, Subscriber, cluster, database, inside, leader_of, network, percentile,
+    postgres_diagnostics, run,
+)
+from conftest import RawConnection
 
-NET = "10.233.91"
-DATABASE_ADDRESS = f"{NET}.10"
-PORT = 7601
-POSTGRES = "/usr/lib/postgresql/15/bin"
-# journal.leaseDuration's default, written out: the check of a leader cut off needs it.
-LEASE = 2.0
 ROUNDS = int(os.environ.get("SWITCHYARD_CLUSTER_ROUNDS", "10"))
-WINDOW = 8
-INCREMENT = {"action": {"counter": {"incrTapped": {}}}}
-NAMES = ("n1", "n2", "n3")
-CLONE_NEWNET = 0x40000000
 
 
-def run(*command):
-    subprocess.run(command, check=True, capture_output=True)
-
-
-def inside(namespace, *command):
-    return ["ip", "netns", "exec", namespace, *command]
-
-
-def enter(namespace):
-    """Moves the calling thread (only it) into the network namespace: its sockets are there."""
-    with open(f"/run/netns/{namespace}") as handle:
-        if ctypes.CDLL(None, use_errno=True).setns(handle.fileno(), CLONE_NEWNET) != 0:
-            raise OSError(ctypes.get_errno(), "setns")
-
-
-@pytest.fixture
-def network():
-    suffix = str(os.getpid() % 10000)
-    namespaces = {role: f"sy{role}{suffix}" for role in ("db", *NAMES, "cl")}
-    addresses = {"n1": f"{NET}.1", "n2": f"{NET}.2", "n3": f"{NET}.3", "cl": f"{NET}.100"}
-    try:
-        run("ip", "netns", "add", namespaces["db"])
-    except (OSError, subprocess.CalledProcessError) as error:
-        pytest.skip(f"cannot make a network namespace here: {error}")
-    links = {}
-    try:
-        bridge = f"sybr{suffix}"
-        database = namespaces["db"]
-        run(*inside(database, "ip", "link", "add", bridge, "type", "bridge"))
-        run(*inside(database, "ip", "addr", "add", f"{DATABASE_ADDRESS}/24", "dev", bridge))
-        for link in (bridge, "lo"):
-            run(*inside(database, "ip", "link", "set", link, "up"))
-        for role, address in addresses.items():
-            namespace, inner, outer = namespaces[role], f"sy{role}i{suffix}", f"sy{role}o{suffix}"
-            run("ip", "netns", "add", namespace)
-            run("ip", "link", "add", inner, "type", "veth", "peer", "name", outer)
-            run("ip", "link", "set", inner, "netns", namespace)
-            run("ip", "link", "set", outer, "netns", database)
-            run(*inside(database, "ip", "link", "set", outer, "master", bridge))
-            run(*inside(database, "ip", "link", "set", outer, "up"))
-            run(*inside(namespace, "ip", "addr", "add", f"{address}/24", "dev", inner))
-            for link in (inner, "lo"):
-                run(*inside(namespace, "ip", "link", "set", link, "up"))
-            links[role] = (namespace, inner)
-        yield namespaces, addresses, links
-    finally:
-        for namespace in namespaces.values():
-            subprocess.run(["ip", "netns", "del", namespace], capture_output=True)
-    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    assert not any(namespace in listed for namespace in namespaces.values()), "a namespace was left behind"
-
-
-@pytest.fixture
-def database(network):
-    """PostgreSQL 15 from initdb, as nobody, listening on the bridge in its own namespace."""
-    if not os.access(f"{POSTGRES}/initdb", os.X_OK):
-        pytest.skip(f"PostgreSQL 15 is not installed ({POSTGRES}/initdb)")
-    namespaces, _, _ = network
-    folder = tempfile.mkdtemp(prefix="switchyard-cluster-pg-")
-    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] if os.getuid() == 0 else []
-    environment = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-    if os.getuid() == 0:
-        os.chown(folder, 65534, 65534)
-    os.chmod(folder, 0o700)
-    server = None
-    try:
-        subprocess.run(
-            [*as_nobody, f"{POSTGRES}/initdb", "-D", f"{folder}/data", "-U", "switchyard", "-A", "trust", "-E", "UTF8", "--no-sync"],
-            check=True, capture_output=True, env=environment,
-        )
-        with open(f"{folder}/data/pg_hba.conf", "a") as hba:
-            hba.write(f"host all all {NET}.0/24 trust\n")
-        server = subprocess.Popen(
-            inside(namespaces["db"], *as_nobody, f"{POSTGRES}/postgres", "-D", f"{folder}/data",
-                   "-c", f"listen_addresses={DATABASE_ADDRESS}", "-c", f"unix_socket_directories={folder}",
-                   "-c", "fsync=off", "-c", "max_connections=200"),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(f"{folder}/postgres.log", "wb"), env=environment,
-        )
-        POSTGRES_FOLDER[0] = folder
-        deadline = time.monotonic() + 30
-        while subprocess.run([f"{POSTGRES}/pg_isready", "-q", "-h", folder, "-U", "switchyard", "-d", "postgres"]).returncode != 0:
-            assert server.poll() is None and time.monotonic() < deadline, "PostgreSQL did not start"
-            time.sleep(0.05)
-        run(f"{POSTGRES}/createdb", "-h", folder, "-U", "switchyard", "cluster")
-        yield f"host={DATABASE_ADDRESS} port=5432 user=switchyard dbname=cluster sslmode=disable"
-    finally:
-        if server is not None:
-            server.send_signal(signal.SIGQUIT)
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-# The test PostgreSQL's folder (its socket and its log), for what a failure prints.
-POSTGRES_FOLDER = [None]
-
-
-def postgres_diagnostics(namespace):
-    """What PostgreSQL and the member's namespace looked like: the sessions, the locks waited
-    for, the log's end, the routes and neighbours."""
-    folder, lines = POSTGRES_FOLDER[0], []
-    if folder:
-        for title, query in (
-            ("sessions (pid, state, wait, age of its transaction, blocked by, query)",
-             "SELECT pid, state, wait_event_type, wait_event, now() - xact_start, pg_blocking_pids(pid), left(query, 100) "
-             "FROM pg_stat_activity WHERE datname = 'cluster'"),
-            ("locks not granted", "SELECT pid, locktype, mode, relation::regclass, objid FROM pg_locks WHERE NOT granted"),
-        ):
-            shown = subprocess.run(
-                [f"{POSTGRES}/psql", "-h", folder, "-U", "switchyard", "-d", "cluster", "-Atc", query],
-                capture_output=True, text=True, timeout=10,
-            )
-            lines += [f"{title}:", shown.stdout + shown.stderr]
-        with open(f"{folder}/postgres.log", errors="replace") as log:
-            lines += ["postgres.log (end):", log.read()[-3000:]]
-    for what in ("route", "neigh", "link"):
-        shown = subprocess.run(["ip", "-n", namespace, what], capture_output=True, text=True)
-        lines += [f"ip {what} in {namespace}:", shown.stdout + shown.stderr]
-    return "\n".join(lines)
-
-
-class Member:
-    """One daemon of the cluster in its namespace: its own state directory, its TLS listener."""
-
-    def __init__(self, name, namespace, address, folder, configuration):
-        self.name, self.namespace, self.address, self.folder = name, namespace, address, folder
-        self.configuration = configuration
-        self.daemon = None
-        self.starts = 0
-
-    def start(self):
-        self.starts += 1
-        self.daemon = Daemon(self.folder, arguments=("--config", self.configuration), launcher=("ip", "netns", "exec", self.namespace))
-
-    def call(self, method, parameters=None):
-        with RawConnection(self.daemon.socket_path) as connection:
-            return connection.call(method, parameters)
-
-    def cluster(self):
-        try:
-            reply = self.call("Status")
-        except (OSError, AssertionError):
-            return None
-        return reply.get("parameters", {}).get("cluster")
-
-    def kill(self):
-        if self.daemon is not None and self.daemon.alive():
-            self.daemon.process.kill()
-            self.daemon.process.wait()
-
-
-@pytest.fixture
-def cluster(network, database):
-    namespaces, addresses, links = network
-    folder = tempfile.mkdtemp(prefix="switchyard-cluster-")
-    members = []
-    try:
-        authority = Authority(folder, "ca")
-        operator = authority.issue("operator", "operator")
-        for name in NAMES:
-            home = os.path.join(folder, name)
-            os.makedirs(home)
-            certificate, key = authority.issue(name, name, f"IP:{addresses[name]}")
-            configuration = os.path.join(home, "switchyard.json")
-            with open(configuration, "w") as f:
-                json.dump({"switchyard": {
-                    "tls": {"listen": [f"tcp:{addresses[name]}:{PORT}"], "certificate": certificate, "key": key, "ca": authority.certificate},
-                    "access": {"rules": {"operator": {"commonName": "operator", "allow": ["read", "write"]}}},
-                    "state": {"directory": os.path.join(home, "state")},
-                    "durability": {"mode": "strict"},
-                    "journal": {"engine": "postgresql", "postgresql": database, "leaseHolder": name, "leaseDuration": LEASE,
-                                "advertise": f"tcp:{addresses[name]}:{PORT}"},
-                }}, f)
-            members.append(Member(name, namespaces[name], addresses[name], home, configuration))
-        for member in members:
-            member.start()
-        tls = ssl.create_default_context(cafile=authority.certificate)
-        tls.load_cert_chain(*operator)
-        yield members, tls, namespaces, links
-    finally:
-        for member in members:
-            member.kill()
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-class Sender(threading.Thread):
-    """A client in its namespace: Sends pipelined WINDOW at a time over TLS, to the leader a
-    standby names, or to the next address when one cannot be reached; every acknowledgement
-    kept as (seq, address, when)."""
-
-    def __init__(self, namespace, addresses, tls):
-        super().__init__(daemon=True)
-        self.namespace, self.addresses, self.tls = namespace, addresses, tls
-        self.acknowledged, self.failures = [], []
-        self.stopping = threading.Event()
-
-    def run(self):
-        enter(self.namespace)
-        current = 0
-        while not self.stopping.is_set():
-            address = self.addresses[current]
-            try:
-                current = self.pipeline(address, current)
-            except (OSError, ValueError):
-                current = (current + 1) % len(self.addresses)
-                time.sleep(0.02)
-
-    def pipeline(self, address, current):
-        host, port = address[len("tcp:"):].rsplit(":", 1)
-        with socket.create_connection((host, int(port)), timeout=1) as plain, self.tls.wrap_socket(plain, server_hostname=host) as tls:
-            tls.settimeout(1.5)
-            buffer, in_flight = b"", 0
-            message = json.dumps({"method": "io.switchyard.Store.Send", "parameters": INCREMENT}).encode() + b"\0"
-            while not self.stopping.is_set():
-                while in_flight < WINDOW:
-                    tls.sendall(message)
-                    in_flight += 1
-                while b"\0" not in buffer:
-                    chunk = tls.recv(65536)
-                    if not chunk:
-                        raise OSError("closed")
-                    buffer += chunk
-                text, _, buffer = buffer.partition(b"\0")
-                reply, in_flight = json.loads(text), in_flight - 1
-                error = reply.get("error")
-                if error is None:
-                    self.acknowledged.append((reply["parameters"]["seq"], address, time.monotonic()))
-                elif error == "io.switchyard.Store.NotLeader":
-                    # Refused, so applied nowhere: sent again to the leader it names.
-                    leader = reply["parameters"].get("address", "")
-                    return self.addresses.index(leader) if leader in self.addresses and leader != address else (current + 1) % len(self.addresses)
-                else:
-                    self.failures.append(error)
-                    raise OSError(error)
-        return current
-
-
-class Subscriber(threading.Thread):
-    """Follows one daemon's whole state through its Unix socket, resuming with `since` after each
-    drop; the seqs it was given, and the gaps: a change skipped, or a snapshot instead of the
-    changes from a daemon that survived (one killed and started again may send a snapshot)."""
-
-    def __init__(self, member):
-        super().__init__(daemon=True)
-        self.member = member
-        self.seqs, self.gaps = [], []
-        self.stopping = threading.Event()
-
-    def run(self):
-        since, history, starts = None, None, self.member.starts
-        while not self.stopping.is_set():
-            try:
-                connection = RawConnection(self.member.daemon.socket_path)
-            except OSError:
-                time.sleep(0.05)
-                continue
-            restarted, starts = self.member.starts != starts, self.member.starts
-            try:
-                connection.sock.settimeout(0.5)
-                parameters = {} if since is None else {"since": since, "history": history}
-                connection.send("Subscribe", parameters, more=True)
-                while not self.stopping.is_set():
-                    try:
-                        reply = connection.read()
-                    except socket.timeout:
-                        continue
-                    if reply is None or "error" in reply:
-                        break
-                    update = reply["parameters"]
-                    if "state" in update:
-                        if since is not None and update["seq"] != since and not restarted:
-                            self.gaps.append((since, update["seq"], "a snapshot instead of the changes"))
-                        history = update.get("history", history)
-                    elif since is not None and update["seq"] != since + 1:
-                        self.gaps.append((since, update["seq"], "a change skipped", self.seqs[-5:]))
-                    self.seqs.append(update["seq"])
-                    since = update["seq"]
-            except OSError:
-                pass
-            finally:
-                connection.close()
-            time.sleep(0.02)
-
-
-def leader_of(members, deadline=20):
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        for member in members:
-            if member.daemon.alive() and (member.cluster() or {}).get("role") == "leader":
-                return member
-        time.sleep(0.05)
-    raise AssertionError("no daemon leads")
-
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
-
-
-def test_the_leader_killed_or_cut_off_round_after_round_loses_nothing_acknowledged(cluster):
-    members, tls, namespaces, links = cluster
+def load(members, tls, namespaces):
+    """A client pipelining Sends over TLS from its namespace, and a subscriber per daemon, started."""
     sender = Sender(namespaces["cl"], [f"tcp:{member.address}:{PORT}" for member in members], tls)
     subscribers = [Subscriber(member) for member in members]
     for thread in (sender, *subscribers):
         thread.start()
-    failovers, cut_off_acknowledgements = [], []
+    return sender, subscribers
+
+
+def get(member, path):
+    """`Get` on the member's socket; `None` while it is being started again."""
     try:
-        for round_ in range(ROUNDS):
-            leader = leader_of(members)
-            time.sleep(0.3)
-            assert sender.acknowledged, "nothing was acknowledged before the round"
-            leader_address = f"tcp:{leader.address}:{PORT}"
-            gone = time.monotonic()
-            cut = round_ % 2 == 1
-            if cut:
-                namespace, link = links[leader.name]
-                run(*inside(namespace, "ip", "link", "set", link, "down"))
-                probe = RawConnection(leader.daemon.socket_path)
-                probe.sock.settimeout(0.2)
-            else:
-                leader.kill()
-            # The first Send acknowledged by another daemon after the leader went.
-            deadline = gone + 30
-            while not any(when > gone and address != leader_address for _, address, when in sender.acknowledged):
-                assert time.monotonic() < deadline, f"no daemon took over in round {round_}:\n" + "\n".join(m.daemon.log()[-3000:] for m in members)
-                if cut:
-                    # Asked through its own socket: a leader cut off acknowledges nothing once its lease ran out.
-                    try:
-                        probe.send("Send", INCREMENT)
-                        reply = probe.read()
-                        if reply is not None and "error" not in reply:
-                            cut_off_acknowledgements.append((reply["parameters"]["seq"], time.monotonic() - gone))
-                    except (OSError, AssertionError):
-                        pass
-                time.sleep(0.01)
-            failovers.append(("cut off" if cut else "killed",
-                              min(when for _, address, when in sender.acknowledged if when > gone and address != leader_address) - gone))
-            if cut:
-                probe.close()
-                # It stops once it could not reach the database for a whole lease.
-                try:
-                    leader.daemon.process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    leader.kill()
-                run(*inside(namespace, "ip", "link", "set", link, "up"))
-            try:
-                leader.start()
-            except RuntimeError as error:
-                pytest.fail(f"round {round_} ({'cut off' if cut else 'killed'}): {error}\n{postgres_diagnostics(leader.namespace)}")
-            end = time.monotonic() + 20
-            while (leader.cluster() or {}).get("role") != "standby":
-                assert time.monotonic() < end, f"{leader.name} did not come back as a standby:\n{leader.daemon.log()[-3000:]}"
-                time.sleep(0.05)
-    finally:
-        sender.stopping.set()
-        sender.join(timeout=10)
-    # Every daemon reaches the last change, with the same state.
+        return member.call("Get", {"path": path})["parameters"]
+    except OSError:
+        return None
+
+
+def check_history(members, sender, subscribers):
+    """Every daemon reaches the leader's last change with the same state, and the history holds:
+    each seq once in the journal, each acknowledged Send in it, each subscriber's sequence
+    contiguous up to the last change. The last change's `{seq, state}`."""
     leader = leader_of(members)
     last = leader.call("Get", {"path": "/primes/count"})["parameters"]
     for member in members:
         end = time.monotonic() + 20
-        while member.call("Get", {"path": "/primes/count"})["parameters"] != last:
-            assert time.monotonic() < end, f"{member.name} never reached {last}"
+        while get(member, "/primes/count") != last:
+            assert time.monotonic() < end, f"{member.name} never reached {last}:\n{member.daemon.log()[-3000:]}"
             time.sleep(0.05)
     time.sleep(0.5)
     for subscriber in subscribers:
         subscriber.stopping.set()
         subscriber.join(timeout=5)
-    for kind in ("killed", "cut off"):
-        times = [seconds for which, seconds in failovers if which == kind]
-        if times:
-            print(f"\nfailover, leader {kind}, over {len(times)} rounds: p50 {percentile(times, 0.5) * 1000:.0f} ms, "
-                  f"p99 {percentile(times, 0.99) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms")
     # A long run's journal is pruned behind its snapshots: it is read from its oldest change.
     entries, since = [], 0
     while True:
@@ -440,7 +82,138 @@ def test_the_leader_killed_or_cut_off_round_after_round_loses_nothing_acknowledg
     for subscriber in subscribers:
         assert subscriber.gaps == [], f"{subscriber.member.name}'s subscriber saw gaps: {subscriber.gaps[:5]}"
         assert subscriber.seqs and subscriber.seqs[-1] == last["seq"], f"{subscriber.member.name}'s subscriber stopped at {subscriber.seqs[-1:]}"
+    return last
+
+
+def taken_over(sender, gone, address, deadline, while_waiting=lambda: None):
+    """Waits for the first Send acknowledged by a daemon other than the one at `address` after
+    `gone`; how long after `gone` it came."""
+    while not any(when > gone and other != address for _, other, when in sender.acknowledged):
+        assert time.monotonic() < deadline, "no daemon took over"
+        while_waiting()
+        time.sleep(0.01)
+    return min(when for _, other, when in sender.acknowledged if when > gone and other != address) - gone
+
+
+def back_as_standby(member, within=20):
+    end = time.monotonic() + within
+    while (member.cluster() or {}).get("role") != "standby":
+        assert time.monotonic() < end, f"{member.name} did not come back as a standby:\n{member.daemon.log()[-3000:]}"
+        time.sleep(0.05)
+
+
+def run_rounds(members, links, sender, restarts):
+    """ROUNDS times, the leader killed or (every other round) cut off, then started again as a
+    standby; the failover times by kind, and what a leader cut off acknowledged through its own
+    socket (seq, seconds after it was cut off)."""
+    failovers, cut_off_acknowledgements = [], []
+    round_ = 0
+    while round_ < ROUNDS:
+        leader = leader_of(members)
+        with restarts.holding(leader):
+            if not leader.daemon.alive():
+                # It stopped on its own since (deposed under load): the restarts bring it back.
+                continue
+            time.sleep(0.3)
+            assert sender.acknowledged, "nothing was acknowledged before the round"
+            leader_address = f"tcp:{leader.address}:{PORT}"
+            gone = time.monotonic()
+            cut = round_ % 2 == 1
+            probe = None
+            if cut:
+                namespace, link = links[leader.name]
+                run(*inside(namespace, "ip", "link", "set", link, "down"))
+                probe = RawConnection(leader.daemon.socket_path)
+                probe.sock.settimeout(0.2)
+            else:
+                leader.kill()
+
+            def ask_the_cut_off_leader():
+                # Through its own socket: a leader cut off acknowledges nothing once its lease ran out.
+                if probe is None:
+                    return
+                try:
+                    probe.send("Send", INCREMENT)
+                    reply = probe.read()
+                    if reply is not None and "error" not in reply:
+                        cut_off_acknowledgements.append((reply["parameters"]["seq"], time.monotonic() - gone))
+                except (OSError, AssertionError):
+                    pass
+
+            try:
+                failovers.append(("cut off" if cut else "killed", taken_over(sender, gone, leader_address, gone + 30, ask_the_cut_off_leader)))
+            except AssertionError:
+                pytest.fail(f"no daemon took over in round {round_}:\n" + "\n".join(m.daemon.log()[-3000:] for m in members))
+            if cut:
+                probe.close()
+                # It stops once it could not reach the database for a whole lease.
+                try:
+                    leader.daemon.process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    leader.kill()
+                run(*inside(namespace, "ip", "link", "set", link, "up"))
+            try:
+                leader.start()
+            except RuntimeError as error:
+                pytest.fail(f"round {round_} ({'cut off' if cut else 'killed'}): {error}\n{postgres_diagnostics(leader.namespace)}")
+            back_as_standby(leader)
+        round_ += 1
+    return failovers, cut_off_acknowledgements
+
+
+def test_the_leader_killed_or_cut_off_round_after_round_loses_nothing_acknowledged(cluster):
+    members, tls, namespaces, links = cluster
+    sender, subscribers = load(members, tls, namespaces)
+    with Restarts(members) as restarts:
+        try:
+            failovers, cut_off_acknowledgements = run_rounds(members, links, sender, restarts)
+        finally:
+            sender.stopping.set()
+            sender.join(timeout=10)
+        last = check_history(members, sender, subscribers)
+    assert restarts.unexpected == [], f"a daemon stopped on its own, not for its lease: {restarts.unexpected}"
+    for kind in ("killed", "cut off"):
+        times = [seconds for which, seconds in failovers if which == kind]
+        if times:
+            print(f"\nfailover, leader {kind}, over {len(times)} rounds: p50 {percentile(times, 0.5) * 1000:.0f} ms, "
+                  f"p99 {percentile(times, 0.99) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms")
     late = [(seq, after) for seq, after in cut_off_acknowledgements if after > LEASE]
     assert late == [], f"a leader cut off acknowledged after its lease ran out: {late}"
     assert all(seq <= last["seq"] for seq, _ in cut_off_acknowledgements)
-    print(f"{len(acknowledged)} Sends acknowledged, seq {last['seq']}")
+    print(f"{len(sender.acknowledged)} Sends acknowledged, seq {last['seq']}; "
+          f"started again after losing the lease on their own: {restarts.restarted or 'none'}")
+
+
+def test_a_leader_paused_longer_than_its_lease_is_deposed_stops_and_follows_once_started_again(cluster):
+    members, tls, namespaces, _ = cluster
+    sender, subscribers = load(members, tls, namespaces)
+    with Restarts(members) as restarts:
+        try:
+            leader = leader_of(members)
+            time.sleep(0.3)
+            assert sender.acknowledged, "nothing was acknowledged before the pause"
+            leader_address, starts = f"tcp:{leader.address}:{PORT}", leader.starts
+            process = leader.daemon.process
+            paused = time.monotonic()
+            os.kill(process.pid, signal.SIGSTOP)
+            try:
+                taken_over(sender, paused, leader_address, paused + 30)
+            finally:
+                os.kill(process.pid, signal.SIGCONT)
+            first_of_the_next = min(seq for seq, address, when in sender.acknowledged if when > paused and address != leader_address)
+            # Resumed, it finds the lease taken, answers what it had read with errors and stops;
+            # started again (the unit's Restart=on-failure), it follows the new leader.
+            assert process.wait(timeout=10) == 1
+            end = time.monotonic() + 20
+            while leader.starts == starts:
+                assert time.monotonic() < end, f"{leader.name} was not started again: {restarts.unexpected}"
+                time.sleep(0.05)
+            back_as_standby(leader)
+            time.sleep(0.5)
+        finally:
+            sender.stopping.set()
+            sender.join(timeout=10)
+        check_history(members, sender, subscribers)
+    assert restarts.restarted == [leader.name] and restarts.unexpected == [], (restarts.restarted, restarts.unexpected)
+    deposed = [seq for seq, address, _ in sender.acknowledged if address == leader_address and seq >= first_of_the_next]
+    assert deposed == [], f"the deposed leader acknowledged changes committed after the next leader's first: {deposed}"
