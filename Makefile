@@ -15,6 +15,7 @@
 #   make bench-inspector  the inspector's first render on a long journal, its event stream under load
 #   make bench-restart  the pause a restart through systemd's fd store makes, seen by 2,000 clients
 #   make bench-restart-systemd  the same under a real systemd in nspawn
+#                   (REEXECUTE=1: SIGUSR2, the executable run again in its process, for either)
 #   make bench-sandbox  what each part of the service unit's sandbox costs systemd at a start
 #   make bench-cluster  strict Sends on PostgreSQL against SQLite and etcd, a standby's lag, failover time
 #   make install    release build, installed with its systemd units under PREFIX (and DESTDIR);
@@ -307,7 +308,7 @@ bench-restart-systemd: deps
 	$(MAKE) --no-print-directory install-bin DESTDIR=$(RESTART_BENCH_INSTALL)
 	SWITCHYARD_BIN_DIR="$(RESTART_BENCH_INSTALL)$(BINDIR)" \
 	  SWITCHYARD_E2E_SCRIPT=Benchmarks/Restart/in-systemd.sh SWITCHYARD_E2E_TIMEOUT=900 \
-	  SWITCHYARD_E2E_ENVIRONMENT="RESTARTS=$(or $(RESTARTS),20) CONNECTIONS=$(or $(CONNECTIONS),1000) SUBSCRIBERS=$(or $(SUBSCRIBERS),1000)" \
+	  SWITCHYARD_E2E_ENVIRONMENT="RESTARTS=$(or $(RESTARTS),20) CONNECTIONS=$(or $(CONNECTIONS),1000) SUBSCRIBERS=$(or $(SUBSCRIBERS),1000) REEXECUTE=$(REEXECUTE)" \
 	  SWITCHYARD_E2E_DROPIN="$$(printf 'WatchdogSec=10s\nFileDescriptorStoreMax=4096\nEnvironment=SWITCHYARD_FDSTORE=4096 SWITCHYARD_LIMITS_MAX_CONNECTIONS=4000')" \
 	  Tests/Systemd/nspawn-e2e.sh
 

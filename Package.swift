@@ -149,7 +149,8 @@ let package = Package(
       name: "CWorkerSpawn",
       path: "Sources/CWorkerSpawn"
     ),
-    // systemd: readiness and status, the watchdog, socket activation, journald's log handler.
+    // systemd: readiness and status, the watchdog, socket activation, the file descriptor store,
+    // journald's log handler; the re-execution that passes descriptors the way systemd does.
     .target(
       name: "SwitchyardSystemd",
       dependencies: [
@@ -157,6 +158,7 @@ let package = Package(
         "CSystemd",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
       ],
       path: "Sources/Systemd"
     ),
@@ -358,9 +360,23 @@ let package = Package(
       ],
       path: "Sources/DaemonConfiguration"
     ),
+    // The restart's handover: the connections kept in systemd's store or passed to the daemon's
+    // executable run again, the state written for the next process, and what it takes over.
+    .target(
+      name: "SwitchyardHandOver",
+      dependencies: [
+        "SwitchyardChangeFeed",
+        "SwitchyardMetrics",
+        "SwitchyardServer",
+        "SwitchyardSystemd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Sources/HandOver"
+    ),
     .target(
       name: "SwitchyardDaemon",
       dependencies: [
+        "SwitchyardHandOver",
         "SwitchyardSettings",
         "SwitchyardSynchronization",
         "SwitchyardJSON",

@@ -6,7 +6,9 @@ CONNECTIONS clients each keep one call in flight (Get, read-only, so that replie
 the subscribers' traffic stays small), one more sends TICKS changes a second, and SUBSCRIBERS
 follow the path it changes. The daemon is restarted RESTARTS times by the test's stand-in for
 systemd (Tests/Python/fdstore.py), or, with SYSTEMD_UNIT set (inside `make bench-restart-systemd`'s
-container), by `systemctl restart` of that unit, whose socket is at SOCKET. The pause of a restart
+container), by `systemctl restart` of that unit, whose socket is at SOCKET. With REEXECUTE=1 each
+restart is a SIGUSR2 instead: the daemon runs its executable again in its own process, with the
+connections handed over (under systemd, `systemctl kill -s SIGUSR2 --kill-whom=main`). The pause of a restart
 is the longest time in which no client got a reply, around it: from the old process's last reply
 to the new one's first, as the clients saw them. Prints the pause's p50/p99/max and what the
 clients saw (errors, connections that ended and were made again, gaps, duplicates and snapshots
@@ -18,6 +20,7 @@ import os
 import resource
 import selectors
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -43,6 +46,19 @@ class SystemdUnit:
         # Type=notify: systemctl returns once the next process has sent READY=1.
         subprocess.run(["systemctl", "restart", self.unit], check=True, timeout=timeout)
 
+    def reexecute(self, timeout):
+        """SIGUSR2 to the main process; returns once the unit is active again, its reload (the
+        old image's RELOADING=1) ended by the next image's READY=1."""
+        state = lambda: subprocess.run(["systemctl", "show", "-P", "ActiveState", self.unit],
+                                       capture_output=True, text=True, check=True).stdout.strip()
+        subprocess.run(["systemctl", "kill", "--kill-whom=main", "-s", "SIGUSR2", self.unit], check=True, timeout=timeout)
+        end = time.monotonic() + timeout
+        time.sleep(0.05)
+        while state() != "active":
+            if time.monotonic() > end:
+                raise RuntimeError(f"{self.unit} is {state()}, not active again")
+            time.sleep(0.02)
+
     def stored_names(self):
         # systemd 252 cannot list its store (`systemd-analyze fdstore` is 254+): a connection
         # missing from it would show as one that ended.
@@ -58,6 +74,18 @@ class SystemdUnit:
         pass
 
 TICKS = float(os.environ.get("TICKS", "20"))
+REEXECUTE = os.environ.get("REEXECUTE") == "1"
+
+
+def reexecute(manager, timeout):
+    """SIGUSR2 to the daemon, which runs its executable again in its process; returns once the
+    next image said READY=1."""
+    if isinstance(manager, SystemdUnit):
+        return manager.reexecute(timeout)
+    manager.ready.clear()
+    manager.process.send_signal(signal.SIGUSR2)
+    if not manager.ready.wait(timeout):
+        raise RuntimeError(f"no READY=1 within {timeout} s after SIGUSR2:\n{manager.log()}")
 GET = json.dumps({"method": "io.switchyard.Store.Get", "parameters": {"path": "/primes/count"}}).encode() + b"\0"
 INCR = json.dumps({"method": "io.switchyard.Store.Send", "parameters": {"action": {"counter": {"incrTapped": {}}}}}).encode() + b"\0"
 
@@ -204,7 +232,10 @@ class Bench:
         windows = []
         for _ in range(self.restarts):
             terminated = time.monotonic()
-            self.manager.restart(timeout=120)
+            if REEXECUTE:
+                reexecute(self.manager, timeout=120)
+            else:
+                self.manager.restart(timeout=120)
             ready = time.monotonic()
             time.sleep(2)
             windows.append((terminated, ready))
@@ -273,12 +304,14 @@ def main():
         json.dump(result, f, indent=2)
     pause, restart = result["pause_ms"], result["restart_ms"]
     through = f"systemctl restart {os.environ['SYSTEMD_UNIT']}" if os.environ.get("SYSTEMD_UNIT") else "the stand-in for systemd"
+    if REEXECUTE:
+        through = "SIGUSR2 (the executable run again in its process)" + (" under systemd" if os.environ.get("SYSTEMD_UNIT") else "")
     print(f"{restarts} restarts through {through}, {connections} connections calling, {subscribers} subscribers, {TICKS:g} changes/s")
     print(f"serving pause at the clients (last reply of the old process to the first of the new): "
           f"p50 {pause['p50']:.1f} ms, p99 {pause['p99']:.1f} ms, max {pause['max']:.1f} ms")
     worst = result["longest_caller_wait_ms"]
     print(f"the caller that waited longest, each restart: p50 {worst['p50']:.1f} ms, p99 {worst['p99']:.1f} ms, max {worst['max']:.1f} ms")
-    print(f"SIGTERM to READY=1 of the next process: p50 {restart['p50']:.0f} ms, max {restart['max']:.0f} ms")
+    print(f"{'SIGUSR2' if REEXECUTE else 'SIGTERM'} to READY=1 of the next process: p50 {restart['p50']:.0f} ms, max {restart['max']:.0f} ms")
     print(f"clients: {result['replies']} replies, {result['errors']} errors {result['error_names'] or ''}, "
           f"{result['ended_connections']} connections ended (made again); subscriptions: {result['subscriber_gaps']} gaps, "
           f"{result['subscriber_duplicates']} duplicates, {result['snapshots_after_the_first']} snapshots after the first, "

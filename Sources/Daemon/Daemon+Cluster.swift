@@ -73,7 +73,7 @@ extension Daemon {
     )
     let serving = ServerService(
       server: server, changeLog: changeLog, manager: manager,
-      onBound: { responder.socketGroup.store(Int64(socketGroup(boundAt: listeners[0].socketPath)), ordering: .relaxed) }
+      onBound: { _ in responder.socketGroup.store(Int64(socketGroup(boundAt: listeners[0].socketPath)), ordering: .relaxed) }
     ) {
       manager.ready(status: "standby of \(view.leader?.holder ?? "the journal's leader")")
       onListening()

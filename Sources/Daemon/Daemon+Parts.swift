@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -46,11 +47,17 @@ extension Daemon {
     }
   }
 
-  /// The socket systemd passed (`FileDescriptorName=varlink`), or the configured path once no
-  /// other daemon serves on it; the TCP socket for TLS passed beside it (`varlink-tls`); and what
-  /// the previous process left in systemd's store.
+  /// The socket systemd passed (`FileDescriptorName=varlink`), the one the daemon had bound
+  /// itself when it runs again in its process (SIGUSR2), or the configured path once no other
+  /// daemon serves on it; the TCP socket for TLS passed beside it (`varlink-tls`); and what the
+  /// previous process left in systemd's store.
   func claimListener() throws -> (VarlinkListener, tls: CInt?, StoredDescriptors) {
-    let (fd, tls, stored) = try SocketActivation.descriptors(listeningOn: "varlink", alongside: "varlink-tls")
+    let (fd, tls, passed) = try SocketActivation.descriptors(listeningOn: "varlink", alongside: "varlink-tls")
+    var stored = passed
+    let handedOver = stored.takeBoundListener()
+    let path = self.configuration.socketPath
+    if fd == nil, let handedOver, boundPath(ofSocket: handedOver) == path { return (.handedOver(handedOver, path: path), tls, stored) }
+    handedOver.map { _ = close($0) }
     if let fd { return (.inherited(fd), tls, stored) }
     // Before anything starts: a daemon already serving on the path keeps it, and this one stops
     // here without opening a journal or starting a worker.

@@ -5,6 +5,7 @@ import NIOPosix
 import ServiceLifecycle
 import SwitchyardAccess
 import SwitchyardDaemonConfiguration
+import SwitchyardHandOver
 import SwitchyardJournal
 import SwitchyardMetrics
 import SwitchyardRuntime
@@ -80,6 +81,17 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
   ///   another daemon listens on the socket's path (or the path is not a socket) or the socket
   ///   cannot be bound.
   public func run(onListening: @escaping @Sendable () -> Void = {}) async throws {
+    // Its path read now: an upgrade may replace the file before SIGUSR2 runs it. Until the
+    // daemon serves, and on a standby, SIGUSR2 is ignored rather than ending the process.
+    let reexecution = Reexecution.ofThisProcess().map(ReexecutionRequest.init)
+    signal(SIGUSR2, SIG_IGN)
+    try await self.serve(onListening: onListening, reexecution: reexecution)
+    // Everything has stopped and closed (the journal, the state directory's lock, the workers).
+    guard let reexecution, reexecution.isRequested else { return }
+    try reexecution.execute()
+  }
+
+  private func serve(onListening: @escaping @Sendable () -> Void, reexecution: ReexecutionRequest?) async throws {
     // On the PostgreSQL journal with another daemon leading: its standby first.
     guard let start = try await self.standbyUntilLeading(onListening: onListening) else { return }
     // One event loop serves every connection, and the features whose stores run on it: workers and effects
@@ -132,6 +144,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     let status = self.statusLine(hosted, journal: journal, responder: responder, counters: counters)
     // Trapped now, before READY=1, so that a reload right after start-up finds the handler.
     let hangUps = await UnixSignalsSequence(trapping: .sighup)
+    let userSignals = reexecution == nil ? nil : await UnixSignalsSequence(trapping: .sigusr2)
     let server = VarlinkServer(
       responder: responder, counters: counters, listeners: listeners, limits: { configuration.value.limits },
       connectionCeiling: connectionCeiling, loop: loop,
@@ -151,8 +164,11 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
       hosting,
       ServerService(
         server: server, changeLog: hosted.changeLog, manager: manager,
-        handOver: fileDescriptorStore.map { ConnectionHandOver(store: $0, logger: self.logger) },
-        onBound: { responder.socketGroup.store(Int64(socketGroup(boundAt: listener.socketPath)), ordering: .relaxed) }
+        handOver: ConnectionHandOver(store: fileDescriptorStore, reexecution: reexecution, logger: self.logger),
+        onBound: { sockets in
+          responder.socketGroup.store(Int64(socketGroup(boundAt: listener.socketPath)), ordering: .relaxed)
+          reexecution?.keep(zip(listeners, sockets))
+        }
       ) {
         handedOver.report(to: self.metrics, logger: self.logger)
         Task {
@@ -182,8 +198,14 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     ]
     // The state directory's lock is held until the journal is closed, whatever still refers to it.
     defer { withExtendedLifetime(journal) {} }
-    try await ServiceGroup(configuration: self.serviceGroupConfiguration(services.compactMap { $0 })).run()
-    listener.removeLeftovers()
+    var group = self.serviceGroupConfiguration(services.compactMap { $0 })
+    if let reexecution, let userSignals {
+      let signal = ReexecutionSignal(signals: userSignals, request: reexecution, manager: manager, logger: self.logger)
+      group.services.append(.init(service: signal, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "ReexecutionSignal"))
+    }
+    try await ServiceGroup(configuration: group).run()
+    // Run again, the daemon serves on the same socket file.
+    if reexecution?.isRequested != true { listener.removeLeftovers() }
     self.logger.info("stopped")
   }
 }

@@ -1,5 +1,6 @@
 import ServiceLifecycle
 import SwitchyardChangeFeed
+import SwitchyardHandOver
 import SwitchyardServer
 import SwitchyardSystemd
 
@@ -10,23 +11,24 @@ struct ServerService<Responder: VarlinkResponder>: Service {
   let server: VarlinkServer<Responder>
   let changeLog: ChangeLog
   let manager: ServiceManager
-  /// With systemd's file descriptor store on, SIGTERM hands the connections to the next process.
+  /// With systemd's file descriptor store on, SIGTERM hands the connections to the next process;
+  /// SIGUSR2 to the executable run again.
   var handOver: ConnectionHandOver? = nil
-  /// Called once the socket is bound, before the connections handed over are adopted.
-  var onBound: @Sendable () -> Void = {}
+  /// Called once the sockets are bound (each listener's, in order), before the connections
+  /// handed over are adopted.
+  var onBound: @Sendable (_ sockets: [CInt?]) -> Void = { _ in }
   let onListening: @Sendable () -> Void
 
   func run() async throws {
     try await withTaskCancellationHandler {
       try await withGracefulShutdownHandler {
         try await self.server.run(onBound: self.onBound, onListening: self.onListening)
-        if let handOver = self.handOver, Task.isShuttingDownGracefully {
+        if let handOver = self.handOver, handOver.isHandingOver, Task.isShuttingDownGracefully {
           await handOver.finish(server: self.server)
         }
       } onGracefulShutdown: {
-        if let handOver = self.handOver {
-          self.manager.stopping()
-          return handOver.begin(server: self.server, changeLog: self.changeLog)
+        if let handOver = self.handOver, handOver.isHandingOver {
+          return handOver.begin(server: self.server, changeLog: self.changeLog, manager: self.manager)
         }
         // Said at the default level: a log that ends at "listening" then means no shutdown began.
         self.server.logger.info("shutting down: answering the calls in flight, accepting no more")

@@ -26,6 +26,8 @@ package final class ServerChannels: Sendable {
     var closedWaiters: [CheckedContinuation<Void, Never>] = []
     /// The connections handed over, for the state the next process reads.
     var handedOver: [HandOverState.Connection] = []
+    /// Where the connections handed over are kept instead of the store (a re-execution).
+    var passing: (any ConnectionStore)?
     /// A try to keep the connections the store could not take as they were admitted is due.
     var isRestockScheduled = false
 
@@ -199,12 +201,14 @@ package final class ServerChannels: Sendable {
   }
 
   /// Stops accepting and tells every connection to hand itself over once its calls started are
-  /// answered (``handedOver(_:pending:)``); ``allClosed()`` returns once all have.
-  func handOver() {
-    guard self.loop.inEventLoop else { return self.loop.execute { self.handOver() } }
+  /// answered (``handedOver(_:pending:)``); ``allClosed()`` returns once all have. Each is kept
+  /// in `passing` when there is one (a re-execution), in the server's store otherwise.
+  func handOver(passingTo passing: (any ConnectionStore)? = nil) {
+    guard self.loop.inEventLoop else { return self.loop.execute { self.handOver(passingTo: passing) } }
     let contents = self.contents.value
     contents.isDraining = true
     contents.isHandingOver = true
+    contents.passing = passing
     for listener in contents.listeners { listener.close(promise: nil) }
     for connection in contents.connections.values {
       connection.channel.pipeline.fireUserInboundEventTriggered(HandOverEvent())
@@ -214,13 +218,24 @@ package final class ServerChannels: Sendable {
   /// Whether the connections go to the next process (``handOver()``).
   var isHandingOver: Bool { self.contents.value.isHandingOver }
 
+  /// Whether the connections go to the next process, asked from off the loop.
+  func handingOverNow() async -> Bool {
+    (try? await self.loop.submit { self.contents.value.isHandingOver }.get()) ?? false
+  }
+
   /// `channel` goes to the next process, which reads `pending` first; `false` when it is not
   /// kept in the store, and must close instead.
   func handedOver(_ channel: any Channel, pending: [UInt8], resumesCall: Bool) -> Bool {
     let contents = self.contents.value
-    guard let connection = contents.connections[ObjectIdentifier(channel)],
-      let name = connection.storedAs ?? connection.descriptor.flatMap({ self.store?.keep($0, waitingAtMost: .seconds(1)) })
-    else { return false }
+    guard let connection = contents.connections[ObjectIdentifier(channel)] else { return false }
+    let kept: String?
+    if let passing = contents.passing {
+      // The next image gets only what is passed to it, whatever systemd's store holds.
+      kept = connection.descriptor.flatMap { passing.keep($0, waitingAtMost: .zero) }
+    } else {
+      kept = connection.storedAs ?? connection.descriptor.flatMap { self.store?.keep($0, waitingAtMost: .seconds(1)) }
+    }
+    guard let name = kept else { return false }
     contents.connections.removeValue(forKey: ObjectIdentifier(channel))
     contents.handedOver.append(.init(name: name, pending: Data(pending), resumesCall: resumesCall))
     self.removed()

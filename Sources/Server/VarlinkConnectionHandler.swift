@@ -91,8 +91,13 @@ package final class VarlinkConnectionHandler: ChannelDuplexHandler {
     do {
       try self.server.opened(context.channel, limit: self.connectionLimit, descriptor: self.descriptor, storedAs: self.storedAs)
       self.context = context
-      // Accepted as the server hands over (systemd's socket kept it queued): it goes over too.
-      if self.server.isHandingOver { self.userInboundEventTriggered(context: context, event: HandOverEvent()) }
+      // Accepted or adopted as the server hands over (systemd's socket kept it queued, or the
+      // previous process handed it over): it goes over too. On the loop's next turn, after an
+      // adopted connection's handed-over bytes have been read into it.
+      if self.server.isHandingOver {
+        let channel = context.channel
+        context.eventLoop.execute { channel.pipeline.fireUserInboundEventTriggered(HandOverEvent()) }
+      }
     } catch let refusal where refusal.limit != nil {
       let limit = refusal.limit ?? 0
       self.refusals.overLimit(limit, storeIsFull: refusal.isStoreFull, caller: self.caller)

@@ -13,6 +13,9 @@ package enum VarlinkListener: Sendable {
   case path(String, mode: mode_t)
   /// Serve on a listening socket systemd passed (socket activation).
   case inherited(CInt)
+  /// Serve on the listening Unix socket bound at `path` that the daemon, run again in its own
+  /// process, passed itself: the path is the daemon's, to remove when it stops, as with `path`.
+  case handedOver(CInt, path: String)
   /// Bind a TCP socket at `host`:`port`, whose connections speak TLS made with `tls`.
   case tcp(host: String, port: Int, tls: TLSServerContext)
   /// Serve TLS with `tls` on a listening TCP socket systemd passed.
@@ -21,7 +24,7 @@ package enum VarlinkListener: Sendable {
   /// The TLS a connection's bytes go through before they are Varlink; `nil` for a Unix socket.
   package var tls: TLSServerContext? {
     switch self {
-    case .path, .inherited: nil
+    case .path, .inherited, .handedOver: nil
     case let .tcp(_, _, tls), let .inheritedTCP(_, tls): tls
     }
   }
@@ -29,7 +32,7 @@ package enum VarlinkListener: Sendable {
   /// Where it listens, for `Status` and the log: `unix:/run/x.sock`, `tcp:0.0.0.0:7501`.
   package var name: String {
     switch self {
-    case let .path(path, _): "unix:\(path)"
+    case let .path(path, _), let .handedOver(_, path): "unix:\(path)"
     case let .inherited(fd): boundPath(ofSocket: fd).map { "unix:\($0)" } ?? "fd \(fd)"
     case let .tcp(host, port, _): VarlinkAddress.tcp(host: host, port: port).description
     case let .inheritedTCP(fd, _): "tcp: fd \(fd)"
@@ -40,7 +43,7 @@ package enum VarlinkListener: Sendable {
   /// bound the socket it passed to.
   package var socketPath: String? {
     switch self {
-    case let .path(path, _): path
+    case let .path(path, _), let .handedOver(_, path): path
     case let .inherited(fd): boundPath(ofSocket: fd)
     case .tcp, .inheritedTCP: nil
     }
@@ -60,7 +63,7 @@ package enum VarlinkListener: Sendable {
       // (a daemon that started meanwhile) makes the bind fail rather than being replaced.
       let server: any Channel
       do {
-        server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+        server = try await bootstrap.withBoundSocket(try Self.boundUnixSocket(at: path)).get()
       } catch {
         throw ServerError.cannotListen(at: path, error)
       }
@@ -69,14 +72,15 @@ package enum VarlinkListener: Sendable {
       }
       logger.info("listening", metadata: ["socket": "\(path)"])
       return server
-    case let .inherited(fd), let .inheritedTCP(fd, _):
+    case let .inherited(fd), let .inheritedTCP(fd, _), let .handedOver(fd, _):
       let server: any Channel
       do {
         server = try await bootstrap.withBoundSocket(fd).get()
       } catch {
         throw ServerError.cannotListen(at: boundPath(ofSocket: fd), error)
       }
-      logger.info("listening on the socket systemd passed", metadata: ["socket": "\(boundPath(ofSocket: fd) ?? self.name)"])
+      let origin = if case .handedOver = self { "the process before" } else { "systemd" }
+      logger.info("listening on the socket \(origin) passed", metadata: ["socket": "\(boundPath(ofSocket: fd) ?? self.name)"])
       return server
     case let .tcp(host, port, _):
       let server: any Channel
@@ -90,11 +94,27 @@ package enum VarlinkListener: Sendable {
     }
   }
 
+  /// A Unix stream socket bound at `path`, for NIO to listen on. Bound here rather than by NIO,
+  /// which removes the file of a socket it bound when it closes it: a daemon that runs again in
+  /// its process (SIGUSR2) closes its listener and passes a copy on, and the file must stay.
+  private static func boundUnixSocket(at path: String) throws -> CInt {
+    let address = try SocketAddress(unixDomainSocketPath: path)
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+    guard address.withSockAddr({ Glibc.bind(fd, $0, socklen_t($1)) }) == 0 else {
+      let error = IOError(errnoCode: errno, reason: "bind")
+      close(fd)
+      throw error
+    }
+    return fd
+  }
+
   /// Removes what the listener leaves behind once the server has stopped: the socket file it
   /// bound. A socket systemd passed is systemd's, and stays.
   package func removeLeftovers() {
-    if case let .path(path, _) = self {
-      try? FileManager.default.removeItem(atPath: path)
+    switch self {
+    case let .path(path, _), let .handedOver(_, path): try? FileManager.default.removeItem(atPath: path)
+    case .inherited, .tcp, .inheritedTCP: break
     }
   }
 }

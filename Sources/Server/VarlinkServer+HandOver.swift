@@ -7,9 +7,10 @@ extension VarlinkServer {
   /// starts no call, answers the calls started, and leaves each connection open, kept in the
   /// ``ConnectionStore``, with what it read and did not answer (``handedOverConnections()``).
   /// ``run(onListening:)`` returns once all are handed over; a connection still answering
-  /// after `timeout` is closed instead.
-  package func handOver(within timeout: Duration) {
-    self.channels.handOver()
+  /// after `timeout` is closed instead. With `passing` (a re-execution of the daemon), each
+  /// connection is kept there rather than in the server's store.
+  package func handOver(within timeout: Duration, passingTo passing: (any ConnectionStore)? = nil) {
+    self.channels.handOver(passingTo: passing)
     let channels = self.channels
     self.loop.scheduleTask(in: TimeAmount(timeout)) { channels.abandonHandOver() }
   }

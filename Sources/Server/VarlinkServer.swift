@@ -124,9 +124,9 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
   ///
   /// - Parameters:
   ///   - onBound: Called once the sockets are bound, before the connections handed over by the
-  ///     previous process are adopted.
+  ///     previous process are adopted, with each listener's socket in the order of the listeners.
   ///   - onListening: Called once every listener accepts connections.
-  package func run(onBound: @Sendable () -> Void = {}, onListening: @Sendable () -> Void) async throws {
+  package func run(onBound: @Sendable (_ sockets: [CInt?]) -> Void = { _ in }, onListening: @Sendable () -> Void) async throws {
     var bound: [any Channel] = []
     do {
       for listener in self.listeners {
@@ -138,11 +138,25 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       throw error
     }
     let servers = bound
+    var sockets: [CInt?] = []
+    for server in servers {
+      sockets.append(
+        try? await server.eventLoop.submit {
+          try server.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) { $0 }
+        }.get()
+      )
+    }
+    // Told even when a shutdown came first: a handover's next process takes the sockets over.
+    onBound(sockets)
     // Shut down before it listened: the sockets are closed, and there is nothing to serve.
-    if await self.channels.listening(servers) {
-      onBound()
-      // The Unix socket's connections: a TLS session cannot outlive its process.
+    let listening = await self.channels.listening(servers)
+    // The Unix socket's connections (a TLS session cannot outlive its process); taken on by a
+    // handover that began first too, which passes each on as it registers.
+    let handingOver = await self.channels.handingOverNow()
+    if listening || handingOver {
       await self.adopt(self.adopting, listener: 0)
+    }
+    if listening {
       onListening()
       for server in servers {
         do {
@@ -195,7 +209,7 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
       let socket = try channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(of: NIOBSDSocket.Handle.self) { $0 }
       try self.addConnectionHandlers(
         to: channel, caller: socket.flatMap { Caller(socket: $0) }, listener: listener, writesToSocket: true,
-        stored: self.channels.store == nil ? nil : socket, storedAs: storedAs
+        descriptor: socket, storedAs: storedAs
       )
     }
   }
@@ -218,10 +232,11 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
 
   /// Adds timeouts, framing and the calls, for `caller`; behind `handler` when given. Replies
   /// go straight to the socket unless bytes must pass through the pipeline first (TLS). The
-  /// connection counts under its listener until it closes; its socket goes to the connection
-  /// store when `stored` gives it.
+  /// connection counts under its listener until it closes; its socket (`descriptor`, a Unix
+  /// connection's) goes to the connection store, when there is one, and to the next process at a
+  /// handover.
   private func addConnectionHandlers(
-    to channel: any Channel, caller: Caller?, listener: Int, writesToSocket: Bool, stored: CInt? = nil,
+    to channel: any Channel, caller: Caller?, listener: Int, writesToSocket: Bool, descriptor: CInt? = nil,
     storedAs: String? = nil, after handler: (any ChannelHandler)? = nil
   ) throws {
     let limitsInForce = self.limits
@@ -252,7 +267,7 @@ package struct VarlinkServer<Responder: VarlinkResponder>: Sendable {
         responder: self.responder,
         server: channels,
         caller: caller,
-        descriptor: stored,
+        descriptor: descriptor,
         storedAs: storedAs,
         log: ConnectionLog(logger: self.logger, peer: caller),
         capacity: limits.maximumQueuedCalls,

@@ -67,17 +67,26 @@ package final class FileDescriptorStore: Sendable {
   /// back with ``StoredDescriptors/contents(of:)``.
   @discardableResult
   package func store(contents bytes: [UInt8], name: String) -> Bool {
-    let fd = switchyard_memfd(name)
-    guard fd >= 0 else { return false }
+    guard let fd = Self.memoryFile(named: name, holding: bytes) else { return false }
     defer { close(fd) }
+    return self.send("FDSTORE=1\nFDNAME=\(name)\nFDPOLL=0", fds: [fd])
+  }
+
+  /// A memory file holding `bytes` (closed on exec), or `nil` when it cannot be made or written.
+  static func memoryFile(named name: String, holding bytes: [UInt8]) -> CInt? {
+    let fd = switchyard_memfd(name)
+    guard fd >= 0 else { return nil }
     var written = 0
     while written < bytes.count {
       let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
       if count < 0, errno == EINTR { continue }
-      guard count > 0 else { return false }
+      guard count > 0 else {
+        close(fd)
+        return nil
+      }
       written += count
     }
-    return self.send("FDSTORE=1\nFDNAME=\(name)\nFDPOLL=0", fds: [fd])
+    return fd
   }
 
   private func send(_ text: String, fds: [CInt], waitingAtMost patience: Duration = .milliseconds(50)) -> Bool {

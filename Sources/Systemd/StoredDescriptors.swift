@@ -16,11 +16,16 @@ package struct StoredDescriptors: Sendable {
   package static let stateName = "handover-state"
   /// The prefix of a stored connection's name.
   static let connectionPrefix = "conn-"
+  /// The name a re-execution passes the listening socket the daemon bound itself under.
+  package static let boundListenerName = "varlink-bound"
 
   /// Connected sockets, by the name each was stored under.
   package private(set) var connections: [String: CInt] = [:]
   /// What the previous process wrote as it handed over; `nil` after a crash.
   package private(set) var state: [UInt8]?
+  /// The listening socket the daemon had bound itself, passed by a re-execution (SIGUSR2): the
+  /// connections waiting in its queue are served by the next image rather than refused.
+  private var boundListener: CInt?
 
   package init() {}
 
@@ -43,6 +48,11 @@ package struct StoredDescriptors: Sendable {
       // A name is the socket's identity: one that came back twice (stored twice) is one socket.
       if let previous = self.connections[name] { close(previous) }
       self.connections[name] = fd
+      return true
+    }
+    if name == Self.boundListenerName {
+      if let previous = self.boundListener { close(previous) }
+      self.boundListener = fd
       return true
     }
     if name == Self.stateName {
@@ -79,9 +89,16 @@ package struct StoredDescriptors: Sendable {
     return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &typeLength) == 0 && type == CInt(SOCK_STREAM.rawValue)
   }
 
+  /// The listening socket a re-execution passed, now the caller's to serve on or close.
+  package mutating func takeBoundListener() -> CInt? {
+    defer { self.boundListener = nil }
+    return self.boundListener
+  }
+
   /// Closes every stored descriptor this process was passed.
   package func closeAll() {
     for fd in self.connections.values { close(fd) }
+    if let boundListener = self.boundListener { close(boundListener) }
   }
 
   /// The bytes of a memory file, from its start; `nil` when it cannot be read.

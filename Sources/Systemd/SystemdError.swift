@@ -23,16 +23,18 @@ package struct SystemdError: Error, CustomStringConvertible, Sendable {
     package static let noSocketNamed = Code("noSocketNamed")
     /// The socket passed under that name is not a listening Unix stream socket.
     package static let notAUnixStreamListener = Code("notAUnixStreamListener")
+    /// The daemon's executable could not be run again in its process (SIGUSR2).
+    package static let cannotReexecute = Code("cannotReexecute")
   }
 
   package let code: Code
-  /// The name the daemon looked for (`FileDescriptorName=`).
+  /// The name the daemon looked for (`FileDescriptorName=`); the executable (`cannotReexecute`).
   package let name: String?
   /// The names of the sockets systemd passed (`noSocketNamed`).
   package let socketNames: [String]
   /// The descriptor of the socket passed under ``name`` (`notAUnixStreamListener`).
   package let fd: CInt?
-  /// The `errno` `sd_listen_fds_with_names` failed with (`socketActivationUnusable`).
+  /// The `errno` `sd_listen_fds_with_names` or `execve` failed with.
   package let errno: CInt?
 
   package static func socketActivationUnusable(errno: CInt) -> SystemdError {
@@ -47,9 +49,18 @@ package struct SystemdError: Error, CustomStringConvertible, Sendable {
     SystemdError(code: .notAUnixStreamListener, name: name, socketNames: [], fd: fd, errno: nil)
   }
 
+  package static func cannotReexecute(_ executable: String, errno: CInt) -> SystemdError {
+    SystemdError(code: .cannotReexecute, name: executable, socketNames: [], fd: nil, errno: errno)
+  }
+
   package var description: String {
     let name = self.name ?? ""
     switch self.code {
+    case .cannotReexecute:
+      return """
+        could not run \(name) again in this process: \(String(cString: strerror(self.errno ?? 0))). The connections \
+        handed over to it are ended; under systemd, Restart=on-failure starts the daemon again.
+        """
     case .socketActivationUnusable:
       return "socket activation: the LISTEN_FDS/LISTEN_PID variables could not be used: \(String(cString: strerror(self.errno ?? 0)))"
     case .noSocketNamed:

@@ -38,7 +38,9 @@ package struct Watchdog: Service {
   private func loop() async {
     var round = self.startRound()
     var wasWithholding = false
-    var pause = self.period
+    // The first ping as soon as the features answer: a daemon run again in its process (SIGUSR2)
+    // keeps the watchdog's clock of the image before, which systemd does not reset.
+    var pause = self.period / 10
     while !Task.isCancelled {
       do {
         try await Task.sleep(for: pause)

@@ -40,7 +40,7 @@ def _interrupted(signum, frame):
 
 
 class Daemon:
-    def __init__(self, folder, environment=None, arguments=(), launcher=()):
+    def __init__(self, folder, environment=None, arguments=(), launcher=(), executable=None):
         self.folder = folder
         self.socket_path = os.path.join(folder, "switchyard.sock")
         self.address = f"unix:{self.socket_path}"
@@ -49,7 +49,7 @@ class Daemon:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SWITCHYARD_")}
         env.update(environment or {})
         self.process = subprocess.Popen(
-            [*launcher, SWITCHYARDD, "--socket", self.socket_path, *arguments],
+            [*launcher, executable or SWITCHYARDD, "--socket", self.socket_path, *arguments],
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=subprocess.STDOUT,

@@ -381,6 +381,15 @@ print(h.get("connections"), h.get("subscriptions"), h.get("ended"), "pause" in h
     fail "switchyard status has no Restart line with what was taken over" "$status_text"
   fi
 
+  step "SIGUSR2 runs the daemon again in its process: nothing dropped, the same main PID, no restart counted"
+  count_before="$(primes_count)"
+  if out="$(timeout 600 python3 /switchyard-tests/handover_clients.py "$SOCKET" reexecute 3 "$senders" "$subscribers" 2>&1)"; then
+    pass "$out"
+  else
+    fail "clients across SIGUSR2" "$out"
+  fi
+  equal "get /primes: count after SIGUSR2" $((count_before + 3 * senders * 10)) "$(primes_count)"
+
   step "kill -9 under load: every connection ended within 5 s, nothing acknowledged lost (README, after a crash)"
   if out="$(timeout 600 python3 /switchyard-tests/handover_clients.py "$SOCKET" crash "$crashes" "$senders" "$subscribers" 2>&1)"; then
     pass "$out"

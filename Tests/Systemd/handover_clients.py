@@ -1,13 +1,16 @@
 """Clients that ride through restarts of switchyard.service (issue 34), run in the container.
 
     python3 handover_clients.py SOCKET restart RESTARTS SENDERS SUBSCRIBERS [UPGRADE_BIN CONFIG]
+    python3 handover_clients.py SOCKET reexecute ROUNDS SENDERS SUBSCRIBERS
     python3 handover_clients.py SOCKET crash ROUNDS SENDERS SUBSCRIBERS
 
 `restart`: SENDERS connections pipeline Sends across each `systemctl restart` while SUBSCRIBERS
 follow /primes/count; every call is answered, no connection drops, and every subscriber's
 sequence is contiguous with no snapshot after its first. With UPGRADE_BIN, the restarts alternate
 the unit's binary between UPGRADE_BIN and its own (a drop-in's ExecStart=): an upgrade, then a
-downgrade. `crash`: ROUNDS kill -9 under the same load (Restart=on-failure): every connection
+downgrade. `reexecute`: the same load across `systemctl kill -s SIGUSR2 --kill-whom=main`, which
+runs the daemon's executable again in its process: the unit's main PID and NRestarts stay the
+same, and the unit is active again after each. `crash`: ROUNDS kill -9 under the same load (Restart=on-failure): every connection
 is ended within 5 s of the kill, as the README promises, and its client reconnects; senders
 lose no acknowledged Send; subscribers resume with `since` and see every change once, in order.
 Prints one line per finding; exits 1 on the first failure.
@@ -94,7 +97,29 @@ def served_version(path):
     return json.loads(reply.rstrip(b"\0"))["parameters"]["version"]
 
 
-def restart(path, restarts, senders, subscribers, upgrade=None, config=None):
+def unit_property(name):
+    return subprocess.run(["systemctl", "show", "-P", name, SERVICE], capture_output=True, text=True, timeout=30).stdout.strip()
+
+
+def reexecute(path, rounds, senders, subscribers):
+    pid, restarts = main_pid(), unit_property("NRestarts")
+
+    def by_signal(number):
+        subprocess.run(["systemctl", "kill", "--kill-whom=main", "-s", "SIGUSR2", SERVICE], check=True, timeout=30)
+
+    def after(number):
+        if (main_pid(), unit_property("NRestarts")) != (pid, restarts):
+            fail(f"SIGUSR2 {number}: MainPID {main_pid()} (was {pid}), NRestarts {unit_property('NRestarts')} (was {restarts})")
+        end = time.monotonic() + 30
+        while unit_property("ActiveState") != "active":
+            if time.monotonic() > end:
+                fail(f"SIGUSR2 {number}: the unit is {unit_property('ActiveState')}, not active again")
+            time.sleep(0.05)
+
+    restart(path, rounds, senders, subscribers, how=(by_signal, after, "SIGUSR2 (main PID kept)"))
+
+
+def restart(path, restarts, senders, subscribers, upgrade=None, config=None, how=None):
     original = os.readlink(f"/proc/{main_pid()}/exe") if upgrade else None
     # An upgrade is to a build that says another version: the same binary would prove nothing.
     versions = {binary: binary_version(binary) for binary in (upgrade, original) if binary}
@@ -142,7 +167,10 @@ def restart(path, restarts, senders, subscribers, upgrade=None, config=None):
             expected = upgrade if number % 2 == 0 else original
             run_binary(upgrade if number % 2 == 0 else None, config)
         started = time.monotonic()
-        subprocess.run(["systemctl", "restart", SERVICE], check=True, timeout=60)
+        if how:
+            how[0](number)
+        else:
+            subprocess.run(["systemctl", "restart", SERVICE], check=True, timeout=60)
         pauses.append(time.monotonic() - started)
         if expected and os.readlink(f"/proc/{main_pid()}/exe") != expected:
             fail(f"restart {number}: the new process runs {os.readlink(f'/proc/{main_pid()}/exe')}, not {expected}")
@@ -155,6 +183,8 @@ def restart(path, restarts, senders, subscribers, upgrade=None, config=None):
                 reply = client.read()
                 if reply is None or "error" in reply:
                     fail(f"restart {number}: sender {index} call {call}: {reply}")
+        if how:
+            how[1](number)
     for thread in readers:
         thread.join(timeout=120)
     for index, (sub, seqs) in enumerate(subs):
@@ -166,9 +196,9 @@ def restart(path, restarts, senders, subscribers, upgrade=None, config=None):
             fail(f"subscriber {index}: not contiguous: {seqs}")
     binaries = f", the binary alternating with {upgrade}" if upgrade else ""
     print(
-        f"PASS {restarts} restarts{binaries}, {senders} senders x {PER_RESTART} pipelined calls each: all answered; "
-        f"{subscribers} subscribers contiguous over {total} changes; systemctl restart took "
-        f"{min(pauses):.2f}-{max(pauses):.2f} s"
+        f"PASS {restarts} {'restarts' if not how else how[2]}{binaries}, {senders} senders x {PER_RESTART} pipelined calls "
+        f"each: all answered; {subscribers} subscribers contiguous over {total} changes"
+        + ("" if how else f"; systemctl restart took {min(pauses):.2f}-{max(pauses):.2f} s")
     )
 
 
@@ -338,5 +368,7 @@ def crash(path, rounds, senders, subscribers):
 if __name__ == "__main__":
     if sys.argv[2] == "restart":
         restart(sys.argv[1], *map(int, sys.argv[3:6]), *sys.argv[6:8])
+    elif sys.argv[2] == "reexecute":
+        reexecute(sys.argv[1], *map(int, sys.argv[3:6]))
     else:
         crash(sys.argv[1], *map(int, sys.argv[3:6]))

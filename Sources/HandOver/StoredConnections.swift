@@ -5,15 +5,20 @@ import SwitchyardSystemd
 /// The server's connections kept in systemd's file descriptor store, each under its socket's
 /// name (``StoredDescriptors/connectionName(of:)``), so that the next process can take them
 /// over.
-struct StoredConnections: ConnectionStore {
+package struct StoredConnections: ConnectionStore {
   let store: FileDescriptorStore
   /// Says, rate-limited, when a connection could not be kept (systemd did not read its
   /// notification socket in time).
   let log: ConnectionLog
 
-  var capacity: Int { self.store.capacity }
+  package init(store: FileDescriptorStore, log: ConnectionLog) {
+    self.store = store
+    self.log = log
+  }
 
-  func keep(_ fd: CInt, waitingAtMost patience: Duration) -> String? {
+  package var capacity: Int { self.store.capacity }
+
+  package func keep(_ fd: CInt, waitingAtMost patience: Duration) -> String? {
     guard let name = StoredDescriptors.connectionName(of: fd) else { return nil }
     guard self.store.store(fd, name: name, waitingAtMost: patience) else {
       // Without patience, the server tries again later: only a failure that ends a connection
@@ -26,7 +31,7 @@ struct StoredConnections: ConnectionStore {
     return name
   }
 
-  func release(_ name: String) {
+  package func release(_ name: String) {
     self.store.remove(name: name)
   }
 }
