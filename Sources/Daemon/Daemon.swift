@@ -145,6 +145,15 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // Trapped now, before READY=1, so that a reload right after start-up finds the handler.
     let hangUps = await UnixSignalsSequence(trapping: .sighup)
     let userSignals = reexecution == nil ? nil : await UnixSignalsSequence(trapping: .sigusr2)
+    // A stop that comes while the daemon hands over to run itself again wins: it then exits.
+    let stops = reexecution == nil ? nil : await UnixSignalsSequence(trapping: .sigterm, .sigint)
+    let withdrawal = Task { [logger = self.logger] in
+      guard let stops else { return }
+      for await _ in stops where reexecution?.withdraw() == true {
+        logger.notice("stopping instead of running the executable again: a stop came during the handover")
+      }
+    }
+    defer { withdrawal.cancel() }
     let server = VarlinkServer(
       responder: responder, counters: counters, listeners: listeners, limits: { configuration.value.limits },
       connectionCeiling: connectionCeiling, loop: loop,

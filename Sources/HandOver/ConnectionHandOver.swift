@@ -25,12 +25,13 @@ package struct ConnectionHandOver: Sendable {
     self.reexecution = reexecution
     self.logger = logger
   }
+
   /// How long the calls in flight have to be answered: a connection still answering then is
   /// closed rather than handed over.
   package var timeout: Duration = .seconds(10)
 
   /// Where the connections go, if anywhere: a re-execution asked for, or systemd's store.
-  private var passing: ReexecutionRequest? { self.reexecution?.isRequested == true ? self.reexecution : nil }
+  private var passing: ReexecutionRequest? { self.reexecution?.wasAsked == true ? self.reexecution : nil }
 
   /// Whether a graceful shutdown hands the connections over rather than closing them.
   package var isHandingOver: Bool { self.store != nil || self.passing != nil }
@@ -48,8 +49,8 @@ package struct ConnectionHandOver: Sendable {
   /// Writes the state the next process reads, once the server handed every connection over.
   package func finish<Responder>(server: VarlinkServer<Responder>) async {
     let state = HandOverState(connections: await server.handedOverConnections())
-    let name = StoredDescriptors.stateName
-    let kept = self.passing.map { $0.passed.keep(contents: state.encoded(), name: name) } ?? self.store?.store(contents: state.encoded(), name: name)
+    let (bytes, name) = (state.encoded(), StoredDescriptors.stateName)
+    let kept = if let passing { passing.passed.keep(contents: bytes, name: name) } else { self.store?.store(contents: bytes, name: name) }
     guard kept == true else {
       self.logger.error("could not store the handover state: the next process ends the connections")
       return

@@ -8,17 +8,36 @@ import UnixSignals
 package final class ReexecutionRequest: Sendable {
   package let reexecution: Reexecution
   package let passed = PassedDescriptors()
-  private let asked = Mutex(false)
+  private let phase = Mutex(Phase.serving)
+
+  private enum Phase {
+    case serving, requested, withdrawn
+  }
 
   package init(_ reexecution: Reexecution) {
     self.reexecution = reexecution
   }
 
   /// Whether the daemon is to run its executable again rather than exit once stopped.
-  package var isRequested: Bool { self.asked.withLock { $0 } }
+  package var isRequested: Bool { self.phase.withLock { $0 == .requested } }
+
+  /// Whether a handover goes to the next image's descriptors: it was asked for, even if a stop
+  /// withdrew it since.
+  package var wasAsked: Bool { self.phase.withLock { $0 != .serving } }
 
   func request() {
-    self.asked.withLock { $0 = true }
+    self.phase.withLock { if $0 == .serving { $0 = .requested } }
+  }
+
+  /// A stop (SIGTERM, SIGINT) came after the request: the daemon exits once it has stopped, and
+  /// the connections passed close with it. Returns whether there was a request to withdraw.
+  @discardableResult
+  package func withdraw() -> Bool {
+    self.phase.withLock { phase in
+      guard phase == .requested else { return false }
+      phase = .withdrawn
+      return true
+    }
   }
 
   /// Runs the executable with what was passed; throws only when it could not be run.

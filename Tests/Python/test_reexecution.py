@@ -155,3 +155,24 @@ def test_a_second_sigusr2_while_the_next_image_starts_neither_ends_it_nor_runs_i
         assert connection.call("Get", {"path": "/primes/count"})["parameters"]["state"] == 4 * 6
     finally:
         assert daemon.terminate() == 0
+
+
+def test_a_stop_during_the_handover_wins_the_daemon_exits_rather_than_running_again(folder):
+    daemon = started(folder)
+    connection = RawConnection(daemon.socket_path)
+    for _ in range(5):
+        connection.send("Send", {"action": INCR})
+    daemon.process.send_signal(signal.SIGUSR2)
+    deadline = time.monotonic() + 10
+    while "SIGUSR2: handing the connections over" not in daemon.log():
+        assert time.monotonic() < deadline, daemon.log()
+        time.sleep(0.002)
+    daemon.process.send_signal(signal.SIGTERM)
+    assert daemon.process.wait(timeout=15) == 0, daemon.log()
+    log = daemon.log()
+    assert "took over the connections of the process before" not in log, "it ran again"
+    assert "stopping instead of running the executable again" in log
+    assert not os.path.exists(daemon.socket_path), "a daemon that stops removes its socket"
+    # Its connections end with it: no client is left waiting.
+    while (reply := connection.read()) is not None:
+        assert "error" not in reply, reply
