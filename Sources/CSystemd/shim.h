@@ -1,8 +1,6 @@
 // libsystemd's service-manager and journal APIs, for the daemon only.
 // sd_journal_send and sd_notifyf are variadic and cannot be called from Swift:
 // the daemon uses sd_journal_sendv and sd_notify instead.
-#include <fcntl.h>
-#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,30 +43,10 @@ static inline int switchyard_memfd(const char *name) {
   return memfd_create(name, 1U /* MFD_CLOEXEC */);
 }
 
-// Executes `path` with fds[0..<count] open at 3..<3+count, as systemd passes sockets; every other
-// descriptor keeps its close-on-exec flag. Signals go back to their defaults, unblocked, as in a
-// process systemd starts (ignored dispositions and the mask would survive execve), but for
-// `ignored`, which stays ignored across it. Returns only when it failed, before any descriptor
-// below 3+count was touched unless dup2 failed.
-static inline int switchyard_reexecute(
-  const char *path, char *const arguments[], char *const environment[], const int *fds, unsigned count, int ignored
-) {
-  int *moved = count > 0 ? calloc(count, sizeof(int)) : NULL;
-  if (count > 0 && moved == NULL) return -1;
-  // Above the range first, so that moving one into place never closes another still to move.
-  for (unsigned i = 0; i < count; i++) {
-    moved[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3 + (int)count);
-    if (moved[i] < 0) {
-      for (unsigned j = 0; j < i; j++) close(moved[j]);
-      free(moved);
-      return -1;
-    }
-  }
-  // dup2's copy is open across the exec; the moved ones close with it.
-  for (unsigned i = 0; i < count; i++) {
-    if (dup2(moved[i], 3 + (int)i) < 0) return -1;
-  }
-  free(moved);
+// Executes `path`, signals back to their defaults and unblocked, as in a process systemd starts
+// (ignored dispositions and the mask would survive execve), but for `ignored`, which stays
+// ignored across it. Returns only when it failed.
+static inline int switchyard_reexecute(const char *path, char *const arguments[], char *const environment[], int ignored) {
   for (int signal_number = 1; signal_number < NSIG; signal_number++) {
     if (signal_number != SIGKILL && signal_number != SIGSTOP) signal(signal_number, signal_number == ignored ? SIG_IGN : SIG_DFL);
   }

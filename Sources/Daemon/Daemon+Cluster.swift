@@ -71,9 +71,15 @@ extension Daemon {
       responder: responder, counters: counters, listeners: listeners, limits: { configuration.value.limits },
       loop: MultiThreadedEventLoopGroup.singleton.next(), logger: self.logger
     )
+    // Copies of the listening sockets: promoted, the daemon serves on them as the leader, and the
+    // connections that come meanwhile wait to be accepted rather than being refused.
+    let sockets = PassedDescriptors()
     let serving = ServerService(
       server: server, changeLog: changeLog, manager: manager,
-      onBound: { _ in responder.socketGroup.store(Int64(socketGroup(boundAt: listeners[0].socketPath)), ordering: .relaxed) }
+      onBound: { bound in
+        responder.socketGroup.store(Int64(socketGroup(boundAt: listeners[0].socketPath)), ordering: .relaxed)
+        for case let (index, fd?) in bound.enumerated() { sockets.keep(fd, name: "\(index)") }
+      }
     ) {
       manager.ready(status: "standby of \(view.leader?.holder ?? "the journal's leader")")
       onListening()
@@ -90,10 +96,16 @@ extension Daemon {
       .init(service: watch, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: Self.serviceName(of: watch))
     )
     try await ServiceGroup(configuration: group).run()
-    listeners[0].removeLeftovers()
-    guard view.role == .leader else { return nil }
+    guard view.role == .leader else {
+      listeners[0].removeLeftovers()
+      return nil
+    }
     let reached = changeLog.composed
-    return LeadingStart(resumingFrom: Recovery.Point(state: reached.state, seq: reached.seq))
+    let copies = Dictionary(sockets.takeAll().map { ($0.name, $0.fd) }, uniquingKeysWith: { first, _ in first })
+    return LeadingStart(
+      resumingFrom: Recovery.Point(state: reached.state, seq: reached.seq),
+      listeners: listeners.enumerated().map { index, listener in copies["\(index)"].map { listener.continued(on: $0) } ?? listener }
+    )
   }
 
   /// The leader's view of the cluster and the heartbeat that keeps it, on the PostgreSQL journal.
@@ -120,4 +132,7 @@ struct LeadingStart: Sendable {
   /// The state a standby reached before it took the lease: recovery applies only what the
   /// journal holds after it, rather than the changes since the last snapshot again.
   let resumingFrom: Recovery.Point?
+  /// The sockets the standby listened on, which the leader goes on serving: socket activation's
+  /// are passed once, and a socket bound again would refuse the clients of the meantime.
+  var listeners: [VarlinkListener]? = nil
 }

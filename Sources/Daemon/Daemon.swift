@@ -97,7 +97,7 @@ public struct Daemon<State: Codable & Sendable, Action: Codable & Sendable>: Sen
     // One event loop serves every connection, and the features whose stores run on it: workers and effects
     // give the daemon its other cores. Its group's threads start while the passed descriptors are claimed.
     let eventLoop = Task.detached { MultiThreadedEventLoopGroup.singleton.next() }
-    let (listeners, passed) = try self.claimListeners()
+    let (listeners, passed) = try start.listeners.map { ($0, StoredDescriptors()) } ?? self.claimListeners()
     let listener = listeners[0]
     let fileDescriptorStore = FileDescriptorStore()
     // Checked, read and counted while the journal opens: after a handover there are thousands.

@@ -21,6 +21,17 @@ package enum VarlinkListener: Sendable {
   /// Serve TLS with `tls` on a listening TCP socket systemd passed.
   case inheritedTCP(CInt, tls: TLSServerContext)
 
+  /// The same listener, served on `fd`: a copy of its socket, kept as the server that listened on
+  /// it stopped, so that the next server takes over the connections waiting to be accepted (a
+  /// standby that came to lead). The socket keeps its owner: a path stays this daemon's to remove.
+  package func continued(on fd: CInt) -> VarlinkListener {
+    switch self {
+    case let .path(path, _), let .handedOver(_, path): .handedOver(fd, path: path)
+    case .inherited: .inherited(fd)
+    case let .tcp(_, _, tls), let .inheritedTCP(_, tls): .inheritedTCP(fd, tls: tls)
+    }
+  }
+
   /// The TLS a connection's bytes go through before they are Varlink; `nil` for a Unix socket.
   package var tls: TLSServerContext? {
     switch self {

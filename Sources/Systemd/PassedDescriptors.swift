@@ -60,4 +60,12 @@ package final class PassedDescriptors: Sendable {
   package var all: [(fd: CInt, name: String)] {
     self.kept.withLock { $0 }
   }
+
+  /// Every descriptor kept, now the caller's to serve on or close.
+  package func takeAll() -> [(fd: CInt, name: String)] {
+    self.kept.withLock { kept in
+      defer { kept = [] }
+      return kept
+    }
+  }
 }

@@ -2,7 +2,8 @@ import CSystemd
 import Foundation
 
 /// The descriptors systemd passes the daemon: the listening socket of a socket-activated daemon,
-/// and what the previous process left in the file descriptor store (``StoredDescriptors``).
+/// and what the previous process left in the file descriptor store (``StoredDescriptors``) — or
+/// what the daemon passed itself as it ran again in its process (``Reexecution``).
 package enum SocketActivation {
   /// The socket systemd passed under `name` (`FileDescriptorName=` in the socket unit) — `nil`
   /// when the daemon was not socket-activated and must bind its configured path itself — the
@@ -21,8 +22,9 @@ package enum SocketActivation {
     var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
     let count = sd_listen_fds_with_names(1, &names)
     guard count >= 0 else { throw .socketActivationUnusable(errno: -count) }
-    guard count > 0 else { return (nil, nil, StoredDescriptors()) }
-    var passed: [(fd: CInt, name: String)] = []
+    // What the daemon passed itself as it ran again in its process (SIGUSR2): read as systemd's.
+    var passed = Reexecution.passedToThisProcess()
+    guard count > 0 || !passed.isEmpty else { return (nil, nil, StoredDescriptors()) }
     for index in 0..<Int(count) {
       let fd = SD_LISTEN_FDS_START + CInt(index)
       let fdName = names?[index].map { String(cString: $0) } ?? "unknown"

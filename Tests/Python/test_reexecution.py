@@ -53,7 +53,7 @@ def handed_over(daemon):
         [CLI, "--socket", daemon.socket_path, "status", "--json"], capture_output=True, text=True, timeout=30,
         env={k: v for k, v in os.environ.items() if not k.startswith("SWITCHYARD_")},
     )
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 0 and out.stdout.startswith("{"), (out.returncode, out.stdout, out.stderr)
     return json.loads(out.stdout)["handOver"]
 
 
@@ -168,7 +168,12 @@ def test_a_stop_during_the_handover_wins_the_daemon_exits_rather_than_running_ag
         assert time.monotonic() < deadline, daemon.log()
         time.sleep(0.002)
     daemon.process.send_signal(signal.SIGTERM)
-    assert daemon.process.wait(timeout=15) == 0, daemon.log()
+    try:
+        assert daemon.process.wait(timeout=15) == 0, daemon.log()
+    finally:
+        if daemon.alive():
+            daemon.process.kill()
+            daemon.process.wait()
     log = daemon.log()
     assert "took over the connections of the process before" not in log, "it ran again"
     assert "stopping instead of running the executable again" in log

@@ -125,6 +125,52 @@ import Testing
   }
 
   /// `GET /metrics` on `port`, asked again until `holds` says the answer is the one awaited.
+  @Test func aStandbyStartedBySocketActivationLeadsOnTheSocketItWasPassed() async throws {
+    let database = try await PostgresServer.shared().makeDatabase()
+    let (stateA, stateB) = (TemporaryStateDirectory(), TemporaryStateDirectory())
+    let leader = try await DaemonProcess.clusterMember("node-a", database: database, state: stateA)
+    #expect(try leader.connect().call("io.switchyard.Store.Send", Self.increment)["seq"] == 1)
+    // The real systemd-socket-activate: socket activation's descriptors are passed once, at the
+    // standby's start, and the socket is there before any daemon, as a socket unit's is.
+    let address = temporaryPath("activated.sock")
+    let settings = [
+      "SWITCHYARD_JOURNAL_ENGINE=postgresql", "SWITCHYARD_JOURNAL_POSTGRESQL=\(database)", "SWITCHYARD_JOURNAL_LEASE_HOLDER=node-b",
+      "SWITCHYARD_JOURNAL_LEASE_DURATION=3", "SWITCHYARD_JOURNAL_ADVERTISE=unix:\(address)",
+    ]
+    let activator = try ChildProcess(
+      "/usr/bin/systemd-socket-activate",
+      ["--listen=\(address)", "--fdname=varlink"] + settings.map { "--setenv=\($0)" } + [
+        DaemonProcess.productsDirectory.appendingPathComponent("switchyardd").path,
+        "--socket", temporaryPath("configured.sock"), "--state-directory", stateB.path,
+      ],
+      stderr: .collect
+    )
+    defer { unlink(address) }
+    // The first connection starts it; one that came before the activator listened is refused.
+    var role: JSONValue?
+    let deadline = ContinuousClock.now + .seconds(20)
+    while role != "standby", ContinuousClock.now < deadline {
+      role = try? VarlinkTestClient(path: address).call("io.switchyard.Store.Status")["cluster"]?["role"]
+      if role != "standby" { try await Task.sleep(for: .milliseconds(50)) }
+    }
+    #expect(role == "standby", "\(activator.stderr)")
+
+    leader.signal(SIGKILL)
+    _ = await leader.process.exit()
+    // Promoted, it leads on the socket it was passed: the clients of socket activation's path
+    // reach it, those of the meantime included.
+    var taken: JSONValue?
+    while taken == nil, ContinuousClock.now < deadline + .seconds(20) {
+      taken = try? VarlinkTestClient(path: address).call("io.switchyard.Store.Send", Self.increment)["seq"]
+      if taken == nil { try await Task.sleep(for: .milliseconds(50)) }
+    }
+    #expect(taken == 2, "\(activator.stderr)")
+    #expect(try VarlinkTestClient(path: address).call("io.switchyard.Store.Status")["cluster"]?["role"] == "leader")
+    activator.signal(SIGTERM)
+    #expect(await activator.exit(within: .seconds(10)) == .exited(0), "\(activator.stderr)")
+    withExtendedLifetime((stateA, stateB)) {}
+  }
+
   private static func scrape(port: Int, until holds: (String) -> Bool) async throws -> String {
     let deadline = ContinuousClock.now + .seconds(10)
     var text = ""
