@@ -33,6 +33,14 @@ def started(folder, executable=None):
     return Daemon(folder, environment={"SWITCHYARD_STATE_DIRECTORY": os.path.join(folder, "state")}, executable=executable)
 
 
+def logged(daemon, text, within=10):
+    """Waits until the daemon's log says `text`."""
+    deadline = time.monotonic() + within
+    while text not in daemon.log():
+        assert time.monotonic() < deadline, f"never logged {text!r}:\n{daemon.log()}"
+        time.sleep(0.002)
+
+
 def runs_again(daemon, starts_before):
     """Waits for the next image's start ("took over" in the log once more) and its socket."""
     deadline = time.monotonic() + 15
@@ -118,10 +126,7 @@ def test_an_executable_that_cannot_be_run_leaves_the_daemon_serving(folder):
         connection = RawConnection(daemon.socket_path)
         os.chmod(executable, 0o644)
         daemon.process.send_signal(signal.SIGUSR2)
-        deadline = time.monotonic() + 10
-        while "cannot be run again" not in daemon.log():
-            assert time.monotonic() < deadline, daemon.log()
-            time.sleep(0.02)
+        logged(daemon, "cannot be run again")
         assert "error" not in connection.call("Send", {"action": INCR})
         assert "took over" not in daemon.log() and daemon.alive()
     finally:
@@ -163,10 +168,7 @@ def test_a_stop_during_the_handover_wins_the_daemon_exits_rather_than_running_ag
     for _ in range(5):
         connection.send("Send", {"action": INCR})
     daemon.process.send_signal(signal.SIGUSR2)
-    deadline = time.monotonic() + 10
-    while "SIGUSR2: handing the connections over" not in daemon.log():
-        assert time.monotonic() < deadline, daemon.log()
-        time.sleep(0.002)
+    logged(daemon, "SIGUSR2: handing the connections over")
     daemon.process.send_signal(signal.SIGTERM)
     try:
         assert daemon.process.wait(timeout=15) == 0, daemon.log()

@@ -36,6 +36,19 @@ import Testing
     #expect(await daemon.terminate() == 0)
   }
 
+  /// systemd's watchdog clock runs on through a re-execution (SIGUSR2), which starts the daemon
+  /// again in the same process: the first ping cannot wait for half the interval.
+  @Test func theFirstPingComesAsSoonAsTheFeaturesAnswerNotHalfAnIntervalLater() async throws {
+    let notify = try NotifySocket(path: temporaryPath("notify"))
+    let daemon = try await DaemonProcess(environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "20000000"])
+    let ready = try #require(await notify.receive(until: { $0.fields["READY"] == "1" })?.last)
+    // Half the interval is ten seconds; a tenth of it, then as soon as the probes are answered.
+    let ping = await notify.receive(until: { $0.fields["WATCHDOG"] == "1" }, timeout: .seconds(7))?.last
+    #expect(ping != nil, "no ping within 7 s of READY=1, where half the interval is 10 s")
+    if let ping { #expect(milliseconds(ping.received - ready.received) < 6000) }
+    #expect(await daemon.terminate() == 0)
+  }
+
   /// The fixture's `wedge` blocks its actor's thread; `beta` blocks its worker process's store.
   /// Either way the health probe waits behind the blocking action, and the call is answered only
   /// once the block ends.
